@@ -1,0 +1,1 @@
+//! PatchBridge Agent runtime (placeholder; see issue 2).

@@ -1,0 +1,1 @@
+//! PatchBridge relay (placeholder; see issue 3).
