@@ -1,0 +1,79 @@
+//! The neutral model stream (`docs/protocol.md` §3).
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{ModelState, Usage};
+
+/// One event of a model stream: what the relay sends as SSE and what a custom model yields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum StreamEvent {
+    MessageStart {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    BlockStart {
+        index: u32,
+        block: BlockKind,
+    },
+    BlockDelta {
+        index: u32,
+        delta: String,
+    },
+    BlockStop {
+        index: u32,
+    },
+    #[serde(rename_all = "camelCase")]
+    MessageStop {
+        stop_reason: StopReason,
+        #[serde(default)]
+        usage: Usage,
+        /// Required key (null allowed): the full next state; non-null replaces, null clears.
+        #[serde(deserialize_with = "crate::message::required_nullable")]
+        model_state: Option<ModelState>,
+    },
+    /// Relay only: the call failed; nothing follows.
+    Error {
+        code: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retryable: Option<bool>,
+    },
+}
+
+/// What kind of block a `block-start` opens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum BlockKind {
+    Text,
+    Reasoning,
+    #[serde(rename_all = "camelCase")]
+    ToolCall { call_id: String, name: String },
+}
+
+/// Why the model stopped (closed set; see the provider mapping in `docs/protocol.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    StopSequence,
+    PauseTurn,
+    Refusal,
+    Other,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::EndTurn => "end-turn",
+            StopReason::ToolUse => "tool-use",
+            StopReason::MaxTokens => "max-tokens",
+            StopReason::StopSequence => "stop-sequence",
+            StopReason::PauseTurn => "pause-turn",
+            StopReason::Refusal => "refusal",
+            StopReason::Other => "other",
+        }
+    }
+}

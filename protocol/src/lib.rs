@@ -1,0 +1,23 @@
+//! The wire types of `docs/protocol.md`, shared by the browser runtime (`controller-wasm`) and the relay
+//! (`relay-server`) so that both sides agree by construction.
+//!
+//! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`ModelState`], [`Usage`], [`ToolDefinition`].
+//! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
+//! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
+//! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`].
+//!
+//! Requests are parsed strictly (`deny_unknown_fields`) so typos fail loudly; the protocol document says
+//! clients ignore unknown keys in responses, which is why response-only types do not deny them.
+
+pub mod conversation;
+pub mod event;
+pub mod message;
+pub mod request;
+
+pub use conversation::{ConversationContext, ConversationSnapshot, ConversationSummary};
+pub use event::{BlockKind, StopReason, StreamEvent};
+pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
+pub use request::ModelRequest;
+
+/// The protocol version reported by `GET {base}/models`.
+pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,116 @@
+//! Display messages and their content blocks.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Who produced a message. `Tool` messages carry the `tool-result` blocks answering the previous assistant
+/// message's tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One stable message: `{ id, role, blocks }`, blocks in produced order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    pub id: String,
+    pub role: Role,
+    pub blocks: Vec<Block>,
+}
+
+/// A content block (closed set).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Block {
+    Text {
+        text: String,
+    },
+    Image {
+        source: ImageSource,
+    },
+    /// Reasoning the provider allows to be shown; private reasoning state lives in [`ModelState`].
+    Reasoning {
+        text: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        call_id: String,
+        name: String,
+        /// Always a complete JSON object: the runtime validated it before the block became stable.
+        input: Map<String, Value>,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolResult {
+        call_id: String,
+        content: String,
+        is_error: bool,
+    },
+}
+
+/// Where an image comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ImageSource {
+    Url {
+        url: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    Base64 {
+        media_type: String,
+        data: String,
+    },
+}
+
+/// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelState {
+    pub format: String,
+    pub data: Value,
+}
+
+/// Token usage of one model call (or the sum over an execution). Absent fields are zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub reasoning_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another call's usage (saturating: a provider's wild numbers must not panic the runtime).
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(other.reasoning_tokens);
+        self.cache_read_tokens = self.cache_read_tokens.saturating_add(other.cache_read_tokens);
+        self.cache_write_tokens = self.cache_write_tokens.saturating_add(other.cache_write_tokens);
+    }
+}
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// Deserialises an `Option<T>` whose key must be present (null allowed). serde treats a missing `Option` field
+/// as `None`; the protocol makes "absent" an error for `modelState` so that a forgotten field cannot silently
+/// clear provider state.
+pub fn required_nullable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer)
+}
