@@ -1,0 +1,1 @@
+//! Provider adapters (placeholder; see issue 3).
