@@ -1,0 +1,1 @@
+//! Shared neutral event builder (placeholder).

@@ -1,0 +1,81 @@
+//! The one error enum of the providers crate, with stable string codes (`docs/protocol.md` §4).
+
+use std::fmt;
+
+/// Which upstream failure an in-stream provider error event reported. Closed set: it decides the code and
+/// whether a retry can help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpstreamFailure {
+    /// The provider refused the request (bad request, auth, policy, invalid state): retrying cannot help.
+    Rejected,
+    /// The provider is rate limiting (`rate_limit_error`, HTTP 429 semantics).
+    RateLimited,
+    /// The provider is overloaded or failed internally (`overloaded_error`, `api_error`, `server_error`).
+    Unavailable,
+}
+
+/// Everything that can go wrong while translating. `message()` is safe to show to the browser; the `detail`
+/// fields carry upstream text for (redacted) logs only, because upstream error bodies are never echoed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdapterError {
+    /// The request carries a ModelState of another adapter's format; the state is never dropped silently.
+    ModelStateFormatMismatch { expected: &'static str, found: String },
+    /// The neutral request cannot be expressed for this provider (or its ModelState does not fit its messages).
+    InvalidRequest(String),
+    /// The upstream stream broke the provider's own wire format (malformed JSON, events out of order, stream
+    /// ended without its final event, tool arguments that are not a JSON object).
+    UpstreamProtocol(String),
+    /// The provider reported an error inside the stream.
+    Upstream { failure: UpstreamFailure, detail: String },
+}
+
+impl AdapterError {
+    /// The stable code of `docs/protocol.md` §4.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AdapterError::ModelStateFormatMismatch { .. } => "MODEL_STATE_FORMAT_MISMATCH",
+            AdapterError::InvalidRequest(_) => "INVALID_REQUEST",
+            AdapterError::UpstreamProtocol(_) => "UPSTREAM_PROTOCOL_ERROR",
+            AdapterError::Upstream { failure: UpstreamFailure::Rejected, .. } => "UPSTREAM_REJECTED",
+            AdapterError::Upstream { failure: UpstreamFailure::RateLimited, .. } => "UPSTREAM_RATE_LIMITED",
+            AdapterError::Upstream { failure: UpstreamFailure::Unavailable, .. } => "UPSTREAM_UNAVAILABLE",
+        }
+    }
+
+    /// Whether calling again later may succeed (rate limits and provider outages only).
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            AdapterError::Upstream { failure: UpstreamFailure::RateLimited | UpstreamFailure::Unavailable, .. }
+        )
+    }
+
+    /// Human text that is safe to send to the browser (never contains upstream bodies).
+    pub fn message(&self) -> String {
+        match self {
+            AdapterError::ModelStateFormatMismatch { expected, found } => format!(
+                "the conversation's modelState has format \"{found}\" but this model needs \"{expected}\"; \
+                 continue it with a model of the original provider or start a new conversation"
+            ),
+            AdapterError::InvalidRequest(why) => why.clone(),
+            AdapterError::UpstreamProtocol(_) => "the model provider sent a stream that could not be understood".into(),
+            AdapterError::Upstream { failure: UpstreamFailure::Rejected, .. } => "the model provider rejected the request".into(),
+            AdapterError::Upstream { failure: UpstreamFailure::RateLimited, .. } => "the model provider is rate limiting requests".into(),
+            AdapterError::Upstream { failure: UpstreamFailure::Unavailable, .. } => "the model provider is unavailable".into(),
+        }
+    }
+}
+
+/// Full text for logs: includes upstream detail (the relay redacts before logging).
+impl fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdapterError::UpstreamProtocol(detail) | AdapterError::Upstream { detail, .. } => {
+                write!(f, "{}: {}", self.code(), detail)
+            }
+            _ => write!(f, "{}: {}", self.code(), self.message()),
+        }
+    }
+}
+
+impl std::error::Error for AdapterError {}

@@ -1,0 +1,98 @@
+//! What an adapter needs from configuration ([`ModelOptions`]) and what it hands back for I/O
+//! ([`UpstreamRequest`]). No secrets and no URLs live here: the relay adds base URL and auth headers.
+
+use serde::Deserialize;
+
+/// Per-model settings the translation needs. Deserialisable (strictly) so the relay can embed it in its
+/// configuration file if it wants to.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelOptions {
+    /// The provider's model name, e.g. `gpt-4.1-mini` or `claude-sonnet-4-5`.
+    pub upstream_model: String,
+    /// Output token cap. Anthropic requires one: [`DEFAULT_ANTHROPIC_MAX_TOKENS`] is used when absent.
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
+    /// Reasoning settings; absent means the provider's default (no thinking for Anthropic).
+    #[serde(default)]
+    pub reasoning: Option<ReasoningOptions>,
+    /// Optional system prompt sent before the conversation.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+}
+
+impl ModelOptions {
+    /// Options with only the upstream model name set.
+    pub fn new(upstream_model: impl Into<String>) -> Self {
+        ModelOptions { upstream_model: upstream_model.into(), max_output_tokens: None, reasoning: None, system_prompt: None }
+    }
+}
+
+/// Anthropic's Messages API rejects requests without `max_tokens`; this is used when none is configured.
+pub const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 8192;
+
+/// Reasoning settings. Each provider reads the fields it understands: OpenAI Chat and Responses use
+/// `effort` (and Responses `summary`), Anthropic uses `budget_tokens` (extended thinking).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReasoningOptions {
+    #[serde(default)]
+    pub effort: Option<ReasoningEffort>,
+    /// Anthropic `thinking.budget_tokens` (at least 1024 by Anthropic's rules; must be below max tokens).
+    #[serde(default)]
+    pub budget_tokens: Option<u32>,
+    /// OpenAI Responses `reasoning.summary`; defaults to `auto` when reasoning is configured.
+    #[serde(default)]
+    pub summary: Option<ReasoningSummary>,
+}
+
+/// OpenAI `reasoning_effort` / `reasoning.effort` (closed set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    Minimal,
+    Low,
+    Medium,
+    High,
+}
+
+impl ReasoningEffort {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Minimal => "minimal",
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+}
+
+/// OpenAI Responses `reasoning.summary` (closed set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningSummary {
+    Auto,
+    Concise,
+    Detailed,
+}
+
+impl ReasoningSummary {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningSummary::Auto => "auto",
+            ReasoningSummary::Concise => "concise",
+            ReasoningSummary::Detailed => "detailed",
+        }
+    }
+}
+
+/// A request ready to send: the relay joins `path` to its configured base URL, adds auth headers and
+/// `content-type: application/json`, and does the I/O. The body always has `"stream": true`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpstreamRequest {
+    /// `/chat/completions`, `/responses` or `/messages`.
+    pub path: &'static str,
+    /// Non-secret headers the provider needs, e.g. `anthropic-version`.
+    pub headers: Vec<(&'static str, String)>,
+    pub body: serde_json::Value,
+}

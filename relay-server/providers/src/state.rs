@@ -1,0 +1,1 @@
+//! ModelState helpers (placeholder).
