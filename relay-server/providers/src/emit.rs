@@ -1,1 +1,147 @@
-//! Shared neutral event builder (placeholder).
+//! The neutral event builder shared by the three decoders.
+//!
+//! It owns the rules of `docs/protocol.md` §3 so each adapter cannot get them wrong: one `message-start`
+//! first, block indexes 0, 1, 2… in order whatever the provider's own indexes are, one block open at a time,
+//! every block stopped before `message-stop`, nothing after it. Text and reasoning stream live; tool calls are
+//! emitted whole (start, one delta with the arguments, stop) once the provider has finished them, because a
+//! tool call cut off by the token limit must be droppable and the runtime requires complete JSON at
+//! `block-stop`.
+
+use patchbridge_protocol::{BlockKind, ModelState, StopReason, StreamEvent, Usage};
+use serde_json::Value;
+
+use crate::AdapterError;
+
+/// Which streaming block is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LiveKind {
+    Text,
+    Reasoning,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Emitter {
+    started: bool,
+    stopped: bool,
+    next_index: u32,
+    open: Option<(u32, LiveKind)>,
+}
+
+impl Emitter {
+    pub(crate) fn started(&self) -> bool {
+        self.started
+    }
+
+    pub(crate) fn start(&mut self, id: String, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.started {
+            return Err(AdapterError::UpstreamProtocol("the provider started a second message in one stream".into()));
+        }
+        self.started = true;
+        out.push(StreamEvent::MessageStart { id: Some(id) });
+        Ok(())
+    }
+
+    fn ensure_live(&mut self) -> Result<(), AdapterError> {
+        if !self.started {
+            return Err(AdapterError::UpstreamProtocol("content arrived before the message started".into()));
+        }
+        if self.stopped {
+            return Err(AdapterError::UpstreamProtocol("content arrived after the message ended".into()));
+        }
+        Ok(())
+    }
+
+    /// Appends streamed text or reasoning; opens a block of that kind when another (or none) is open.
+    /// Empty deltas open nothing: an empty block would be sent back to providers that reject empty text.
+    /// Returns the neutral index the delta went to, if any.
+    pub(crate) fn live_delta(
+        &mut self,
+        kind: LiveKind,
+        delta: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<Option<u32>, AdapterError> {
+        self.ensure_live()?;
+        if delta.is_empty() {
+            return Ok(None);
+        }
+        let index = match self.open {
+            Some((index, open_kind)) if open_kind == kind => index,
+            _ => {
+                self.close(out);
+                let index = self.next_index;
+                self.next_index += 1;
+                let block = match kind {
+                    LiveKind::Text => BlockKind::Text,
+                    LiveKind::Reasoning => BlockKind::Reasoning,
+                };
+                out.push(StreamEvent::BlockStart { index, block });
+                self.open = Some((index, kind));
+                index
+            }
+        };
+        out.push(StreamEvent::BlockDelta { index, delta: delta.to_owned() });
+        Ok(Some(index))
+    }
+
+    /// Stops the open streaming block, if any (the provider's block ended).
+    pub(crate) fn close(&mut self, out: &mut Vec<StreamEvent>) {
+        if let Some((index, _)) = self.open.take() {
+            out.push(StreamEvent::BlockStop { index });
+        }
+    }
+
+    /// Emits a finished tool call whole. `arguments` is the provider's JSON text; empty means `{}` (providers
+    /// send nothing for tools without parameters). Anything but a JSON object is a protocol error.
+    pub(crate) fn tool_call(
+        &mut self,
+        call_id: &str,
+        name: &str,
+        arguments: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<u32, AdapterError> {
+        self.ensure_live()?;
+        let arguments = canonical_arguments(arguments).ok_or_else(|| {
+            AdapterError::UpstreamProtocol(format!("arguments of tool call {call_id} ({name}) are not a JSON object"))
+        })?;
+        if call_id.is_empty() || name.is_empty() {
+            return Err(AdapterError::UpstreamProtocol("a tool call without id or name".into()));
+        }
+        self.close(out);
+        let index = self.next_index;
+        self.next_index += 1;
+        out.push(StreamEvent::BlockStart {
+            index,
+            block: BlockKind::ToolCall { call_id: call_id.to_owned(), name: name.to_owned() },
+        });
+        out.push(StreamEvent::BlockDelta { index, delta: arguments });
+        out.push(StreamEvent::BlockStop { index });
+        Ok(index)
+    }
+
+    /// Seals the message.
+    pub(crate) fn stop(
+        &mut self,
+        stop_reason: StopReason,
+        usage: Usage,
+        model_state: Option<ModelState>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
+        self.ensure_live()?;
+        self.close(out);
+        self.stopped = true;
+        out.push(StreamEvent::MessageStop { stop_reason, usage, model_state });
+        Ok(())
+    }
+}
+
+/// The arguments to send on as the tool call's delta, or `None` when they are not a JSON object. Provider
+/// text is kept as is when it parses (it is what the model wrote); empty or whitespace becomes `{}`.
+pub(crate) fn canonical_arguments(arguments: &str) -> Option<String> {
+    if arguments.trim().is_empty() {
+        return Some("{}".to_owned());
+    }
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(_)) => Some(arguments.to_owned()),
+        _ => None,
+    }
+}

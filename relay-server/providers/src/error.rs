@@ -79,3 +79,31 @@ impl fmt::Display for AdapterError {
 }
 
 impl std::error::Error for AdapterError {}
+
+impl UpstreamFailure {
+    /// Classifies a provider error `type`/`code` string (Anthropic `error.type`, OpenAI `error.code` or
+    /// `error.type`). Unknown kinds are rejections: retrying an unknown failure could repeat a side effect.
+    pub(crate) fn classify(kind: &str) -> UpstreamFailure {
+        match kind {
+            "rate_limit_error" | "rate_limit_exceeded" | "rate_limited" | "too_many_requests" => {
+                UpstreamFailure::RateLimited
+            }
+            "overloaded_error" | "api_error" | "server_error" | "internal_error" | "service_unavailable"
+            | "overloaded" | "timeout" => UpstreamFailure::Unavailable,
+            _ => UpstreamFailure::Rejected,
+        }
+    }
+}
+
+/// The error for a block in a message of a role that cannot carry it (`docs/protocol.md` §1).
+pub(crate) fn misplaced(block: &patchbridge_protocol::Block, role: &str, id: &str) -> AdapterError {
+    use patchbridge_protocol::Block;
+    let kind = match block {
+        Block::Text { .. } => "text",
+        Block::Image { .. } => "image",
+        Block::Reasoning { .. } => "reasoning",
+        Block::ToolCall { .. } => "tool-call",
+        Block::ToolResult { .. } => "tool-result",
+    };
+    AdapterError::InvalidRequest(format!("message {id}: a {kind} block cannot appear in a {role} message"))
+}

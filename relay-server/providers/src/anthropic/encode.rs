@@ -1,0 +1,146 @@
+//! Neutral request → Anthropic Messages request body.
+
+use patchbridge_protocol::{Block, ImageSource, ModelRequest, Role};
+use serde_json::{json, Map, Value};
+
+use super::{Entry, API_VERSION, FORMAT};
+use crate::error::misplaced;
+use crate::state::{self, Planned};
+use crate::tool_names::ToolNames;
+use crate::{AdapterError, ModelOptions, UpstreamRequest, DEFAULT_ANTHROPIC_MAX_TOKENS};
+
+pub(crate) fn validate_options(options: &ModelOptions) -> Result<(), AdapterError> {
+    let max_tokens = options.max_output_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
+    if let Some(budget) = options.reasoning.as_ref().and_then(|r| r.budget_tokens) {
+        if budget < 1024 {
+            return Err(AdapterError::InvalidRequest("reasoning.budget_tokens must be at least 1024 for Anthropic".into()));
+        }
+        if budget >= max_tokens {
+            return Err(AdapterError::InvalidRequest(format!(
+                "reasoning.budget_tokens ({budget}) must be below max_output_tokens ({max_tokens}) for Anthropic"
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<UpstreamRequest, AdapterError> {
+    validate_options(options)?;
+    let entries = state::read::<Entry>(FORMAT, request)?;
+    let names = ToolNames::new(request);
+
+    // Provider messages as (role, content blocks); adjacent same-role messages are merged because Anthropic
+    // wants one user turn holding all tool results of a call batch (and any text that follows them).
+    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in &request.messages {
+        let (role, content) = match message.role {
+            Role::User => ("user", user_content(&message.blocks, &message.id)?),
+            Role::Tool => ("user", tool_results(&message.blocks, &message.id)?),
+            Role::Assistant => {
+                let entry = entries.get(&message.id).map(|e| &e.content);
+                let mut content = Vec::new();
+                for item in state::plan(message, entry)? {
+                    match item {
+                        Planned::Raw(raw) => content.push(raw.clone()),
+                        Planned::Block(block) => {
+                            if let Some(v) = assistant_block(block, &names, &message.id)? {
+                                content.push(v)
+                            }
+                        }
+                    }
+                }
+                ("assistant", content)
+            }
+        };
+        if content.is_empty() {
+            // An assistant message with only reasoning that has no signature (nothing Anthropic accepts back)
+            // or an empty user message: Anthropic rejects empty content, and the message says nothing to it.
+            continue;
+        }
+        match messages.last_mut() {
+            Some((last_role, last)) if *last_role == role => last.extend(content),
+            _ => messages.push((role, content)),
+        }
+    }
+
+    let max_tokens = options.max_output_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
+    let mut body = Map::new();
+    body.insert("model".into(), json!(options.upstream_model));
+    body.insert("max_tokens".into(), json!(max_tokens));
+    body.insert("stream".into(), json!(true));
+    if let Some(system) = options.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        body.insert("system".into(), json!(system));
+    }
+    body.insert(
+        "messages".into(),
+        Value::Array(messages.into_iter().map(|(role, content)| json!({ "role": role, "content": content })).collect()),
+    );
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({ "name": names.provider(&t.name), "description": t.description, "input_schema": t.input_schema })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(budget) = options.reasoning.as_ref().and_then(|r| r.budget_tokens) {
+        body.insert("thinking".into(), json!({ "type": "enabled", "budget_tokens": budget }));
+    }
+    Ok(UpstreamRequest {
+        path: "/messages",
+        headers: vec![("anthropic-version", API_VERSION.to_owned())],
+        body: Value::Object(body),
+    })
+}
+
+fn user_content(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> {
+    let mut content = Vec::new();
+    for block in blocks {
+        match block {
+            Block::Text { text } if text.is_empty() => {}
+            Block::Text { text } => content.push(json!({ "type": "text", "text": text })),
+            Block::Image { source } => content.push(json!({ "type": "image", "source": image_source(source) })),
+            other => return Err(misplaced(other, "user", id)),
+        }
+    }
+    Ok(content)
+}
+
+fn image_source(source: &ImageSource) -> Value {
+    match source {
+        ImageSource::Url { url } => json!({ "type": "url", "url": url }),
+        ImageSource::Base64 { media_type, data } => json!({ "type": "base64", "media_type": media_type, "data": data }),
+    }
+}
+
+fn tool_results(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> {
+    blocks
+        .iter()
+        .map(|block| match block {
+            Block::ToolResult { call_id, content, is_error } => {
+                let mut v = json!({ "type": "tool_result", "tool_use_id": call_id, "content": content });
+                if *is_error {
+                    v["is_error"] = json!(true);
+                }
+                Ok(v)
+            }
+            other => Err(misplaced(other, "tool", id)),
+        })
+        .collect()
+}
+
+fn assistant_block(block: &Block, names: &ToolNames, id: &str) -> Result<Option<Value>, AdapterError> {
+    Ok(match block {
+        Block::Text { text } if text.is_empty() => None,
+        Block::Text { text } => Some(json!({ "type": "text", "text": text })),
+        // Shown reasoning without its signed thinking block cannot go back: Anthropic only accepts thinking it
+        // signed. Its private state, when there was any, is sent through the ModelState path instead.
+        Block::Reasoning { .. } => None,
+        Block::ToolCall { call_id, name, input } => {
+            Some(json!({ "type": "tool_use", "id": call_id, "name": names.provider(name), "input": input }))
+        }
+        other => return Err(misplaced(other, "assistant", id)),
+    })
+}

@@ -1,0 +1,213 @@
+//! Chat Completions chunks → neutral events.
+//!
+//! Text, refusal text and gateway reasoning stream live. Tool calls arrive as fragments keyed by `index`
+//! (several calls may interleave); they are assembled and emitted whole, in index order, once the provider
+//! says why it finished, so a call cut off by the token limit can be dropped.
+
+use std::collections::BTreeMap;
+
+use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
+use serde_json::Value;
+
+use super::{Entry, ReasoningField, FORMAT};
+use crate::emit::{canonical_arguments, Emitter, LiveKind};
+use crate::state;
+use crate::tool_names::ToolNames;
+use crate::{AdapterError, UpstreamFailure};
+
+#[derive(Default)]
+struct ToolAcc {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+pub(crate) struct ChatDecoder {
+    request: ModelRequest,
+    previous: BTreeMap<String, Entry>,
+    names: ToolNames,
+    emit: Emitter,
+    message_id: Option<String>,
+    reasoning: Option<(ReasoningField, String)>,
+    refusal: bool,
+    /// Calls in arrival order; `slots` maps the provider's `index` to the latest call at that index.
+    tools: Vec<ToolAcc>,
+    slots: BTreeMap<u64, usize>,
+    finish_reason: Option<String>,
+    usage: Option<Value>,
+    done: bool,
+}
+
+fn protocol(msg: impl Into<String>) -> AdapterError {
+    AdapterError::UpstreamProtocol(msg.into())
+}
+
+impl ChatDecoder {
+    pub(crate) fn new(request: &ModelRequest) -> Result<Self, AdapterError> {
+        Ok(ChatDecoder {
+            previous: state::read(FORMAT, request)?,
+            names: ToolNames::new(request),
+            request: request.clone(),
+            emit: Emitter::default(),
+            message_id: None,
+            reasoning: None,
+            refusal: false,
+            tools: Vec::new(),
+            slots: BTreeMap::new(),
+            finish_reason: None,
+            usage: None,
+            done: false,
+        })
+    }
+
+    pub(crate) fn is_complete(&self) -> bool {
+        self.done
+    }
+
+    pub(crate) fn feed(&mut self, _event: &str, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.done {
+            return Ok(());
+        }
+        if data.trim() == "[DONE]" {
+            return self.complete(out);
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| protocol(format!("malformed JSON chunk: {e}")))?;
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+            // OpenAI-compatible servers and gateways report mid-stream failures as `{"error": {...}}`.
+            let kind = error.get("code").and_then(Value::as_str).or_else(|| error.get("type").and_then(Value::as_str));
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+            return Err(AdapterError::Upstream {
+                failure: UpstreamFailure::classify(kind.unwrap_or("")),
+                detail: format!("{}: {message}", kind.unwrap_or("error")),
+            });
+        }
+        if !self.emit.started() {
+            let id = state::unique_message_id(chunk.get("id").and_then(Value::as_str), &self.request);
+            self.message_id = Some(id.clone());
+            self.emit.start(id, out)?;
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(usage.clone());
+        }
+        let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
+            return Ok(());
+        };
+        // The relay always asks for one choice; extra choices (n > 1) are not part of this conversation.
+        let Some(choice) = choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0) else {
+            return Ok(());
+        };
+        if let Some(delta) = choice.get("delta") {
+            self.delta(delta, out)?;
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_owned());
+        }
+        Ok(())
+    }
+
+    fn delta(&mut self, delta: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        for field in [ReasoningField::ReasoningContent, ReasoningField::Reasoning] {
+            if let Some(text) = delta.get(field.as_str()).and_then(Value::as_str) {
+                if !text.is_empty() {
+                    self.emit.live_delta(LiveKind::Reasoning, text, out)?;
+                    self.reasoning.get_or_insert_with(|| (field, String::new())).1.push_str(text);
+                }
+            }
+        }
+        if let Some(text) = delta.get("content").and_then(Value::as_str) {
+            self.emit.live_delta(LiveKind::Text, text, out)?;
+        }
+        if let Some(text) = delta.get("refusal").and_then(Value::as_str) {
+            if !text.is_empty() {
+                self.refusal = true;
+                self.emit.live_delta(LiveKind::Text, text, out)?;
+            }
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for (position, call) in calls.iter().enumerate() {
+                let index = call.get("index").and_then(Value::as_u64).unwrap_or(position as u64);
+                let id = call.get("id").and_then(Value::as_str).unwrap_or("");
+                // A new id at a known index is a new call: some servers send every call complete at index 0.
+                let slot = match self.slots.get(&index) {
+                    Some(&slot) if id.is_empty() || self.tools[slot].id.is_empty() || self.tools[slot].id == id => slot,
+                    _ => {
+                        self.tools.push(ToolAcc::default());
+                        self.slots.insert(index, self.tools.len() - 1);
+                        self.tools.len() - 1
+                    }
+                };
+                let acc = &mut self.tools[slot];
+                if acc.id.is_empty() {
+                    acc.id = id.to_owned();
+                }
+                if let Some(function) = call.get("function") {
+                    if let Some(name) = function.get("name").and_then(Value::as_str) {
+                        if acc.name.is_empty() {
+                            acc.name = name.to_owned();
+                        }
+                    }
+                    if let Some(arguments) = function.get("arguments").and_then(Value::as_str) {
+                        acc.arguments.push_str(arguments);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        let Some(reason) = self.finish_reason.clone() else {
+            return Err(protocol("the Chat Completions stream ended without a finish_reason"));
+        };
+        let id = self.message_id.clone().ok_or_else(|| protocol("the stream ended before any chunk"))?;
+        let truncated = reason == "length";
+        let mut any_call = false;
+        for (n, acc) in std::mem::take(&mut self.tools).into_iter().enumerate() {
+            if truncated && canonical_arguments(&acc.arguments).is_none() {
+                // Cut off by the token limit: the call cannot run; what was shown before it stays.
+                continue;
+            }
+            // Some compatible servers omit call ids; the runtime needs one to pair the result.
+            let call_id = if acc.id.is_empty() { format!("{id}-call-{n}") } else { acc.id };
+            let name = self.names.neutral(&acc.name).to_owned();
+            self.emit.tool_call(&call_id, &name, &acc.arguments, out)?;
+            any_call = true;
+        }
+        let stop_reason = match reason.as_str() {
+            "tool_calls" | "function_call" => StopReason::ToolUse,
+            // Several compatible servers (older Ollama among them) finish tool-calling turns with "stop".
+            _ if any_call && !truncated => StopReason::ToolUse,
+            "stop" if self.refusal => StopReason::Refusal,
+            "stop" => StopReason::EndTurn,
+            "length" => StopReason::MaxTokens,
+            "content_filter" => StopReason::Refusal,
+            _ => StopReason::Other,
+        };
+        let entry = self.reasoning.take().map(|(field, text)| (id, Entry { field, text }));
+        let model_state = state::next(FORMAT, std::mem::take(&mut self.previous), &self.request, entry)?;
+        let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
+        self.emit.stop(stop_reason, usage, model_state, out)?;
+        self.done = true;
+        Ok(())
+    }
+
+    /// End of body. `[DONE]` is the final event; a stream that already said why it finished is accepted
+    /// without it (some compatible servers omit it), anything else is cut off.
+    pub(crate) fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.done {
+            return Ok(());
+        }
+        self.complete(out)
+    }
+}
+
+fn neutral_usage(usage: &Value) -> Usage {
+    let get = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: get("/prompt_tokens"),
+        output_tokens: get("/completion_tokens"),
+        reasoning_tokens: get("/completion_tokens_details/reasoning_tokens"),
+        cache_read_tokens: get("/prompt_tokens_details/cached_tokens"),
+        cache_write_tokens: 0,
+    }
+}

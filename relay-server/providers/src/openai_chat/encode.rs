@@ -1,0 +1,123 @@
+//! Neutral request → Chat Completions request body.
+
+use patchbridge_protocol::{Block, ImageSource, ModelRequest, Role};
+use serde_json::{json, Map, Value};
+
+use super::{Entry, FORMAT};
+use crate::error::misplaced;
+use crate::state;
+use crate::tool_names::ToolNames;
+use crate::{AdapterError, ModelOptions, UpstreamRequest};
+
+/// Prefix that tells the model a tool failed: Chat Completions has no error flag on tool messages.
+pub(crate) const TOOL_ERROR_PREFIX: &str = "Error: ";
+
+pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<UpstreamRequest, AdapterError> {
+    let entries = state::read::<Entry>(FORMAT, request)?;
+    let names = ToolNames::new(request);
+    // Reasoning goes back only inside the current tool loop (after the last user message): that is where
+    // reasoning models need it (DeepSeek rejects a tool loop without it), while earlier turns' reasoning is
+    // ignored by such servers and only costs tokens.
+    let loop_start = request.messages.iter().rposition(|m| m.role == Role::User).map_or(0, |i| i + 1);
+
+    let mut messages = Vec::new();
+    if let Some(system) = options.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        messages.push(json!({ "role": "system", "content": system }));
+    }
+    for (position, message) in request.messages.iter().enumerate() {
+        match message.role {
+            Role::User => messages.push(json!({ "role": "user", "content": user_content(&message.blocks, &message.id)? })),
+            Role::Tool => {
+                for block in &message.blocks {
+                    let Block::ToolResult { call_id, content, is_error } = block else {
+                        return Err(misplaced(block, "tool", &message.id));
+                    };
+                    let content = if *is_error { format!("{TOOL_ERROR_PREFIX}{content}") } else { content.clone() };
+                    messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
+                }
+            }
+            Role::Assistant => {
+                let mut text = String::new();
+                let mut tool_calls = Vec::new();
+                for block in &message.blocks {
+                    match block {
+                        Block::Text { text: t } => text.push_str(t),
+                        // Shown reasoning goes back through ModelState (below), never as content.
+                        Block::Reasoning { .. } => {}
+                        Block::ToolCall { call_id, name, input } => tool_calls.push(json!({
+                            "id": call_id,
+                            "type": "function",
+                            "function": { "name": names.provider(name), "arguments": Value::Object(input.clone()).to_string() },
+                        })),
+                        other => return Err(misplaced(other, "assistant", &message.id)),
+                    }
+                }
+                let mut m = Map::new();
+                m.insert("role".into(), json!("assistant"));
+                m.insert(
+                    "content".into(),
+                    if text.is_empty() && !tool_calls.is_empty() { Value::Null } else { Value::String(text) },
+                );
+                if !tool_calls.is_empty() {
+                    m.insert("tool_calls".into(), Value::Array(tool_calls));
+                }
+                if position >= loop_start {
+                    if let Some(entry) = entries.get(&message.id) {
+                        m.insert(entry.field.as_str().into(), Value::String(entry.text.clone()));
+                    }
+                }
+                messages.push(Value::Object(m));
+            }
+        }
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(options.upstream_model));
+    body.insert("messages".into(), Value::Array(messages));
+    body.insert("stream".into(), json!(true));
+    body.insert("stream_options".into(), json!({ "include_usage": true }));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({ "type": "function", "function": {
+                    "name": names.provider(&t.name), "description": t.description, "parameters": t.input_schema,
+                } })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(max) = options.max_output_tokens {
+        body.insert("max_completion_tokens".into(), json!(max));
+    }
+    if let Some(effort) = options.reasoning.as_ref().and_then(|r| r.effort) {
+        body.insert("reasoning_effort".into(), json!(effort.as_str()));
+    }
+    Ok(UpstreamRequest { path: "/chat/completions", headers: Vec::new(), body: Value::Object(body) })
+}
+
+/// A lone text block is sent as a plain string (what every compatible server understands); anything else as
+/// content parts.
+fn user_content(blocks: &[Block], id: &str) -> Result<Value, AdapterError> {
+    if let [Block::Text { text }] = blocks {
+        return Ok(Value::String(text.clone()));
+    }
+    let mut parts = Vec::new();
+    for block in blocks {
+        match block {
+            Block::Text { text } => parts.push(json!({ "type": "text", "text": text })),
+            Block::Image { source } => parts.push(json!({ "type": "image_url", "image_url": { "url": image_url(source) } })),
+            other => return Err(misplaced(other, "user", id)),
+        }
+    }
+    Ok(Value::Array(parts))
+}
+
+/// OpenAI takes images as URLs; inline images become `data:` URLs.
+pub(crate) fn image_url(source: &ImageSource) -> String {
+    match source {
+        ImageSource::Url { url } => url.clone(),
+        ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+    }
+}

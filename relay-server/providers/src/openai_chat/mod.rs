@@ -1,0 +1,46 @@
+//! OpenAI Chat Completions (`POST /chat/completions`), for OpenAI and every OpenAI-compatible server.
+//!
+//! - `encode`: neutral request → Chat Completions body (`stream_options.include_usage`, images as `image_url`
+//!   parts, tool results as `role: "tool"` messages, gateway reasoning sent back inside the current tool loop).
+//! - `decode`: `chat.completion.chunk` SSE (`tool_calls` fragments by index, `reasoning_content` or
+//!   `reasoning` from gateways, `refusal`, `finish_reason`, the trailing usage chunk, `[DONE]`) → neutral events.
+//!
+//! ModelState `openai-chat/v1`: `{ "messages": { "<id>": { "field": "reasoning_content" | "reasoning",
+//! "text": "…" } } }`: the reasoning a gateway streamed for that message, under the field name it used.
+
+mod decode;
+mod encode;
+
+pub(crate) use decode::ChatDecoder;
+pub(crate) use encode::encode;
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) const FORMAT: &str = "openai-chat/v1";
+
+/// Which delta field carried reasoning: DeepSeek, vLLM and many gateways use `reasoning_content`, OpenRouter
+/// and newer vLLM `reasoning`. It goes back under the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum ReasoningField {
+    #[serde(rename = "reasoning_content")]
+    ReasoningContent,
+    #[serde(rename = "reasoning")]
+    Reasoning,
+}
+
+impl ReasoningField {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ReasoningField::ReasoningContent => "reasoning_content",
+            ReasoningField::Reasoning => "reasoning",
+        }
+    }
+}
+
+/// One message's entry in the ModelState.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Entry {
+    pub field: ReasoningField,
+    pub text: String,
+}
