@@ -12,7 +12,7 @@ mod decode;
 mod encode;
 
 pub(crate) use decode::ChatDecoder;
-pub(crate) use encode::encode;
+pub(crate) use encode::{encode, image_url, TOOL_ERROR_PREFIX};
 
 use serde::{Deserialize, Serialize};
 

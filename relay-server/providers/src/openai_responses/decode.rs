@@ -1,0 +1,224 @@
+//! Responses SSE → neutral events.
+//!
+//! Output items arrive in order. Text parts and reasoning summary parts stream live, each part its own
+//! neutral block; function calls are emitted whole at `response.output_item.done` (the item carries the final
+//! arguments), reasoning items are kept verbatim from that same event (its `encrypted_content` is the complete
+//! one; the copy in `output_item.added` may not be).
+
+use std::collections::BTreeMap;
+
+use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
+use serde_json::Value;
+
+use super::{Entry, FORMAT};
+use crate::emit::{Emitter, LiveKind};
+use crate::state::{self, PartsBuilder};
+use crate::tool_names::ToolNames;
+use crate::{AdapterError, UpstreamFailure};
+
+pub(crate) struct ResponsesDecoder {
+    request: ModelRequest,
+    previous: BTreeMap<String, Entry>,
+    names: ToolNames,
+    emit: Emitter,
+    message_id: Option<String>,
+    /// Which (output_index, part index, kind) the open live block belongs to: a new part is a new block.
+    live: Option<(u64, u64, LiveKind)>,
+    /// Neutral blocks produced so far by each output item not yet done.
+    item_blocks: BTreeMap<u64, Vec<u32>>,
+    /// Arguments streamed per output index, in case `output_item.done` lacks them.
+    arguments: BTreeMap<u64, String>,
+    parts: PartsBuilder,
+    any_call: bool,
+    refusal: bool,
+    done: bool,
+}
+
+fn protocol(msg: impl Into<String>) -> AdapterError {
+    AdapterError::UpstreamProtocol(msg.into())
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn upstream(code: &str, message: &str) -> AdapterError {
+    AdapterError::Upstream { failure: UpstreamFailure::classify(code), detail: format!("{code}: {message}") }
+}
+
+impl ResponsesDecoder {
+    pub(crate) fn new(request: &ModelRequest) -> Result<Self, AdapterError> {
+        Ok(ResponsesDecoder {
+            previous: state::read(FORMAT, request)?,
+            names: ToolNames::new(request),
+            request: request.clone(),
+            emit: Emitter::default(),
+            message_id: None,
+            live: None,
+            item_blocks: BTreeMap::new(),
+            arguments: BTreeMap::new(),
+            parts: PartsBuilder::default(),
+            any_call: false,
+            refusal: false,
+            done: false,
+        })
+    }
+
+    pub(crate) fn is_complete(&self) -> bool {
+        self.done
+    }
+
+    pub(crate) fn feed(&mut self, event: &str, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.done {
+            return Ok(());
+        }
+        let value: Value = serde_json::from_str(data)
+            .map_err(|e| protocol(format!("malformed JSON in Responses event {event:?}: {e}")))?;
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or(event);
+        let output_index = value.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+        match kind {
+            "response.created" => {
+                let id = value.pointer("/response/id").and_then(Value::as_str);
+                let id = state::unique_message_id(id, &self.request);
+                self.message_id = Some(id.clone());
+                self.emit.start(id, out)
+            }
+            "response.output_text.delta" => {
+                let part = value.get("content_index").and_then(Value::as_u64).unwrap_or(0);
+                self.live_delta(output_index, part, LiveKind::Text, str_field(&value, "delta"), out)
+            }
+            "response.refusal.delta" => {
+                self.refusal = true;
+                let part = value.get("content_index").and_then(Value::as_u64).unwrap_or(0);
+                self.live_delta(output_index, part, LiveKind::Text, str_field(&value, "delta"), out)
+            }
+            // Summaries are the reasoning OpenAI allows to be shown; `reasoning_text` is raw reasoning that
+            // open-weight models behind Responses-compatible servers stream, shown the same way.
+            "response.reasoning_summary_text.delta" => {
+                let part = value.get("summary_index").and_then(Value::as_u64).unwrap_or(0);
+                self.live_delta(output_index, part, LiveKind::Reasoning, str_field(&value, "delta"), out)
+            }
+            "response.reasoning_text.delta" => {
+                let part = value.get("content_index").and_then(Value::as_u64).unwrap_or(0);
+                self.live_delta(output_index, 1000 + part, LiveKind::Reasoning, str_field(&value, "delta"), out)
+            }
+            "response.function_call_arguments.delta" => {
+                self.arguments.entry(output_index).or_default().push_str(str_field(&value, "delta"));
+                Ok(())
+            }
+            "response.output_item.done" => {
+                let item = value.get("item").ok_or_else(|| protocol("output_item.done without item"))?;
+                self.item_done(output_index, item, out)
+            }
+            "response.completed" | "response.incomplete" => self.complete(kind, &value, out),
+            "response.failed" => {
+                let error = value.pointer("/response/error").unwrap_or(&Value::Null);
+                Err(upstream(str_field(error, "code"), str_field(error, "message")))
+            }
+            "error" => Err(upstream(str_field(&value, "code"), str_field(&value, "message"))),
+            // response.in_progress, output_item.added, content_part.*, *.done text events, annotations…:
+            // nothing the deltas and item.done events have not said already.
+            _ => Ok(()),
+        }
+    }
+
+    fn live_delta(
+        &mut self,
+        output_index: u64,
+        part: u64,
+        kind: LiveKind,
+        delta: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
+        if delta.is_empty() {
+            return Ok(());
+        }
+        if self.live != Some((output_index, part, kind)) {
+            self.emit.close(out);
+            self.live = Some((output_index, part, kind));
+        }
+        if let Some(index) = self.emit.live_delta(kind, delta, out)? {
+            let blocks = self.item_blocks.entry(output_index).or_default();
+            if blocks.last() != Some(&index) {
+                blocks.push(index);
+            }
+        }
+        Ok(())
+    }
+
+    fn close_live(&mut self, out: &mut Vec<StreamEvent>) {
+        self.emit.close(out);
+        self.live = None;
+    }
+
+    fn item_done(&mut self, output_index: u64, item: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        self.close_live(out);
+        let blocks = self.item_blocks.remove(&output_index).unwrap_or_default();
+        match str_field(item, "type") {
+            "message" => blocks.into_iter().for_each(|i| self.parts.block(i)),
+            "function_call" => {
+                let streamed = self.arguments.remove(&output_index).unwrap_or_default();
+                let arguments = item.get("arguments").and_then(Value::as_str).unwrap_or(&streamed);
+                let name = self.names.neutral(str_field(item, "name")).to_owned();
+                let i = self.emit.tool_call(str_field(item, "call_id"), &name, arguments, out)?;
+                self.parts.block(i);
+                self.any_call = true;
+            }
+            // Reasoning (with encrypted_content) and items the neutral protocol has no type for (built-in
+            // tool calls) go back verbatim.
+            _ => self.parts.raw(item.clone(), blocks),
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self, kind: &str, value: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        self.close_live(out);
+        let response = value.get("response").unwrap_or(&Value::Null);
+        // Items the token limit cut off never got their `done`: their shown text stays, a cut function call
+        // is dropped, and a reasoning item without its final encrypted content is not kept.
+        for (_, blocks) in std::mem::take(&mut self.item_blocks) {
+            blocks.into_iter().for_each(|i| self.parts.block(i));
+        }
+        let stop_reason = if kind == "response.completed" {
+            if self.any_call {
+                StopReason::ToolUse
+            } else if self.refusal {
+                StopReason::Refusal
+            } else {
+                StopReason::EndTurn
+            }
+        } else {
+            match response.pointer("/incomplete_details/reason").and_then(Value::as_str) {
+                Some("max_output_tokens") => StopReason::MaxTokens,
+                Some("content_filter") => StopReason::Refusal,
+                _ => StopReason::Other,
+            }
+        };
+        let id = self.message_id.clone().ok_or_else(|| protocol("response finished before response.created"))?;
+        let entry = std::mem::take(&mut self.parts).finish().map(|items| (id, Entry { items }));
+        let model_state = state::next(FORMAT, std::mem::take(&mut self.previous), &self.request, entry)?;
+        let usage = response.get("usage").map(neutral_usage).unwrap_or_default();
+        self.emit.stop(stop_reason, usage, model_state, out)?;
+        self.done = true;
+        Ok(())
+    }
+
+    pub(crate) fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.done {
+            Ok(())
+        } else {
+            Err(protocol("the Responses stream ended before response.completed or response.incomplete"))
+        }
+    }
+}
+
+fn neutral_usage(usage: &Value) -> Usage {
+    let get = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: get("/input_tokens"),
+        output_tokens: get("/output_tokens"),
+        reasoning_tokens: get("/output_tokens_details/reasoning_tokens"),
+        cache_read_tokens: get("/input_tokens_details/cached_tokens"),
+        cache_write_tokens: 0,
+    }
+}

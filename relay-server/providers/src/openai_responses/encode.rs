@@ -1,0 +1,113 @@
+//! Neutral request → Responses request body.
+
+use patchbridge_protocol::{Block, ModelRequest, Role};
+use serde_json::{json, Map, Value};
+
+use super::{Entry, FORMAT};
+use crate::error::misplaced;
+use crate::openai_chat::{image_url, TOOL_ERROR_PREFIX};
+use crate::state::{self, Planned};
+use crate::tool_names::ToolNames;
+use crate::{AdapterError, ModelOptions, ReasoningSummary, UpstreamRequest};
+
+pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<UpstreamRequest, AdapterError> {
+    let entries = state::read::<Entry>(FORMAT, request)?;
+    let names = ToolNames::new(request);
+    let mut input = Vec::new();
+    for message in &request.messages {
+        match message.role {
+            Role::User => {
+                let mut content = Vec::new();
+                for block in &message.blocks {
+                    match block {
+                        Block::Text { text } => content.push(json!({ "type": "input_text", "text": text })),
+                        Block::Image { source } => content
+                            .push(json!({ "type": "input_image", "image_url": image_url(source), "detail": "auto" })),
+                        other => return Err(misplaced(other, "user", &message.id)),
+                    }
+                }
+                input.push(json!({ "type": "message", "role": "user", "content": content }));
+            }
+            Role::Tool => {
+                for block in &message.blocks {
+                    let Block::ToolResult { call_id, content, is_error } = block else {
+                        return Err(misplaced(block, "tool", &message.id));
+                    };
+                    let output = if *is_error { format!("{TOOL_ERROR_PREFIX}{content}") } else { content.clone() };
+                    input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": output }));
+                }
+            }
+            Role::Assistant => {
+                let entry = entries.get(&message.id).map(|e| &e.items);
+                // Consecutive text blocks form one assistant message item.
+                let mut text: Vec<Value> = Vec::new();
+                let flush = |text: &mut Vec<Value>, input: &mut Vec<Value>| {
+                    if !text.is_empty() {
+                        input.push(json!({ "type": "message", "role": "assistant", "content": std::mem::take(text) }));
+                    }
+                };
+                for item in state::plan(message, entry)? {
+                    match item {
+                        Planned::Raw(raw) => {
+                            flush(&mut text, &mut input);
+                            input.push(raw.clone());
+                        }
+                        Planned::Block(Block::Text { text: t }) => {
+                            text.push(json!({ "type": "output_text", "text": t, "annotations": [] }))
+                        }
+                        // Summaries without their reasoning item cannot go back; the item (when there was one)
+                        // is sent verbatim through the ModelState path.
+                        Planned::Block(Block::Reasoning { .. }) => {}
+                        Planned::Block(Block::ToolCall { call_id, name, input: arguments }) => {
+                            flush(&mut text, &mut input);
+                            input.push(json!({
+                                "type": "function_call",
+                                "call_id": call_id,
+                                "name": names.provider(name),
+                                "arguments": Value::Object(arguments.clone()).to_string(),
+                            }));
+                        }
+                        Planned::Block(other) => return Err(misplaced(other, "assistant", &message.id)),
+                    }
+                }
+                flush(&mut text, &mut input);
+            }
+        }
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(options.upstream_model));
+    if let Some(system) = options.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        body.insert("instructions".into(), json!(system));
+    }
+    body.insert("input".into(), Value::Array(input));
+    body.insert("stream".into(), json!(true));
+    // Stateless: nothing is kept at OpenAI; encrypted reasoning travels in ModelState instead.
+    body.insert("store".into(), json!(false));
+    body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                // strict mode would reject ordinary page schemas (it needs every property required and
+                // additionalProperties false), so it stays off.
+                json!({ "type": "function", "name": names.provider(&t.name), "description": t.description,
+                        "parameters": t.input_schema, "strict": false })
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(max) = options.max_output_tokens {
+        body.insert("max_output_tokens".into(), json!(max));
+    }
+    if let Some(reasoning) = &options.reasoning {
+        let mut r = Map::new();
+        if let Some(effort) = reasoning.effort {
+            r.insert("effort".into(), json!(effort.as_str()));
+        }
+        r.insert("summary".into(), json!(reasoning.summary.unwrap_or(ReasoningSummary::Auto).as_str()));
+        body.insert("reasoning".into(), Value::Object(r));
+    }
+    Ok(UpstreamRequest { path: "/responses", headers: Vec::new(), body: Value::Object(body) })
+}
