@@ -1,8 +1,265 @@
-//! The deterministic scripted demo model (placeholder in the first API commit).
-use patchbridge_protocol::{ModelRequest, StreamEvent};
+//! The deterministic scripted demo model: what the relay serves when it runs as a demo with no provider
+//! configured. It is a pure function of the request (no randomness, no clock), says in every answer that it
+//! is a scripted demo and not AI, and shows the agent loop working end to end: it greets, echoes, and when the
+//! user obviously asks for something one of the page's tools does ("add todo buy milk", "list todos", "what
+//! time is it", or naming a tool), it calls that tool with valid JSON input, then summarises the tool's result.
+//!
+//! It has no ModelState of its own and passes the request's state through unchanged, so switching a
+//! conversation to the demo model and back never drops another provider's state.
 
-/// Answers `request` with a complete neutral event stream. Pure function of the request.
+use patchbridge_protocol::{Block, BlockKind, ModelRequest, Role, StopReason, StreamEvent, ToolDefinition, Usage};
+use serde_json::{Map, Value};
+
+use crate::state::unique_message_id;
+
+/// Every answer starts with this, so nobody mistakes the demo for a model.
+pub const DISCLAIMER: &str = "[Scripted demo, not AI]";
+
+/// Answers `request` with a complete, well-formed neutral event stream.
 pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
-    let _ = request;
-    vec![StreamEvent::Error { code: "INTERNAL".into(), message: "scripted model not implemented yet".into(), retryable: Some(false) }]
+    let n = request.messages.len();
+    let id = unique_message_id(Some(&format!("scripted-{n}")), request);
+    let mut out = vec![StreamEvent::MessageStart { id: Some(id.clone()) }];
+    let (text, call) = decide(request);
+    push_text(&mut out, 0, &format!("{DISCLAIMER} {text}"));
+    let stop_reason = match call {
+        Some((name, input)) => {
+            out.push(StreamEvent::BlockStart {
+                index: 1,
+                block: BlockKind::ToolCall { call_id: format!("{id}-call-0"), name },
+            });
+            out.push(StreamEvent::BlockDelta { index: 1, delta: Value::Object(input).to_string() });
+            out.push(StreamEvent::BlockStop { index: 1 });
+            StopReason::ToolUse
+        }
+        None => StopReason::EndTurn,
+    };
+    out.push(StreamEvent::MessageStop {
+        stop_reason,
+        usage: Usage::default(),
+        model_state: request.model_state.clone(),
+    });
+    out
+}
+
+/// Streams text in word-sized deltas so the demo shows incremental rendering.
+fn push_text(out: &mut Vec<StreamEvent>, index: u32, text: &str) {
+    out.push(StreamEvent::BlockStart { index, block: BlockKind::Text });
+    let mut piece = String::new();
+    for ch in text.chars() {
+        piece.push(ch);
+        if ch == ' ' && piece.len() >= 12 {
+            out.push(StreamEvent::BlockDelta { index, delta: std::mem::take(&mut piece) });
+        }
+    }
+    if !piece.is_empty() {
+        out.push(StreamEvent::BlockDelta { index, delta: piece });
+    }
+    out.push(StreamEvent::BlockStop { index });
+}
+
+type Call = (String, Map<String, Value>);
+
+fn decide(request: &ModelRequest) -> (String, Option<Call>) {
+    let Some(last) = request.messages.last() else {
+        return (greeting(request), None);
+    };
+    match last.role {
+        Role::Tool => (summarise_results(request, &last.blocks), None),
+        Role::Assistant => ("I have nothing to add.".into(), None),
+        Role::User => {
+            let text: String = last
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let images = last.blocks.iter().filter(|b| matches!(b, Block::Image { .. })).count();
+            answer_user(request, text.trim(), images)
+        }
+    }
+}
+
+fn greeting(request: &ModelRequest) -> String {
+    let mut s = String::from("Hello! I am a scripted demo model: I follow fixed rules and do not understand language.");
+    if request.tools.is_empty() {
+        s.push_str(" This page offers no tools, so I can only echo what you write.");
+    } else {
+        let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+        s.push_str(&format!(
+            " This page offers the tools {}. Try \"add todo buy milk\", \"list todos\" or \"what time is it\".",
+            names.join(", ")
+        ));
+    }
+    s
+}
+
+/// Intents the script recognises, each with the words that pick a tool for it.
+struct Intent {
+    tool_words: &'static [&'static str],
+    needs_argument: bool,
+}
+
+const ADD: Intent = Intent { tool_words: &["add", "create", "new", "insert"], needs_argument: true };
+const REMOVE: Intent = Intent { tool_words: &["remove", "delete"], needs_argument: true };
+const COMPLETE: Intent = Intent { tool_words: &["complete", "done", "toggle", "check", "finish"], needs_argument: true };
+const LIST: Intent = Intent { tool_words: &["list", "all", "get", "show"], needs_argument: false };
+const TIME: Intent = Intent { tool_words: &["time", "clock", "now", "date"], needs_argument: false };
+
+fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Option<Call>) {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let has = |w: &str| words.contains(&w);
+
+    // A tool named outright wins: "run local.device_get".
+    let named = |t: &&ToolDefinition| {
+        let name = t.name.to_lowercase();
+        if name.chars().all(char::is_alphanumeric) { has(&name) } else { lower.contains(&name) }
+    };
+    if let Some(tool) = request.tools.iter().find(named) {
+        if let Some(input) = build_input(tool, None) {
+            return (format!("Calling {} as you asked.", tool.name), Some((tool.name.clone(), input)));
+        }
+    }
+    let verb_argument = |verbs: &[&str]| -> Option<String> {
+        let first = words.first()?;
+        if !verbs.contains(first) {
+            return None;
+        }
+        // The argument is the original text after the verb, without "a todo:", "to my list" and the like.
+        let start = text.to_lowercase().find(first)?;
+        let rest = text.get(start + first.len()..)?.trim();
+        Some(strip_noise(rest))
+    };
+    let attempts: [(&Intent, Option<String>); 5] = [
+        (&ADD, verb_argument(&["add", "create", "new"])),
+        (&REMOVE, verb_argument(&["remove", "delete"])),
+        (&COMPLETE, verb_argument(&["complete", "finish", "done", "check"])),
+        (&LIST, ((has("list") || has("show")) && (has("todos") || has("todo") || has("tasks") || has("items"))).then(String::new)),
+        (&TIME, (has("time") || (has("date") && has("what")) || lower.contains("what day")).then(String::new)),
+    ];
+    for (intent, argument) in attempts {
+        let Some(argument) = argument else { continue };
+        if intent.needs_argument && argument.is_empty() {
+            continue;
+        }
+        let Some(tool) = pick_tool(request, intent) else { continue };
+        let arg = intent.needs_argument.then_some(argument.as_str());
+        if let Some(input) = build_input(tool, arg) {
+            return (format!("That looks like a job for the {} tool. Calling it now.", tool.name), Some((tool.name.clone(), input)));
+        }
+    }
+
+    if words.is_empty() && images == 0 {
+        return (greeting(request), None);
+    }
+    if matches!(words.first(), Some(&("hi" | "hello" | "hey" | "hallo" | "greetings"))) {
+        return (greeting(request), None);
+    }
+    let mut reply = format!("You wrote: \"{text}\".");
+    if images > 0 {
+        reply.push_str(&format!(" You attached {images} image(s); a scripted demo cannot look at them."));
+    }
+    if !request.tools.is_empty() {
+        reply.push_str(" I only react to simple commands such as \"add todo buy milk\", \"list todos\" or \"what time is it\".");
+    }
+    (reply, None)
+}
+
+fn strip_noise(rest: &str) -> String {
+    // Prefixes and suffixes are ASCII, so an ASCII-case-insensitive byte match keeps slicing on char bounds.
+    let starts = |s: &str, p: &str| s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let ends = |s: &str, p: &str| s.len() >= p.len() && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes());
+    let mut s = rest.trim().to_owned();
+    for prefix in ["a new todo", "a todo", "new todo", "todo", "a task", "task", "to-do", "item", ":", "-"] {
+        if starts(&s, prefix) {
+            s = s[prefix.len()..].trim_start().to_owned();
+        }
+    }
+    for suffix in ["to my todos", "to my todo list", "to the todo list", "to my list", "to the list", "to todos", "please"] {
+        if ends(&s, suffix) {
+            s.truncate(s.len() - suffix.len());
+            s = s.trim_end().to_owned();
+        }
+    }
+    s.trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c.is_whitespace()).to_owned()
+}
+
+/// The first tool whose name contains one of the intent's words (in word order of preference).
+fn pick_tool<'a>(request: &'a ModelRequest, intent: &Intent) -> Option<&'a ToolDefinition> {
+    intent.tool_words.iter().find_map(|word| {
+        request.tools.iter().find(|t| {
+            t.name.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|part| part == *word)
+        })
+    })
+}
+
+/// Valid input for `tool` from its JSON schema: the argument goes to the first required string property (or a
+/// property with a telling name, or the first string property). `None` when the schema needs something the
+/// script cannot supply.
+fn build_input(tool: &ToolDefinition, argument: Option<&str>) -> Option<Map<String, Value>> {
+    let schema = &tool.input_schema;
+    let empty = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let is_string = |name: &str| properties.get(name).and_then(|p| p.get("type")).and_then(Value::as_str) == Some("string");
+    let mut input = Map::new();
+    if let Some(argument) = argument {
+        let target = required
+            .iter()
+            .copied()
+            .find(|p| is_string(p))
+            .or_else(|| {
+                ["text", "title", "name", "item", "task", "description", "content", "query"]
+                    .into_iter()
+                    .find(|p| is_string(p))
+            })
+            .or_else(|| properties.keys().map(String::as_str).find(|p| is_string(p)))?;
+        input.insert(target.to_owned(), Value::String(argument.to_owned()));
+    }
+    for name in required {
+        if !input.contains_key(name) {
+            // A required property the script has no value for: use the schema's default, or give up.
+            let default = properties.get(name).and_then(|p| p.get("default"))?;
+            input.insert(name.to_owned(), default.clone());
+        }
+    }
+    Some(input)
+}
+
+fn summarise_results(request: &ModelRequest, blocks: &[Block]) -> String {
+    let name_of = |call_id: &str| -> String {
+        request
+            .messages
+            .iter()
+            .flat_map(|m| m.blocks.iter())
+            .find_map(|b| match b {
+                Block::ToolCall { call_id: c, name, .. } if c == call_id => Some(name.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "the tool".into())
+    };
+    let mut lines = Vec::new();
+    for block in blocks {
+        if let Block::ToolResult { call_id, content, is_error } = block {
+            let name = name_of(call_id);
+            let shown: String = content.chars().take(400).collect();
+            let more = if content.chars().count() > 400 { "…" } else { "" };
+            if *is_error {
+                lines.push(format!("{name} reported an error: {shown}{more}"));
+            } else if content.trim().is_empty() {
+                lines.push(format!("{name} finished without output."));
+            } else {
+                lines.push(format!("{name} returned: {shown}{more}"));
+            }
+        }
+    }
+    if lines.is_empty() {
+        return "The tool finished.".into();
+    }
+    format!("Here is what happened. {}", lines.join(" "))
 }
