@@ -1,0 +1,299 @@
+//! The agent loop: model call → seal → precheck → stable message → tools (with confirmation) → model call …
+//! until a stop reason ends it. Every await is followed by a gate check, so once the gate is closed the loop
+//! neither starts a tool nor publishes anything; the driver drops it at its next poll anyway.
+
+use std::rc::Rc;
+
+use futures::future::FutureExt;
+use futures::stream::StreamExt;
+use patchbridge_protocol::{Block, Message, ModelRequest, Role, StopReason, StreamEvent};
+
+use super::aggregate::{Accepted, Aggregator, SealedMessage};
+use super::error::{AgentError, ErrorCode, LimitName};
+use super::execution::{ExecutionEvent, InterruptResponse, Outcome};
+use super::hooks::HookEvent;
+use super::host::{EventStream, ToolContext, ToolHandler, ToolOutput};
+use super::intercept::{next_called_twice, ModelCallContext, ModelNext, Poison, ToolInvocation, ToolNext};
+use super::precheck::{precheck, Budget, CheckedCall};
+use super::runtime::RuntimeInner;
+use super::state::{gate_closed, ExecShared};
+use super::tool_result::{validate_tool_result, ToolCallResult};
+
+/// Runs the loop to its natural end (`Ok`) or a failure (`Err`). When the gate closes first, whatever this
+/// returns is ignored.
+pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
+    let message_count = sh.progress.borrow().messages.len();
+    sh.hook(HookEvent::ExecutionStarted { tool_revision: sh.tools.revision, message_count })?;
+    let limits = sh.runtime.options.limits;
+    loop {
+        sh.check_open()?;
+        let model_call = {
+            let mut progress = sh.progress.borrow_mut();
+            if progress.model_calls >= limits.max_model_calls {
+                return Err(AgentError::limit_exceeded(
+                    LimitName::MaxModelCalls,
+                    format!("another model call would exceed maxModelCalls ({})", limits.max_model_calls),
+                ));
+            }
+            progress.model_calls += 1;
+            progress.model_calls
+        };
+        sh.hook(HookEvent::ModelCallStarted { model_call })?;
+        let request = Rc::new(build_request(&sh));
+        let call = call_model(&sh, request, model_call).await?;
+        let SealedCall { sealed, time_to_first_token_ms, output_duration_ms } = call;
+        let stop_reason = sealed.stop_reason;
+        let usage = sealed.usage;
+        let output_characters = sealed.output_characters;
+        let model_state = sealed.model_state.clone();
+        let budget = {
+            let progress = sh.progress.borrow();
+            Budget { model_calls: progress.model_calls, tool_calls: progress.tool_calls }
+        };
+        let (message, calls) = precheck(sealed, &sh.tools, budget, &limits)?;
+        sh.check_open()?;
+        {
+            let mut progress = sh.progress.borrow_mut();
+            progress.usage.add(&usage);
+            progress.model_state = model_state;
+            progress.messages.push(message.clone());
+        }
+        sh.emit(&ExecutionEvent::MessageCompleted(&message));
+        sh.hook(HookEvent::ModelCallCompleted {
+            model_call,
+            message_id: message.id.clone(),
+            stop_reason,
+            usage,
+            time_to_first_token_ms,
+            output_duration_ms,
+            output_characters,
+        })?;
+        match stop_reason {
+            StopReason::ToolUse => run_batch(&sh, calls).await?,
+            StopReason::PauseTurn => {}
+            StopReason::MaxTokens => return Ok(Outcome::MaxTokens),
+            StopReason::EndTurn | StopReason::StopSequence | StopReason::Refusal | StopReason::Other => {
+                return Ok(Outcome::Completed)
+            }
+        }
+    }
+}
+
+fn build_request(sh: &ExecShared) -> ModelRequest {
+    let progress = sh.progress.borrow();
+    ModelRequest {
+        model: sh.model.clone(),
+        messages: progress.messages.clone(),
+        model_state: progress.model_state.clone(),
+        tools: sh.tools.definitions(),
+        conversation_id: sh.conversation_id.clone(),
+    }
+}
+
+struct SealedCall {
+    sealed: SealedMessage,
+    time_to_first_token_ms: Option<f64>,
+    output_duration_ms: f64,
+}
+
+/// Builds the interceptor chain for one model call: interceptor `index` gets a `next` leading to `index + 1`;
+/// past the last one is the model itself.
+fn model_chain(
+    runtime: Rc<RuntimeInner>,
+    index: usize,
+    request: Rc<ModelRequest>,
+    ctx: ModelCallContext,
+    signal: super::abort::AbortSignal,
+    poison: Poison,
+) -> EventStream {
+    let Some(interceptor) = runtime.options.model_interceptors.get(index).cloned() else {
+        return runtime.model.stream(request, signal);
+    };
+    let next_runtime = runtime.clone();
+    let next_poison = poison.clone();
+    let next = ModelNext::new(
+        Box::new(move |request, ctx, signal| model_chain(next_runtime, index + 1, request, ctx, signal, next_poison)),
+        poison,
+    );
+    interceptor.intercept(request, ctx, signal, next)
+}
+
+async fn call_model(sh: &Rc<ExecShared>, request: Rc<ModelRequest>, model_call: u64) -> Result<SealedCall, AgentError> {
+    let platform = sh.runtime.platform.clone();
+    let started = platform.now_ms();
+    let poison = Poison::default();
+    let ctx = ModelCallContext { execution_id: sh.id.clone(), trace_id: sh.trace_id.clone(), model_call };
+    let mut stream = model_chain(sh.runtime.clone(), 0, request, ctx, sh.signal.clone(), poison.clone());
+    let mut aggregator =
+        Aggregator::new(format!("msg_{}", platform.new_id()), sh.runtime.options.limits.max_model_output_characters);
+    let mut first_delta: Option<f64> = None;
+    loop {
+        let item = stream.next().await;
+        sh.check_open()?;
+        if poison.is_set() {
+            return Err(next_called_twice());
+        }
+        let Some(item) = item else { break };
+        let event = item?;
+        match aggregator.accept(&event)? {
+            Accepted::MessageStarted => {
+                let id = aggregator.id().unwrap_or_default();
+                sh.emit(&ExecutionEvent::MessageStarted { id, model_call });
+            }
+            Accepted::Block => {
+                if first_delta.is_none() && matches!(event, StreamEvent::BlockDelta { .. }) {
+                    first_delta = Some(platform.now_ms());
+                }
+                sh.emit(&ExecutionEvent::Stream(&event));
+            }
+            Accepted::MessageStopped => {
+                let stopped = platform.now_ms();
+                // Nothing may follow message-stop. Look once without waiting (a stream that simply stays open
+                // must not hold the loop), then release the stream.
+                if let Some(Some(_)) = stream.next().now_or_never() {
+                    return Err(AgentError::new(ErrorCode::ProtocolError, "event after message-stop"));
+                }
+                drop(stream);
+                if poison.is_set() {
+                    return Err(next_called_twice());
+                }
+                let sealed = aggregator.seal()?;
+                return Ok(SealedCall {
+                    sealed,
+                    time_to_first_token_ms: first_delta.map(|t| (t - started).max(0.0)),
+                    output_duration_ms: first_delta.map(|t| (stopped - t).max(0.0)).unwrap_or(0.0),
+                });
+            }
+        }
+    }
+    // The stream ended without message-stop: `seal` reports the protocol violation.
+    aggregator.seal().map(|_| unreachable!("seal succeeds only after message-stop"))
+}
+
+/// Runs one prechecked batch in call order, then makes the tool message stable.
+async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), AgentError> {
+    sh.progress.borrow_mut().tool_calls += calls.len() as u64;
+    let mut blocks = Vec::with_capacity(calls.len());
+    for call in calls {
+        sh.check_open()?;
+        let mut rejected = false;
+        let result = if call.tool.spec.needs_confirmation() {
+            match confirm(sh, &call).await? {
+                InterruptResponse::Approve => run_tool(sh, &call).await?,
+                InterruptResponse::Reject { reason } => {
+                    rejected = true;
+                    ToolCallResult {
+                        tool_call_id: call.call_id.clone(),
+                        content: rejection_text(&call.tool.spec.name, reason.as_deref()),
+                        is_error: true,
+                    }
+                }
+            }
+        } else {
+            run_tool(sh, &call).await?
+        };
+        sh.check_open()?;
+        sh.emit(&ExecutionEvent::ToolResult {
+            call_id: &result.tool_call_id,
+            content: &result.content,
+            is_error: result.is_error,
+        });
+        sh.hook(HookEvent::ToolCallCompleted {
+            call_id: call.call_id.clone(),
+            tool: call.tool.spec.name.clone(),
+            is_error: result.is_error,
+            content_characters: result.content.chars().count() as u64,
+            rejected,
+        })?;
+        blocks.push(Block::ToolResult { call_id: result.tool_call_id, content: result.content, is_error: result.is_error });
+    }
+    let message = Message { id: format!("msg_{}", sh.runtime.platform.new_id()), role: Role::Tool, blocks };
+    sh.progress.borrow_mut().messages.push(message.clone());
+    sh.emit(&ExecutionEvent::MessageCompleted(&message));
+    Ok(())
+}
+
+/// The error result the model sees when the user rejects a call.
+pub(crate) fn rejection_text(tool: &str, reason: Option<&str>) -> String {
+    match reason {
+        Some(reason) if !reason.is_empty() => format!("The user rejected the call to {tool}. Reason: {reason}"),
+        _ => format!("The user rejected the call to {tool}."),
+    }
+}
+
+async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptResponse, AgentError> {
+    let (interrupt, receiver) = sh.open_interrupt(&call.call_id, &call.tool.spec.name, &call.input);
+    sh.emit(&ExecutionEvent::Interrupt(&interrupt));
+    sh.hook(HookEvent::ConfirmationRequested {
+        interrupt_id: interrupt.interrupt_id.clone(),
+        call_id: call.call_id.clone(),
+        tool: call.tool.spec.name.clone(),
+        arguments: (*call.input).clone(),
+    })?;
+    // A dropped sender means the gate consumed the wait (cancel / deadline / failure).
+    let response = receiver.await.map_err(|_| gate_closed())?;
+    // A late approval never starts the tool.
+    sh.check_open()?;
+    let approved = response.is_approve();
+    sh.emit(&ExecutionEvent::InterruptResolved { interrupt_id: &interrupt.interrupt_id, call_id: &call.call_id, approved });
+    sh.hook(HookEvent::ConfirmationResolved {
+        interrupt_id: interrupt.interrupt_id.clone(),
+        call_id: call.call_id.clone(),
+        approved,
+    })?;
+    Ok(response)
+}
+
+/// Builds the interceptor chain for one tool call; past the last interceptor is the snapshot's handler,
+/// which always receives the original call id.
+fn tool_chain(
+    runtime: Rc<RuntimeInner>,
+    index: usize,
+    invocation: ToolInvocation,
+    handler: Rc<dyn ToolHandler>,
+    call_id: Rc<str>,
+    poison: Poison,
+) -> ToolOutput {
+    let Some(interceptor) = runtime.options.tool_interceptors.get(index).cloned() else {
+        let ctx = ToolContext { signal: invocation.signal.clone(), call_id: call_id.to_string() };
+        return handler.execute(invocation.arguments, ctx);
+    };
+    let next_runtime = runtime.clone();
+    let next_poison = poison.clone();
+    let next = ToolNext::new(
+        Box::new(move |invocation| tool_chain(next_runtime, index + 1, invocation, handler, call_id, next_poison)),
+        poison,
+    );
+    interceptor.intercept(invocation, next)
+}
+
+async fn run_tool(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<ToolCallResult, AgentError> {
+    sh.hook(HookEvent::ToolCallStarted {
+        call_id: call.call_id.clone(),
+        tool: call.tool.spec.name.clone(),
+        arguments: (*call.input).clone(),
+    })?;
+    sh.check_open()?;
+    let poison = Poison::default();
+    let invocation = ToolInvocation {
+        call_id: call.call_id.clone(),
+        tool: call.tool.spec.name.clone(),
+        arguments: call.input.clone(),
+        signal: sh.signal.clone(),
+        execution_id: sh.id.clone(),
+    };
+    let output = tool_chain(
+        sh.runtime.clone(),
+        0,
+        invocation,
+        call.tool.handler.clone(),
+        Rc::from(call.call_id.as_str()),
+        poison.clone(),
+    )
+    .await;
+    sh.check_open()?;
+    if poison.is_set() {
+        return Err(next_called_twice());
+    }
+    validate_tool_result(output?, &call.call_id, sh.runtime.options.limits.max_tool_result_characters)
+}

@@ -1,0 +1,272 @@
+//! Stream aggregation (pure): validates one model call's events against the protocol of
+//! `docs/protocol.md` §3 and builds the draft, then seals it.
+//!
+//! Cost per event is O(size of the event): a delta is appended to its block's buffer and its characters are
+//! counted (Unicode scalar values) — no copy of the draft, no per-delta allocation beyond buffer growth.
+//! Tool-call arguments are parsed to a JSON object once, at `block-stop`; a parse failure is recorded and
+//! reported by the batch precheck (so a batch with bad arguments executes zero tools).
+
+use patchbridge_protocol::{BlockKind, ModelState, StopReason, StreamEvent, Usage};
+use serde_json::{Map, Value};
+
+use super::error::{AgentError, ErrorCode, LimitName};
+
+/// One block of the draft.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftBlock {
+    /// What kind of block (with the tool call's id and name).
+    pub kind: BlockKind,
+    /// Text, reasoning text, or the raw JSON arguments so far.
+    pub buffer: String,
+    /// Whether `block-stop` arrived.
+    pub stopped: bool,
+    /// Tool calls only: the arguments parsed at `block-stop` (an object, or why they are not one).
+    pub arguments: Option<Result<Map<String, Value>, String>>,
+}
+
+/// A block of a sealed message. Tool-call arguments carry their parse outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SealedBlock {
+    /// Text.
+    Text(String),
+    /// Shown reasoning.
+    Reasoning(String),
+    /// A tool call; `input` is the parsed object or why it is not one.
+    ToolCall {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// Parsed arguments, or the parse problem.
+        input: Result<Map<String, Value>, String>,
+    },
+}
+
+/// A message after `message-stop`, before the precheck turns it into a stable message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SealedMessage {
+    /// Message id (from `message-start`, or the generated fallback).
+    pub id: String,
+    /// Blocks in produced order.
+    pub blocks: Vec<SealedBlock>,
+    /// Why the model stopped.
+    pub stop_reason: StopReason,
+    /// The call's usage.
+    pub usage: Usage,
+    /// The full next ModelState (verbatim).
+    pub model_state: Option<ModelState>,
+    /// Characters counted against `maxModelOutputCharacters`.
+    pub output_characters: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    AwaitingStart,
+    Open,
+    Stopped,
+}
+
+/// What an accepted event did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accepted {
+    /// `message-start`: the message id is now known.
+    MessageStarted,
+    /// A block event (start/delta/stop) was applied to the draft.
+    Block,
+    /// `message-stop`: the message can be sealed.
+    MessageStopped,
+}
+
+/// The per-call aggregator.
+#[derive(Debug)]
+pub struct Aggregator {
+    phase: Phase,
+    fallback_id: String,
+    id: Option<String>,
+    blocks: Vec<DraftBlock>,
+    open: Option<usize>,
+    characters: u64,
+    max_characters: u64,
+    stop: Option<(StopReason, Usage, Option<ModelState>)>,
+}
+
+fn protocol(message: impl Into<String>) -> AgentError {
+    AgentError::new(ErrorCode::ProtocolError, message)
+}
+
+impl Aggregator {
+    /// A fresh aggregator: `fallback_id` names the message if `message-start` carries no id.
+    pub fn new(fallback_id: String, max_characters: u64) -> Self {
+        Aggregator {
+            phase: Phase::AwaitingStart,
+            fallback_id,
+            id: None,
+            blocks: Vec::new(),
+            open: None,
+            characters: 0,
+            max_characters,
+            stop: None,
+        }
+    }
+
+    /// The message id once `message-start` arrived.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// The draft blocks so far.
+    pub fn blocks(&self) -> &[DraftBlock] {
+        &self.blocks
+    }
+
+    /// Characters counted so far.
+    pub fn characters(&self) -> u64 {
+        self.characters
+    }
+
+    /// Whether `message-stop` arrived.
+    pub fn is_stopped(&self) -> bool {
+        self.phase == Phase::Stopped
+    }
+
+    /// Validates and applies one event. Errors: `AGENT_PROTOCOL_ERROR` for order violations,
+    /// `AGENT_LIMIT_EXCEEDED` (`maxModelOutputCharacters`), `AGENT_RELAY_ERROR` for an `error` event.
+    pub fn accept(&mut self, event: &StreamEvent) -> Result<Accepted, AgentError> {
+        if self.phase == Phase::Stopped {
+            return Err(protocol("event after message-stop"));
+        }
+        match event {
+            StreamEvent::Error { code, message, retryable } => Err(AgentError::new(
+                ErrorCode::RelayError,
+                format!("model call failed: {code}: {message}"),
+            )
+            .with_details(serde_json::json!({ "code": code, "message": message, "retryable": retryable }))),
+            StreamEvent::MessageStart { id } => {
+                if self.phase != Phase::AwaitingStart {
+                    return Err(protocol("second message-start in one model call"));
+                }
+                let id = match id {
+                    Some(id) if !id.is_empty() => id.clone(),
+                    Some(_) => return Err(protocol("message-start id must not be empty")),
+                    None => self.fallback_id.clone(),
+                };
+                self.id = Some(id);
+                self.phase = Phase::Open;
+                Ok(Accepted::MessageStarted)
+            }
+            _ if self.phase == Phase::AwaitingStart => Err(protocol("the first event must be message-start")),
+            StreamEvent::BlockStart { index, block } => {
+                if let Some(open) = self.open {
+                    return Err(protocol(format!("block-start {index} while block {open} is open")));
+                }
+                if *index as usize != self.blocks.len() {
+                    return Err(protocol(format!("block-start index {index}, expected {}", self.blocks.len())));
+                }
+                if let BlockKind::ToolCall { call_id, name } = block {
+                    if call_id.is_empty() || name.is_empty() {
+                        return Err(protocol("tool-call block-start needs a non-empty callId and name"));
+                    }
+                }
+                self.blocks.push(DraftBlock { kind: block.clone(), buffer: String::new(), stopped: false, arguments: None });
+                self.open = Some(*index as usize);
+                Ok(Accepted::Block)
+            }
+            StreamEvent::BlockDelta { index, delta } => {
+                let open = self.open_block(*index, "block-delta")?;
+                // O(delta): count scalar values, compare, append.
+                let added = delta.chars().count() as u64;
+                let total = self.characters.saturating_add(added);
+                if total > self.max_characters {
+                    return Err(AgentError::limit_exceeded(
+                        LimitName::MaxModelOutputCharacters,
+                        format!(
+                            "model output exceeded maxModelOutputCharacters ({}): {total} characters",
+                            self.max_characters
+                        ),
+                    ));
+                }
+                self.characters = total;
+                self.blocks[open].buffer.push_str(delta);
+                Ok(Accepted::Block)
+            }
+            StreamEvent::BlockStop { index } => {
+                let open = self.open_block(*index, "block-stop")?;
+                let block = &mut self.blocks[open];
+                block.stopped = true;
+                if matches!(block.kind, BlockKind::ToolCall { .. }) {
+                    block.arguments = Some(parse_arguments(&block.buffer));
+                }
+                self.open = None;
+                Ok(Accepted::Block)
+            }
+            StreamEvent::MessageStop { stop_reason, usage, model_state } => {
+                if let Some(open) = self.open {
+                    return Err(protocol(format!("message-stop while block {open} is open")));
+                }
+                self.stop = Some((*stop_reason, *usage, model_state.clone()));
+                self.phase = Phase::Stopped;
+                Ok(Accepted::MessageStopped)
+            }
+        }
+    }
+
+    fn open_block(&self, index: u32, what: &str) -> Result<usize, AgentError> {
+        match self.open {
+            Some(open) if open == index as usize => Ok(open),
+            Some(open) => Err(protocol(format!("{what} for block {index} while block {open} is open"))),
+            None => Err(protocol(format!("{what} for block {index}, which is not open"))),
+        }
+    }
+
+    /// Ends the call: the stream finished. Fails if `message-stop` never came.
+    pub fn seal(self) -> Result<SealedMessage, AgentError> {
+        let Some((stop_reason, usage, model_state)) = self.stop else {
+            return Err(protocol(if self.phase == Phase::AwaitingStart {
+                "the model stream ended without any event"
+            } else {
+                "the model stream ended without message-stop"
+            }));
+        };
+        let blocks = self
+            .blocks
+            .into_iter()
+            .map(|block| match block.kind {
+                BlockKind::Text => SealedBlock::Text(block.buffer),
+                BlockKind::Reasoning => SealedBlock::Reasoning(block.buffer),
+                BlockKind::ToolCall { call_id, name } => SealedBlock::ToolCall {
+                    call_id,
+                    name,
+                    input: block.arguments.unwrap_or_else(|| parse_arguments(&block.buffer)),
+                },
+            })
+            .collect();
+        Ok(SealedMessage {
+            id: self.id.unwrap_or(self.fallback_id),
+            blocks,
+            stop_reason,
+            usage,
+            model_state,
+            output_characters: self.characters,
+        })
+    }
+}
+
+/// Parses tool-call arguments: they must be one complete JSON object.
+pub fn parse_arguments(raw: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!("arguments are JSON but not an object: {}", json_kind(&other))),
+        Err(error) => Err(format!("arguments are not complete JSON: {error}")),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

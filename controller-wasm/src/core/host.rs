@@ -1,0 +1,77 @@
+//! Host traits: what the runtime needs from its environment. Implemented in wasm by the bindings (over JS
+//! objects, timers and `fetch`) and natively by test doubles.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::stream::LocalBoxStream;
+use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ModelRequest, StreamEvent};
+use serde_json::{Map, Value};
+
+use super::abort::AbortSignal;
+use super::error::AgentError;
+use super::hooks::HookFailure;
+
+/// A model's event stream: protocol events, or an error that ends the call.
+pub type EventStream = LocalBoxStream<'static, Result<StreamEvent, AgentError>>;
+
+/// A tool's raw result: must be exactly `{ toolCallId, content, isError }`; the core validates it.
+pub type ToolOutput = LocalBoxFuture<'static, Result<Value, AgentError>>;
+
+/// A model adapter: the relay client or a custom in-page model.
+pub trait Model {
+    /// Starts one model call. The stream yields the events of `docs/protocol.md` §3; `signal` aborts when
+    /// the execution is cancelled, times out or fails.
+    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream;
+}
+
+/// Timers, clock, ids and the fallback error sink.
+pub trait Platform {
+    /// Resolves after `ms` milliseconds (the execution deadline uses it).
+    fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()>;
+    /// A monotonic clock in milliseconds (timing figures in hook events).
+    fn now_ms(&self) -> f64;
+    /// Reports a hook failure on the terminal event when no `onHookError` is configured (`console.error`).
+    fn console_error(&self, failure: &HookFailure);
+    /// A fresh id, unique across page loads, used for executions and for messages the model did not name.
+    /// The default (clock + process counter) is deterministic for tests; the bindings should override it with
+    /// `crypto.randomUUID()`.
+    fn new_id(&self) -> String {
+        thread_local!(static COUNTER: Cell<u64> = const { Cell::new(0) });
+        let n = COUNTER.with(|c| {
+            c.set(c.get() + 1);
+            c.get()
+        });
+        format!("{:x}{:04x}", self.now_ms() as u64, n)
+    }
+}
+
+/// What a tool receives besides its arguments.
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    /// The execution's shared abort signal.
+    pub signal: AbortSignal,
+    /// The id of the tool call being executed.
+    pub call_id: String,
+}
+
+/// One tool implementation.
+pub trait ToolHandler {
+    /// Runs the tool. Returns the RAW result, validated by the core; `Err` (a throw/rejection) ends the
+    /// execution — expected business failures should be returned as `isError: true` results instead.
+    fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput;
+}
+
+/// Where the controller keeps `{ messages, modelState }` by revision (`docs/protocol.md` §6).
+pub trait ConversationStore {
+    /// Reads one conversation. Corrupt stored state must fail with `AGENT_CONVERSATION_CORRUPT`.
+    fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
+    /// Creates a conversation holding `ctx` (revision 1).
+    fn create(&self, title: &str, ctx: &ConversationContext)
+        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
+    /// Replaces the context if the stored revision is `expected_revision`; otherwise fails with
+    /// `AGENT_REVISION_CONFLICT` and changes nothing.
+    fn save(&self, id: &str, expected_revision: u64, ctx: &ConversationContext)
+        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
+}

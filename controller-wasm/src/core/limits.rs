@@ -1,0 +1,160 @@
+//! The five execution limits and their validation (pure).
+//!
+//! Every limit must be a *safe positive integer* (1 ..= 2^53 − 1, the integers JavaScript represents exactly);
+//! `maxDurationMs` must also be at most 2147483647 (the largest delay `setTimeout` honours). Unknown keys are an
+//! error so that a typo cannot silently leave a limit at its default.
+//!
+//! Character limits count **Unicode scalar values** (Rust `char`s), not UTF-16 code units or bytes: one emoji
+//! is one character, an ASCII letter is one character.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::error::{AgentError, LimitName};
+
+/// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The largest `maxDurationMs` (`2^31 − 1`, the largest `setTimeout` delay).
+pub const MAX_DURATION_MS: u64 = 2_147_483_647;
+
+/// Per-execution bounds. Build with [`Limits::from_full_json`], [`Limits::from_partial_json`] or by hand and
+/// then [`Limits::validate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// Model calls per execution.
+    pub max_model_calls: u64,
+    /// Tool calls accepted per execution, cumulative over all batches.
+    pub max_tool_calls: u64,
+    /// Wall time of the whole execution (model, tools and confirmation waits), in milliseconds.
+    pub max_duration_ms: u64,
+    /// Text + shown reasoning + tool-argument characters aggregated from one model call.
+    pub max_model_output_characters: u64,
+    /// Characters of one tool result's `content`.
+    pub max_tool_result_characters: u64,
+}
+
+impl Limits {
+    /// The factory defaults used by the controller (`createAgentController`) for keys not overridden.
+    pub const DEFAULT: Limits = Limits {
+        max_model_calls: 16,
+        max_tool_calls: 32,
+        max_duration_ms: 300_000,
+        max_model_output_characters: 100_000,
+        max_tool_result_characters: 100_000,
+    };
+
+    /// Reads one limit by name.
+    pub fn get(&self, name: LimitName) -> u64 {
+        match name {
+            LimitName::MaxModelCalls => self.max_model_calls,
+            LimitName::MaxToolCalls => self.max_tool_calls,
+            LimitName::MaxDurationMs => self.max_duration_ms,
+            LimitName::MaxModelOutputCharacters => self.max_model_output_characters,
+            LimitName::MaxToolResultCharacters => self.max_tool_result_characters,
+        }
+    }
+
+    fn set(&mut self, name: LimitName, value: u64) {
+        match name {
+            LimitName::MaxModelCalls => self.max_model_calls = value,
+            LimitName::MaxToolCalls => self.max_tool_calls = value,
+            LimitName::MaxDurationMs => self.max_duration_ms = value,
+            LimitName::MaxModelOutputCharacters => self.max_model_output_characters = value,
+            LimitName::MaxToolResultCharacters => self.max_tool_result_characters = value,
+        }
+    }
+
+    /// Checks every limit is a safe positive integer and `maxDurationMs` <= 2147483647.
+    pub fn validate(&self) -> Result<(), AgentError> {
+        for name in LimitName::ALL {
+            check_range(name, self.get(name))?;
+        }
+        Ok(())
+    }
+
+    /// Parses the complete form `DefaultAgentRuntime` requires: all five keys, nothing else.
+    pub fn from_full_json(value: &Value) -> Result<Limits, AgentError> {
+        let object = as_object(value)?;
+        let mut limits = Limits::DEFAULT;
+        apply(&mut limits, object)?;
+        for name in LimitName::ALL {
+            if !object.contains_key(name.as_str()) {
+                return Err(AgentError::invalid_limits(
+                    Some(name),
+                    format!("limits.{name} is required: DefaultAgentRuntime merges no defaults"),
+                ));
+            }
+        }
+        Ok(limits)
+    }
+
+    /// Parses the partial override form the controller accepts: given keys replace [`Limits::DEFAULT`].
+    /// `null`/absent means "no override".
+    pub fn from_partial_json(value: &Value) -> Result<Limits, AgentError> {
+        let mut limits = Limits::DEFAULT;
+        if value.is_null() {
+            return Ok(limits);
+        }
+        apply(&mut limits, as_object(value)?)?;
+        Ok(limits)
+    }
+
+    /// The limits as JSON with camelCase keys.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+fn as_object(value: &Value) -> Result<&Map<String, Value>, AgentError> {
+    value.as_object().ok_or_else(|| AgentError::invalid_limits(None, "limits must be an object"))
+}
+
+fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentError> {
+    for (key, raw) in object {
+        let Some(name) = LimitName::parse(key) else {
+            return Err(AgentError::invalid_limits(
+                None,
+                format!("unknown limit key {key:?}; known keys: maxModelCalls, maxToolCalls, maxDurationMs, maxModelOutputCharacters, maxToolResultCharacters"),
+            )
+            .with_details(serde_json::json!({ "key": key })));
+        };
+        let value = safe_positive_integer(raw).ok_or_else(|| {
+            AgentError::invalid_limits(Some(name), format!("limits.{name} must be a safe positive integer, got {raw}"))
+        })?;
+        check_range(name, value)?;
+        limits.set(name, value);
+    }
+    Ok(())
+}
+
+/// Accepts JSON integers and integral floats (JavaScript numbers arrive as either) in 1 ..= 2^53 − 1.
+fn safe_positive_integer(raw: &Value) -> Option<u64> {
+    let number = raw.as_number()?;
+    if let Some(u) = number.as_u64() {
+        return Some(u);
+    }
+    let f = number.as_f64()?;
+    if f.is_finite() && f.fract() == 0.0 && f >= 1.0 && f <= MAX_SAFE_INTEGER as f64 {
+        Some(f as u64)
+    } else {
+        None
+    }
+}
+
+fn check_range(name: LimitName, value: u64) -> Result<(), AgentError> {
+    if value == 0 || value > MAX_SAFE_INTEGER {
+        return Err(AgentError::invalid_limits(
+            Some(name),
+            format!("limits.{name} must be a safe positive integer (1..=9007199254740991), got {value}"),
+        ));
+    }
+    if name == LimitName::MaxDurationMs && value > MAX_DURATION_MS {
+        return Err(AgentError::invalid_limits(
+            Some(name),
+            format!("limits.maxDurationMs must be at most 2147483647, got {value}"),
+        ));
+    }
+    Ok(())
+}

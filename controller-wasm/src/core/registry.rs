@@ -1,0 +1,162 @@
+//! The tool registry and the per-turn [`ToolRegistrySnapshot`].
+//!
+//! One mutable [`ToolRegistry`] (with a revision counter bumped on every change) and immutable snapshots that
+//! freeze definitions *and* routing (handlers) for one turn: what the model was shown is exactly what the turn
+//! may call, whatever is (un)registered meanwhile.
+
+use std::rc::Rc;
+
+use patchbridge_protocol::ToolDefinition;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::error::{AgentError, ErrorCode};
+use super::host::ToolHandler;
+
+/// A tool's definition and confirmation policy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSpec {
+    /// Unique name the model calls it by.
+    pub name: String,
+    /// What the tool does (shown to the model).
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub input_schema: Value,
+    /// Explicitly read-only tools run without confirmation (unless `require_confirmation`).
+    pub read_only: bool,
+    /// Always ask the user before running, even when read-only.
+    pub require_confirmation: bool,
+}
+
+impl ToolSpec {
+    /// Whether calling this tool raises a `tool-confirmation` interrupt: tools not explicitly read-only, and
+    /// every tool with `requireConfirmation: true`.
+    pub fn needs_confirmation(&self) -> bool {
+        !self.read_only || self.require_confirmation
+    }
+
+    /// The definition sent to the model.
+    pub fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+        }
+    }
+
+    /// Checks the name is non-empty (and at most 128 characters) and the schema is a JSON object.
+    pub fn validate(&self) -> Result<(), AgentError> {
+        if self.name.trim().is_empty() || self.name.chars().count() > 128 {
+            return Err(AgentError::new(ErrorCode::InvalidTool, "tool name must be a non-empty string of at most 128 characters"));
+        }
+        if !self.input_schema.is_object() {
+            return Err(AgentError::new(
+                ErrorCode::InvalidTool,
+                format!("tool {:?}: inputSchema must be a JSON object", self.name),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A tool with its implementation.
+#[derive(Clone)]
+pub struct RegisteredTool {
+    /// Definition and policy.
+    pub spec: Rc<ToolSpec>,
+    /// The implementation frozen with the definition.
+    pub handler: Rc<dyn ToolHandler>,
+}
+
+impl std::fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredTool").field("spec", &self.spec).finish_non_exhaustive()
+    }
+}
+
+/// An immutable view of the registry at one revision, frozen for one turn.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistrySnapshot {
+    /// The registry revision this snapshot was taken at.
+    pub revision: u64,
+    /// Tools in registration order.
+    pub tools: Vec<RegisteredTool>,
+}
+
+impl ToolRegistrySnapshot {
+    /// Looks a tool up by name.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools.iter().find(|t| t.spec.name == name)
+    }
+
+    /// The definitions sent to the model, in registration order.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.tools.iter().map(|t| t.spec.definition()).collect()
+    }
+
+    /// The specs as JSON (for inspectors).
+    pub fn specs_json(&self) -> Value {
+        Value::Array(self.tools.iter().map(|t| serde_json::to_value(&*t.spec).unwrap_or(Value::Null)).collect())
+    }
+}
+
+/// The one mutable registry. Every successful change bumps [`ToolRegistry::revision`].
+#[derive(Debug, Default)]
+pub struct ToolRegistry {
+    revision: u64,
+    tools: Vec<RegisteredTool>,
+    cached: Option<Rc<ToolRegistrySnapshot>>,
+}
+
+impl ToolRegistry {
+    /// An empty registry at revision 0.
+    pub fn new() -> Self {
+        ToolRegistry::default()
+    }
+
+    /// The current revision.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Registers a tool. A duplicate name or invalid spec fails with `AGENT_INVALID_TOOL` and changes nothing.
+    pub fn register(&mut self, spec: ToolSpec, handler: Rc<dyn ToolHandler>) -> Result<u64, AgentError> {
+        spec.validate()?;
+        if self.tools.iter().any(|t| t.spec.name == spec.name) {
+            return Err(AgentError::new(
+                ErrorCode::InvalidTool,
+                format!("a tool named {:?} is already registered; unregister it first", spec.name),
+            ));
+        }
+        self.tools.push(RegisteredTool { spec: Rc::new(spec), handler });
+        self.bump();
+        Ok(self.revision)
+    }
+
+    /// Removes a tool by name; returns whether it existed (the revision changes only if it did).
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let before = self.tools.len();
+        self.tools.retain(|t| t.spec.name != name);
+        let removed = self.tools.len() != before;
+        if removed {
+            self.bump();
+        }
+        removed
+    }
+
+    /// The immutable snapshot of the current revision (shared while the revision is unchanged).
+    pub fn snapshot(&mut self) -> Rc<ToolRegistrySnapshot> {
+        if let Some(cached) = &self.cached {
+            return cached.clone();
+        }
+        let snapshot = Rc::new(ToolRegistrySnapshot { revision: self.revision, tools: self.tools.clone() });
+        self.cached = Some(snapshot.clone());
+        snapshot
+    }
+
+    fn bump(&mut self) {
+        self.revision += 1;
+        self.cached = None;
+    }
+}

@@ -1,0 +1,98 @@
+//! [`DefaultAgentRuntime`]: holds the model, the options and the platform; every
+//! [`DefaultAgentRuntime::start`] creates an independent [`AgentExecution`] (no "current run" singleton).
+
+use std::rc::Rc;
+
+use futures::future::FutureExt;
+
+use super::driver;
+use super::error::AgentError;
+use super::execution::{AgentExecution, ExecutionInput, Observer};
+use super::hooks::{AgentHook, OnHookError};
+use super::host::{Model, Platform};
+use super::intercept::{ModelInterceptor, ToolInterceptor};
+use super::limits::Limits;
+use super::messages::validate_messages;
+use super::state::{ExecShared, Progress};
+
+/// Runtime options. `limits` must be complete (no defaults are merged at this level).
+#[derive(Clone)]
+pub struct RuntimeOptions {
+    /// The five limits (validated by [`DefaultAgentRuntime::new`]).
+    pub limits: Limits,
+    /// Lifecycle hooks, called in this order.
+    pub hooks: Vec<Rc<dyn AgentHook>>,
+    /// Receives hook failures on the terminal event (else [`Platform::console_error`]).
+    pub on_hook_error: Option<OnHookError>,
+    /// Model interceptors, outermost first.
+    pub model_interceptors: Vec<Rc<dyn ModelInterceptor>>,
+    /// Tool interceptors, outermost first.
+    pub tool_interceptors: Vec<Rc<dyn ToolInterceptor>>,
+}
+
+impl RuntimeOptions {
+    /// Options with the given limits and no hooks or interceptors.
+    pub fn new(limits: Limits) -> Self {
+        RuntimeOptions {
+            limits,
+            hooks: Vec::new(),
+            on_hook_error: None,
+            model_interceptors: Vec::new(),
+            tool_interceptors: Vec::new(),
+        }
+    }
+}
+
+pub(crate) struct RuntimeInner {
+    pub model: Rc<dyn Model>,
+    pub options: RuntimeOptions,
+    pub platform: Rc<dyn Platform>,
+}
+
+/// The agent runtime. Cloning shares the same model and options.
+#[derive(Clone)]
+pub struct DefaultAgentRuntime {
+    inner: Rc<RuntimeInner>,
+}
+
+impl DefaultAgentRuntime {
+    /// Validates the limits (`AGENT_INVALID_LIMITS` naming the bad key) and builds the runtime.
+    pub fn new(model: Rc<dyn Model>, options: RuntimeOptions, platform: Rc<dyn Platform>) -> Result<Self, AgentError> {
+        options.limits.validate()?;
+        Ok(DefaultAgentRuntime { inner: Rc::new(RuntimeInner { model, options, platform }) })
+    }
+
+    /// The limits every execution of this runtime gets.
+    pub fn limits(&self) -> Limits {
+        self.inner.options.limits
+    }
+
+    /// The platform.
+    pub fn platform(&self) -> Rc<dyn Platform> {
+        self.inner.platform.clone()
+    }
+
+    /// Starts an independent execution. Invalid input fails here with `AGENT_INVALID_INPUT`. The deadline
+    /// starts now; the work happens when the returned execution's `driver()` (or `result()`) is polled.
+    pub fn start(&self, input: ExecutionInput, observer: Observer) -> Result<AgentExecution, AgentError> {
+        validate_messages(&input.messages)?;
+        let platform = &self.inner.platform;
+        let id = format!("exec_{}", platform.new_id());
+        let trace_id = input.trace_id.clone().unwrap_or_else(|| id.clone());
+        let progress = Progress { messages: input.messages, model_state: input.model_state, ..Progress::default() };
+        let shared = Rc::new(ExecShared::new(
+            id,
+            trace_id,
+            self.inner.clone(),
+            input.tools,
+            input.model,
+            input.conversation_id,
+            progress,
+            observer,
+        ));
+        // u64 -> u32 is lossless: validation caps maxDurationMs at 2^31 - 1.
+        let deadline = platform.sleep(self.inner.options.limits.max_duration_ms as u32);
+        let result = driver::drive(shared.clone(), deadline).boxed_local().shared();
+        Ok(AgentExecution { shared, result })
+    }
+}

@@ -1,0 +1,337 @@
+//! The state shared by one execution's handle, loop and driver: the terminal gate, the interrupt slot, the
+//! stable progress, and the two publication paths (observer events and hook events).
+//!
+//! Rule: nothing is published unless the gate is open, except the single terminal hook event, which is
+//! published exactly once right after the gate closed. No `RefCell` borrow is held while host code runs
+//! (observer, hooks, abort callbacks), so host code may call back into the execution.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::task::Waker;
+
+use futures::channel::oneshot;
+use patchbridge_protocol::{Message, ModelState, Usage};
+
+use super::abort::AbortSignal;
+use super::error::{AgentError, ErrorCode};
+use super::execution::{ExecutionEvent, ExecutionResult, Interrupt, InterruptResponse, Observer, Outcome};
+use super::hooks::{HookContext, HookEvent, HookFailure};
+use super::registry::ToolRegistrySnapshot;
+use super::runtime::RuntimeInner;
+
+/// How the gate closed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Terminal {
+    /// `completed` or `max-tokens`.
+    Finished(Outcome),
+    /// The host or user cancelled.
+    Cancelled,
+    /// Any failure, including the deadline.
+    Failed(AgentError),
+}
+
+/// The stable facts of the execution so far (what a cancelled result reports).
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    pub messages: Vec<Message>,
+    pub model_state: Option<ModelState>,
+    pub usage: Usage,
+    pub model_calls: u64,
+    pub tool_calls: u64,
+}
+
+struct PendingInterrupt {
+    interrupt: Interrupt,
+    reply: oneshot::Sender<InterruptResponse>,
+}
+
+#[derive(Default)]
+struct InterruptSlot {
+    pending: Option<PendingInterrupt>,
+    resolved: Vec<String>,
+    next_sequence: u64,
+}
+
+pub(crate) struct ExecShared {
+    pub id: String,
+    pub trace_id: String,
+    pub runtime: Rc<RuntimeInner>,
+    pub tools: Rc<ToolRegistrySnapshot>,
+    pub model: Option<String>,
+    pub conversation_id: Option<String>,
+    pub signal: AbortSignal,
+    pub progress: RefCell<Progress>,
+    gate: RefCell<Option<Terminal>>,
+    gate_waker: RefCell<Option<Waker>>,
+    terminal_published: Cell<bool>,
+    interrupt: RefCell<InterruptSlot>,
+    observer: RefCell<Option<Observer>>,
+    hook_sequence: Cell<u64>,
+}
+
+/// The internal "the gate closed under us" error. Never reaches a caller: once the gate is closed its own
+/// terminal decides the result.
+pub(crate) fn gate_closed() -> AgentError {
+    AgentError::new(ErrorCode::InvalidInput, "internal: execution already settled")
+}
+
+impl ExecShared {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        id: String,
+        trace_id: String,
+        runtime: Rc<RuntimeInner>,
+        tools: Rc<ToolRegistrySnapshot>,
+        model: Option<String>,
+        conversation_id: Option<String>,
+        progress: Progress,
+        observer: Observer,
+    ) -> Self {
+        ExecShared {
+            id,
+            trace_id,
+            runtime,
+            tools,
+            model,
+            conversation_id,
+            signal: AbortSignal::new(),
+            progress: RefCell::new(progress),
+            gate: RefCell::new(None),
+            gate_waker: RefCell::new(None),
+            terminal_published: Cell::new(false),
+            interrupt: RefCell::new(InterruptSlot::default()),
+            observer: RefCell::new(Some(observer)),
+            hook_sequence: Cell::new(0),
+        }
+    }
+
+    // ---- the terminal gate ----
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.gate.borrow().is_some()
+    }
+
+    /// `Err(gate_closed())` once the gate is closed: the loop bails out at the next check.
+    pub(crate) fn check_open(&self) -> Result<(), AgentError> {
+        if self.is_closed() {
+            Err(gate_closed())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Closes the gate with `terminal` if it is still open: first the gate, then the pending confirmation wait
+    /// is consumed, then (unless the run finished normally) the shared signal is aborted, then the driver is
+    /// woken. Returns whether this call decided the outcome.
+    pub(crate) fn close(&self, terminal: Terminal) -> bool {
+        let finished = matches!(terminal, Terminal::Finished(_));
+        {
+            let mut gate = self.gate.borrow_mut();
+            if gate.is_some() {
+                return false;
+            }
+            *gate = Some(terminal);
+        }
+        let consumed = self.interrupt.borrow_mut().pending.take();
+        drop(consumed);
+        if !finished {
+            self.signal.abort();
+        }
+        let waker = self.gate_waker.borrow_mut().take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        true
+    }
+
+    pub(crate) fn register_gate_waker(&self, waker: &Waker) {
+        let mut slot = self.gate_waker.borrow_mut();
+        match &*slot {
+            Some(existing) if existing.will_wake(waker) => {}
+            _ => *slot = Some(waker.clone()),
+        }
+    }
+
+    pub(crate) fn terminal(&self) -> Option<Terminal> {
+        self.gate.borrow().clone()
+    }
+
+    /// The value `result` settles with, from the closed gate.
+    pub(crate) fn settle(&self) -> Result<ExecutionResult, AgentError> {
+        let terminal = self.terminal().expect("settle is only called after the gate closed");
+        let outcome = match terminal {
+            Terminal::Finished(outcome) => outcome,
+            Terminal::Cancelled => Outcome::Cancelled,
+            Terminal::Failed(error) => return Err(error),
+        };
+        let progress = self.progress.borrow();
+        Ok(ExecutionResult {
+            outcome,
+            messages: progress.messages.clone(),
+            model_state: progress.model_state.clone(),
+            usage: progress.usage,
+        })
+    }
+
+    // ---- publication ----
+
+    /// Passes an event to the observer if the gate is open.
+    pub(crate) fn emit(&self, event: &ExecutionEvent<'_>) {
+        if self.is_closed() {
+            return;
+        }
+        // Taken out while it runs so that a re-entrant call cannot double-borrow; only the loop emits, so
+        // nothing is lost.
+        let taken = self.observer.borrow_mut().take();
+        if let Some(mut observer) = taken {
+            observer(event);
+            let mut slot = self.observer.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(observer);
+            }
+        }
+    }
+
+    fn hook_context(&self) -> HookContext {
+        let sequence = self.hook_sequence.get() + 1;
+        self.hook_sequence.set(sequence);
+        HookContext {
+            execution_id: self.id.clone(),
+            trace_id: self.trace_id.clone(),
+            sequence,
+            timestamp_ms: self.runtime.platform.now_ms(),
+        }
+    }
+
+    /// Dispatches a non-terminal lifecycle event to every hook in registration order. A hook error fails the
+    /// turn (`AGENT_HOOK_FAILED`); a hook that closed the gate (by cancelling) stops the dispatch.
+    pub(crate) fn hook(&self, event: HookEvent) -> Result<(), AgentError> {
+        debug_assert!(!event.is_terminal());
+        self.check_open()?;
+        if self.runtime.options.hooks.is_empty() {
+            return Ok(());
+        }
+        let ctx = self.hook_context();
+        for (index, hook) in self.runtime.options.hooks.iter().enumerate() {
+            self.check_open()?;
+            if let Err(error) = hook.on_event(&event, &ctx) {
+                return Err(AgentError::new(
+                    ErrorCode::HookFailed,
+                    format!("hook {index} failed on {}: {}", event.type_name(), error.message),
+                )
+                .with_details(serde_json::json!({
+                    "hookIndex": index,
+                    "eventType": event.type_name(),
+                    "cause": error.to_json(),
+                })));
+            }
+        }
+        Ok(())
+    }
+
+    /// Publishes the terminal hook event exactly once. Every hook sees it; errors go to `onHookError` (or
+    /// `console_error`) and change nothing.
+    pub(crate) fn publish_terminal(&self) {
+        if self.terminal_published.replace(true) {
+            return;
+        }
+        let Some(terminal) = self.terminal() else { return };
+        let event = match terminal {
+            Terminal::Finished(outcome) => {
+                let progress = self.progress.borrow();
+                HookEvent::ExecutionCompleted {
+                    outcome,
+                    usage: progress.usage,
+                    model_calls: progress.model_calls,
+                    tool_calls: progress.tool_calls,
+                }
+            }
+            Terminal::Cancelled => HookEvent::ExecutionCancelled { usage: self.progress.borrow().usage },
+            Terminal::Failed(error) => HookEvent::ExecutionFailed { error },
+        };
+        // The observer is released: nothing may reach it after the terminal decision.
+        let observer = self.observer.borrow_mut().take();
+        drop(observer);
+        let ctx = self.hook_context();
+        for (index, hook) in self.runtime.options.hooks.iter().enumerate() {
+            if let Err(error) = hook.on_event(&event, &ctx) {
+                let failure = HookFailure {
+                    hook_index: index,
+                    event_type: event.type_name().to_string(),
+                    execution_id: self.id.clone(),
+                    error,
+                };
+                match &self.runtime.options.on_hook_error {
+                    Some(report) => report(&failure),
+                    None => self.runtime.platform.console_error(&failure),
+                }
+            }
+        }
+    }
+
+    // ---- interrupts ----
+
+    /// Registers a pending confirmation and returns the receiver the loop awaits.
+    pub(crate) fn open_interrupt(
+        &self,
+        call_id: &str,
+        tool: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> (Interrupt, oneshot::Receiver<InterruptResponse>) {
+        let (reply, receiver) = oneshot::channel();
+        let mut slot = self.interrupt.borrow_mut();
+        slot.next_sequence += 1;
+        let interrupt = Interrupt {
+            interrupt_id: format!("{}:confirm:{}", self.id, slot.next_sequence),
+            kind: super::execution::InterruptKind::ToolConfirmation,
+            call_id: call_id.to_string(),
+            tool: tool.to_string(),
+            arguments: arguments.clone(),
+        };
+        slot.pending = Some(PendingInterrupt { interrupt: interrupt.clone(), reply });
+        (interrupt, receiver)
+    }
+
+    pub(crate) fn pending_interrupt(&self) -> Option<Interrupt> {
+        self.interrupt.borrow().pending.as_ref().map(|p| p.interrupt.clone())
+    }
+
+    pub(crate) fn respond(&self, interrupt_id: &str, value: InterruptResponse) -> Result<(), AgentError> {
+        let mut slot = self.interrupt.borrow_mut();
+        let already = slot.resolved.iter().any(|id| id == interrupt_id);
+        let pending_id = slot.pending.as_ref().map(|p| p.interrupt.interrupt_id.clone());
+        match pending_id {
+            Some(id) if id == interrupt_id => {
+                let pending = slot.pending.take().expect("checked above");
+                slot.resolved.push(id);
+                drop(slot);
+                // The receiver is alive while the loop waits; if the gate closed it was consumed already.
+                let _ = pending.reply.send(value);
+                Ok(())
+            }
+            _ if already => Err(AgentError::new(
+                ErrorCode::InterruptAlreadyResolved,
+                format!("interrupt {interrupt_id:?} was already answered"),
+            )
+            .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            Some(id) => Err(AgentError::new(
+                ErrorCode::InterruptMismatch,
+                format!("interrupt {interrupt_id:?} is not the pending one ({id:?})"),
+            )
+            .with_details(serde_json::json!({ "interruptId": interrupt_id, "pendingInterruptId": id }))),
+            None if self.is_closed() => Err(AgentError::new(
+                ErrorCode::NoPendingInterrupt,
+                "the execution has settled; no interrupt is pending",
+            )
+            .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            None => Err(AgentError::new(ErrorCode::NoPendingInterrupt, "no interrupt is pending")
+                .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+        }
+    }
+
+    /// Marks the interrupt consumed without an answer (the loop stopped waiting).
+    #[allow(dead_code)]
+    pub(crate) fn clear_interrupt(&self) {
+        self.interrupt.borrow_mut().pending = None;
+    }
+}

@@ -1,0 +1,62 @@
+//! Tool-result validation (pure): a raw result must be exactly `{ toolCallId, content, isError }` with
+//! `toolCallId` equal to the call id, a string `content` within `maxToolResultCharacters` (Unicode scalar
+//! values) and a boolean `isError`. No nulls, no loose types, no extra fields.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::error::{AgentError, ErrorCode, LimitName};
+
+/// A validated tool result (what the model will see).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallResult {
+    /// The call it answers.
+    pub tool_call_id: String,
+    /// Result text.
+    pub content: String,
+    /// Whether it is an error result (the loop continues either way).
+    pub is_error: bool,
+}
+
+fn invalid(call_id: &str, problem: &str) -> AgentError {
+    AgentError::new(ErrorCode::InvalidToolResult, format!("tool call {call_id:?} returned an invalid result: {problem}"))
+        .with_details(json!({ "callId": call_id, "problem": problem }))
+}
+
+/// Validates a raw result for `call_id`.
+pub fn validate_tool_result(raw: Value, call_id: &str, max_characters: u64) -> Result<ToolCallResult, AgentError> {
+    let Value::Object(mut map) = raw else {
+        return Err(invalid(call_id, "expected an object { toolCallId, content, isError }"));
+    };
+    if let Some(extra) = map.keys().find(|k| !matches!(k.as_str(), "toolCallId" | "content" | "isError")) {
+        return Err(invalid(call_id, &format!("unexpected field {extra:?}")));
+    }
+    let tool_call_id = match map.remove("toolCallId") {
+        Some(Value::String(id)) => id,
+        Some(_) => return Err(invalid(call_id, "toolCallId must be a string")),
+        None => return Err(invalid(call_id, "toolCallId is missing")),
+    };
+    if tool_call_id != call_id {
+        return Err(invalid(call_id, &format!("toolCallId {tool_call_id:?} does not equal the call id")));
+    }
+    let content = match map.remove("content") {
+        Some(Value::String(content)) => content,
+        Some(_) => return Err(invalid(call_id, "content must be a string")),
+        None => return Err(invalid(call_id, "content is missing")),
+    };
+    let is_error = match map.remove("isError") {
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err(invalid(call_id, "isError must be a boolean")),
+        None => return Err(invalid(call_id, "isError is missing")),
+    };
+    let characters = content.chars().count() as u64;
+    if characters > max_characters {
+        return Err(AgentError::limit_exceeded(
+            LimitName::MaxToolResultCharacters,
+            format!("tool call {call_id:?} returned {characters} characters, over maxToolResultCharacters ({max_characters})"),
+        )
+        .with_details(json!({ "callId": call_id, "characters": characters })));
+    }
+    Ok(ToolCallResult { tool_call_id, content, is_error })
+}
