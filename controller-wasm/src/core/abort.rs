@@ -25,7 +25,9 @@ pub struct AbortSignal {
 
 impl std::fmt::Debug for AbortSignal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AbortSignal").field("aborted", &self.is_aborted()).finish()
+        f.debug_struct("AbortSignal")
+            .field("aborted", &self.is_aborted())
+            .finish()
     }
 }
 
@@ -46,7 +48,9 @@ impl AbortSignal {
 
     /// A future that resolves when the signal aborts.
     pub fn aborted(&self) -> Aborted {
-        Aborted { signal: self.clone() }
+        Aborted {
+            signal: self.clone(),
+        }
     }
 
     /// Creates a fresh, not-yet-aborted signal. Crate-private: hosts never create or abort signals.
@@ -88,7 +92,11 @@ impl Future for Aborted {
         if self.signal.is_aborted() {
             Poll::Ready(())
         } else {
-            self.signal.inner.wakers.borrow_mut().push(cx.waker().clone());
+            self.signal
+                .inner
+                .wakers
+                .borrow_mut()
+                .push(cx.waker().clone());
             Poll::Pending
         }
     }

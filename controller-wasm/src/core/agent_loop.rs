@@ -13,7 +13,9 @@ use super::error::{AgentError, ErrorCode, LimitName};
 use super::execution::{ExecutionEvent, InterruptResponse, Outcome};
 use super::hooks::HookEvent;
 use super::host::{EventStream, ToolContext, ToolHandler, ToolOutput};
-use super::intercept::{next_called_twice, ModelCallContext, ModelNext, Poison, ToolInvocation, ToolNext};
+use super::intercept::{
+    next_called_twice, ModelCallContext, ModelNext, Poison, ToolInvocation, ToolNext,
+};
 use super::precheck::{precheck, Budget, CheckedCall};
 use super::runtime::RuntimeInner;
 use super::state::{gate_closed, ExecShared};
@@ -23,7 +25,10 @@ use super::tool_result::{validate_tool_result, ToolCallResult};
 /// returns is ignored.
 pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
     let message_count = sh.progress.borrow().messages.len();
-    sh.hook(HookEvent::ExecutionStarted { tool_revision: sh.tools.revision, message_count })?;
+    sh.hook(HookEvent::ExecutionStarted {
+        tool_revision: sh.tools.revision,
+        message_count,
+    })?;
     let limits = sh.runtime.options.limits;
     loop {
         sh.check_open()?;
@@ -32,7 +37,10 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
             if progress.model_calls >= limits.max_model_calls {
                 return Err(AgentError::limit_exceeded(
                     LimitName::MaxModelCalls,
-                    format!("another model call would exceed maxModelCalls ({})", limits.max_model_calls),
+                    format!(
+                        "another model call would exceed maxModelCalls ({})",
+                        limits.max_model_calls
+                    ),
                 ));
             }
             progress.model_calls += 1;
@@ -41,14 +49,21 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
         sh.hook(HookEvent::ModelCallStarted { model_call })?;
         let request = Rc::new(build_request(&sh));
         let call = call_model(&sh, request, model_call).await?;
-        let SealedCall { sealed, time_to_first_token_ms, output_duration_ms } = call;
+        let SealedCall {
+            sealed,
+            time_to_first_token_ms,
+            output_duration_ms,
+        } = call;
         let stop_reason = sealed.stop_reason;
         let usage = sealed.usage;
         let output_characters = sealed.output_characters;
         let model_state = sealed.model_state.clone();
         let budget = {
             let progress = sh.progress.borrow();
-            Budget { model_calls: progress.model_calls, tool_calls: progress.tool_calls }
+            Budget {
+                model_calls: progress.model_calls,
+                tool_calls: progress.tool_calls,
+            }
         };
         let (message, calls) = precheck(sealed, &sh.tools, budget, &limits)?;
         sh.check_open()?;
@@ -72,9 +87,10 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
             StopReason::ToolUse => run_batch(&sh, calls).await?,
             StopReason::PauseTurn => {}
             StopReason::MaxTokens => return Ok(Outcome::MaxTokens),
-            StopReason::EndTurn | StopReason::StopSequence | StopReason::Refusal | StopReason::Other => {
-                return Ok(Outcome::Completed)
-            }
+            StopReason::EndTurn
+            | StopReason::StopSequence
+            | StopReason::Refusal
+            | StopReason::Other => return Ok(Outcome::Completed),
         }
     }
 }
@@ -112,20 +128,39 @@ fn model_chain(
     let next_runtime = runtime.clone();
     let next_poison = poison.clone();
     let next = ModelNext::new(
-        Box::new(move |request, ctx, signal| model_chain(next_runtime, index + 1, request, ctx, signal, next_poison)),
+        Box::new(move |request, ctx, signal| {
+            model_chain(next_runtime, index + 1, request, ctx, signal, next_poison)
+        }),
         poison,
     );
     interceptor.intercept(request, ctx, signal, next)
 }
 
-async fn call_model(sh: &Rc<ExecShared>, request: Rc<ModelRequest>, model_call: u64) -> Result<SealedCall, AgentError> {
+async fn call_model(
+    sh: &Rc<ExecShared>,
+    request: Rc<ModelRequest>,
+    model_call: u64,
+) -> Result<SealedCall, AgentError> {
     let platform = sh.runtime.platform.clone();
     let started = platform.now_ms();
     let poison = Poison::default();
-    let ctx = ModelCallContext { execution_id: sh.id.clone(), trace_id: sh.trace_id.clone(), model_call };
-    let mut stream = model_chain(sh.runtime.clone(), 0, request, ctx, sh.signal.clone(), poison.clone());
-    let mut aggregator =
-        Aggregator::new(format!("msg_{}", platform.new_id()), sh.runtime.options.limits.max_model_output_characters);
+    let ctx = ModelCallContext {
+        execution_id: sh.id.clone(),
+        trace_id: sh.trace_id.clone(),
+        model_call,
+    };
+    let mut stream = model_chain(
+        sh.runtime.clone(),
+        0,
+        request,
+        ctx,
+        sh.signal.clone(),
+        poison.clone(),
+    );
+    let mut aggregator = Aggregator::new(
+        format!("msg_{}", platform.new_id()),
+        sh.runtime.options.limits.max_model_output_characters,
+    );
     let mut first_delta: Option<f64> = None;
     loop {
         let item = stream.next().await;
@@ -151,7 +186,10 @@ async fn call_model(sh: &Rc<ExecShared>, request: Rc<ModelRequest>, model_call: 
                 // Nothing may follow message-stop. Look once without waiting (a stream that simply stays open
                 // must not hold the loop), then release the stream.
                 if let Some(Some(_)) = stream.next().now_or_never() {
-                    return Err(AgentError::new(ErrorCode::ProtocolError, "event after message-stop"));
+                    return Err(AgentError::new(
+                        ErrorCode::ProtocolError,
+                        "event after message-stop",
+                    ));
                 }
                 drop(stream);
                 if poison.is_set() {
@@ -167,7 +205,9 @@ async fn call_model(sh: &Rc<ExecShared>, request: Rc<ModelRequest>, model_call: 
         }
     }
     // The stream ended without message-stop: `seal` reports the protocol violation.
-    aggregator.seal().map(|_| unreachable!("seal succeeds only after message-stop"))
+    aggregator
+        .seal()
+        .map(|_| unreachable!("seal succeeds only after message-stop"))
 }
 
 /// Runs one prechecked batch in call order, then makes the tool message stable.
@@ -205,9 +245,17 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
             content_characters: result.content.chars().count() as u64,
             rejected,
         })?;
-        blocks.push(Block::ToolResult { call_id: result.tool_call_id, content: result.content, is_error: result.is_error });
+        blocks.push(Block::ToolResult {
+            call_id: result.tool_call_id,
+            content: result.content,
+            is_error: result.is_error,
+        });
     }
-    let message = Message { id: format!("msg_{}", sh.runtime.platform.new_id()), role: Role::Tool, blocks };
+    let message = Message {
+        id: format!("msg_{}", sh.runtime.platform.new_id()),
+        role: Role::Tool,
+        blocks,
+    };
     sh.progress.borrow_mut().messages.push(message.clone());
     sh.emit(&ExecutionEvent::MessageCompleted(&message));
     Ok(())
@@ -216,7 +264,9 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
 /// The error result the model sees when the user rejects a call.
 pub(crate) fn rejection_text(tool: &str, reason: Option<&str>) -> String {
     match reason {
-        Some(reason) if !reason.is_empty() => format!("The user rejected the call to {tool}. Reason: {reason}"),
+        Some(reason) if !reason.is_empty() => {
+            format!("The user rejected the call to {tool}. Reason: {reason}")
+        }
         _ => format!("The user rejected the call to {tool}."),
     }
 }
@@ -235,7 +285,11 @@ async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptRes
     // A late approval never starts the tool.
     sh.check_open()?;
     let approved = response.is_approve();
-    sh.emit(&ExecutionEvent::InterruptResolved { interrupt_id: &interrupt.interrupt_id, call_id: &call.call_id, approved });
+    sh.emit(&ExecutionEvent::InterruptResolved {
+        interrupt_id: &interrupt.interrupt_id,
+        call_id: &call.call_id,
+        approved,
+    });
     sh.hook(HookEvent::ConfirmationResolved {
         interrupt_id: interrupt.interrupt_id.clone(),
         call_id: call.call_id.clone(),
@@ -255,13 +309,25 @@ fn tool_chain(
     poison: Poison,
 ) -> ToolOutput {
     let Some(interceptor) = runtime.options.tool_interceptors.get(index).cloned() else {
-        let ctx = ToolContext { signal: invocation.signal.clone(), call_id: call_id.to_string() };
+        let ctx = ToolContext {
+            signal: invocation.signal.clone(),
+            call_id: call_id.to_string(),
+        };
         return handler.execute(invocation.arguments, ctx);
     };
     let next_runtime = runtime.clone();
     let next_poison = poison.clone();
     let next = ToolNext::new(
-        Box::new(move |invocation| tool_chain(next_runtime, index + 1, invocation, handler, call_id, next_poison)),
+        Box::new(move |invocation| {
+            tool_chain(
+                next_runtime,
+                index + 1,
+                invocation,
+                handler,
+                call_id,
+                next_poison,
+            )
+        }),
         poison,
     );
     interceptor.intercept(invocation, next)
@@ -295,5 +361,9 @@ async fn run_tool(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<ToolCallRes
     if poison.is_set() {
         return Err(next_called_twice());
     }
-    validate_tool_result(output?, &call.call_id, sh.runtime.options.limits.max_tool_result_characters)
+    validate_tool_result(
+        output?,
+        &call.call_id,
+        sh.runtime.options.limits.max_tool_result_characters,
+    )
 }

@@ -136,11 +136,17 @@ impl Aggregator {
             return Err(protocol("event after message-stop"));
         }
         match event {
-            StreamEvent::Error { code, message, retryable } => Err(AgentError::new(
+            StreamEvent::Error {
+                code,
+                message,
+                retryable,
+            } => Err(AgentError::new(
                 ErrorCode::RelayError,
                 format!("model call failed: {code}: {message}"),
             )
-            .with_details(serde_json::json!({ "code": code, "message": message, "retryable": retryable }))),
+            .with_details(
+                serde_json::json!({ "code": code, "message": message, "retryable": retryable }),
+            )),
             StreamEvent::MessageStart { id } => {
                 if self.phase != Phase::AwaitingStart {
                     return Err(protocol("second message-start in one model call"));
@@ -154,20 +160,34 @@ impl Aggregator {
                 self.phase = Phase::Open;
                 Ok(Accepted::MessageStarted)
             }
-            _ if self.phase == Phase::AwaitingStart => Err(protocol("the first event must be message-start")),
+            _ if self.phase == Phase::AwaitingStart => {
+                Err(protocol("the first event must be message-start"))
+            }
             StreamEvent::BlockStart { index, block } => {
                 if let Some(open) = self.open {
-                    return Err(protocol(format!("block-start {index} while block {open} is open")));
+                    return Err(protocol(format!(
+                        "block-start {index} while block {open} is open"
+                    )));
                 }
                 if *index as usize != self.blocks.len() {
-                    return Err(protocol(format!("block-start index {index}, expected {}", self.blocks.len())));
+                    return Err(protocol(format!(
+                        "block-start index {index}, expected {}",
+                        self.blocks.len()
+                    )));
                 }
                 if let BlockKind::ToolCall { call_id, name } = block {
                     if call_id.is_empty() || name.is_empty() {
-                        return Err(protocol("tool-call block-start needs a non-empty callId and name"));
+                        return Err(protocol(
+                            "tool-call block-start needs a non-empty callId and name",
+                        ));
                     }
                 }
-                self.blocks.push(DraftBlock { kind: block.clone(), buffer: String::new(), stopped: false, arguments: None });
+                self.blocks.push(DraftBlock {
+                    kind: block.clone(),
+                    buffer: String::new(),
+                    stopped: false,
+                    arguments: None,
+                });
                 self.open = Some(*index as usize);
                 Ok(Accepted::Block)
             }
@@ -199,7 +219,11 @@ impl Aggregator {
                 self.open = None;
                 Ok(Accepted::Block)
             }
-            StreamEvent::MessageStop { stop_reason, usage, model_state } => {
+            StreamEvent::MessageStop {
+                stop_reason,
+                usage,
+                model_state,
+            } => {
                 if let Some(open) = self.open {
                     return Err(protocol(format!("message-stop while block {open} is open")));
                 }
@@ -213,8 +237,12 @@ impl Aggregator {
     fn open_block(&self, index: u32, what: &str) -> Result<usize, AgentError> {
         match self.open {
             Some(open) if open == index as usize => Ok(open),
-            Some(open) => Err(protocol(format!("{what} for block {index} while block {open} is open"))),
-            None => Err(protocol(format!("{what} for block {index}, which is not open"))),
+            Some(open) => Err(protocol(format!(
+                "{what} for block {index} while block {open} is open"
+            ))),
+            None => Err(protocol(format!(
+                "{what} for block {index}, which is not open"
+            ))),
         }
     }
 
@@ -236,7 +264,9 @@ impl Aggregator {
                 BlockKind::ToolCall { call_id, name } => SealedBlock::ToolCall {
                     call_id,
                     name,
-                    input: block.arguments.unwrap_or_else(|| parse_arguments(&block.buffer)),
+                    input: block
+                        .arguments
+                        .unwrap_or_else(|| parse_arguments(&block.buffer)),
                 },
             })
             .collect();
@@ -255,7 +285,10 @@ impl Aggregator {
 pub fn parse_arguments(raw: &str) -> Result<Map<String, Value>, String> {
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(format!("arguments are JSON but not an object: {}", json_kind(&other))),
+        Ok(other) => Err(format!(
+            "arguments are JSON but not an object: {}",
+            json_kind(&other)
+        )),
         Err(error) => Err(format!("arguments are not complete JSON: {error}")),
     }
 }

@@ -22,7 +22,9 @@ use super::state::{ExecShared, Terminal};
 pub(crate) fn deadline_error(max_duration_ms: u64) -> AgentError {
     AgentError {
         code: ErrorCode::ExecutionTimeout,
-        message: format!("the execution did not finish within maxDurationMs ({max_duration_ms} ms)"),
+        message: format!(
+            "the execution did not finish within maxDurationMs ({max_duration_ms} ms)"
+        ),
         limit: Some(LimitName::MaxDurationMs),
         details: None,
     }
@@ -40,7 +42,9 @@ pub(crate) async fn drive(
                 return Poll::Ready(());
             }
             if deadline.as_mut().poll(cx).is_ready() {
-                shared.close(Terminal::Failed(deadline_error(shared.runtime.options.limits.max_duration_ms)));
+                shared.close(Terminal::Failed(deadline_error(
+                    shared.runtime.options.limits.max_duration_ms,
+                )));
                 return Poll::Ready(());
             }
             if let Poll::Ready(outcome) = run.as_mut().poll(cx) {

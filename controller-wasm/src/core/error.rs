@@ -201,17 +201,32 @@ pub struct AgentError {
 impl AgentError {
     /// An error with a code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        AgentError { code, message: message.into(), limit: None, details: None }
+        AgentError {
+            code,
+            message: message.into(),
+            limit: None,
+            details: None,
+        }
     }
 
     /// `AGENT_LIMIT_EXCEEDED` for `limit`.
     pub fn limit_exceeded(limit: LimitName, message: impl Into<String>) -> Self {
-        AgentError { code: ErrorCode::LimitExceeded, message: message.into(), limit: Some(limit), details: None }
+        AgentError {
+            code: ErrorCode::LimitExceeded,
+            message: message.into(),
+            limit: Some(limit),
+            details: None,
+        }
     }
 
     /// `AGENT_INVALID_LIMITS` naming `limit` (None when the key itself is unknown).
     pub fn invalid_limits(limit: Option<LimitName>, message: impl Into<String>) -> Self {
-        AgentError { code: ErrorCode::InvalidLimits, message: message.into(), limit, details: None }
+        AgentError {
+            code: ErrorCode::InvalidLimits,
+            message: message.into(),
+            limit,
+            details: None,
+        }
     }
 
     /// Attaches structured details.

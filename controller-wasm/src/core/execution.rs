@@ -38,7 +38,14 @@ pub struct ExecutionInput {
 impl ExecutionInput {
     /// Input with the given messages and tools, no model state and no ids.
     pub fn new(messages: Vec<Message>, tools: Rc<ToolRegistrySnapshot>) -> Self {
-        ExecutionInput { messages, model_state: None, tools, model: None, conversation_id: None, trace_id: None }
+        ExecutionInput {
+            messages,
+            model_state: None,
+            tools,
+            model: None,
+            conversation_id: None,
+            trace_id: None,
+        }
     }
 }
 
@@ -137,7 +144,10 @@ impl InterruptResponse {
                 if map.keys().any(|k| k != "approved" && k != "reason") {
                     return Err(invalid());
                 }
-                let approved = map.get("approved").and_then(Value::as_bool).ok_or_else(invalid)?;
+                let approved = map
+                    .get("approved")
+                    .and_then(Value::as_bool)
+                    .ok_or_else(invalid)?;
                 let reason = match map.get("reason") {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s)) => Some(s.clone()),
@@ -225,8 +235,14 @@ impl ExecutionEvent<'_> {
                 json!({ "type": "message-started", "id": id, "modelCall": model_call })
             }
             ExecutionEvent::Stream(event) => serde_json::to_value(event).unwrap_or(Value::Null),
-            ExecutionEvent::MessageCompleted(message) => json!({ "type": "message-completed", "message": message }),
-            ExecutionEvent::ToolResult { call_id, content, is_error } => json!({
+            ExecutionEvent::MessageCompleted(message) => {
+                json!({ "type": "message-completed", "message": message })
+            }
+            ExecutionEvent::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => json!({
                 "type": "tool-result",
                 "result": { "toolCallId": call_id, "content": content, "isError": is_error },
             }),
@@ -237,7 +253,11 @@ impl ExecutionEvent<'_> {
                 }
                 value
             }
-            ExecutionEvent::InterruptResolved { interrupt_id, call_id, approved } => json!({
+            ExecutionEvent::InterruptResolved {
+                interrupt_id,
+                call_id,
+                approved,
+            } => json!({
                 "type": "interrupt-resolved", "interruptId": interrupt_id, "callId": call_id, "approved": approved,
             }),
         }
@@ -297,6 +317,16 @@ impl AgentExecution {
     /// The execution's abort signal (aborted after cancel, deadline or failure).
     pub fn signal(&self) -> AbortSignal {
         self.shared.signal.clone()
+    }
+
+    /// The stable messages and ModelState so far (input plus every message that became stable; never the
+    /// draft). After a failure this is what the controller keeps in memory.
+    pub fn stable_context(&self) -> patchbridge_protocol::ConversationContext {
+        let progress = self.shared.progress.borrow();
+        patchbridge_protocol::ConversationContext {
+            messages: progress.messages.clone(),
+            model_state: progress.model_state.clone(),
+        }
     }
 
     /// The frozen tool snapshot this execution runs with.

@@ -141,7 +141,9 @@ impl HookEvent {
     pub fn is_terminal(&self) -> bool {
         matches!(
             self,
-            HookEvent::ExecutionCompleted { .. } | HookEvent::ExecutionCancelled { .. } | HookEvent::ExecutionFailed { .. }
+            HookEvent::ExecutionCompleted { .. }
+                | HookEvent::ExecutionCancelled { .. }
+                | HookEvent::ExecutionFailed { .. }
         )
     }
 

@@ -68,10 +68,17 @@ pub trait ConversationStore {
     /// Reads one conversation. Corrupt stored state must fail with `AGENT_CONVERSATION_CORRUPT`.
     fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
     /// Creates a conversation holding `ctx` (revision 1).
-    fn create(&self, title: &str, ctx: &ConversationContext)
-        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
+    fn create(
+        &self,
+        title: &str,
+        ctx: &ConversationContext,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
     /// Replaces the context if the stored revision is `expected_revision`; otherwise fails with
     /// `AGENT_REVISION_CONFLICT` and changes nothing.
-    fn save(&self, id: &str, expected_revision: u64, ctx: &ConversationContext)
-        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
+    fn save(
+        &self,
+        id: &str,
+        expected_revision: u64,
+        ctx: &ConversationContext,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
 }

@@ -57,8 +57,13 @@ impl ToolInvocation {
 /// Wraps one model call.
 pub trait ModelInterceptor {
     /// Returns the events of this call, normally by forwarding `next.call(request, ctx, signal)`.
-    fn intercept(&self, request: Rc<ModelRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext)
-        -> EventStream;
+    fn intercept(
+        &self,
+        request: Rc<ModelRequest>,
+        ctx: ModelCallContext,
+        signal: AbortSignal,
+        next: ModelNext,
+    ) -> EventStream;
 }
 
 /// Wraps one tool call.
@@ -67,7 +72,8 @@ pub trait ToolInterceptor {
     fn intercept(&self, invocation: ToolInvocation, next: ToolNext) -> ToolOutput;
 }
 
-type ModelContinuation = Box<dyn FnOnce(Rc<ModelRequest>, ModelCallContext, AbortSignal) -> EventStream>;
+type ModelContinuation =
+    Box<dyn FnOnce(Rc<ModelRequest>, ModelCallContext, AbortSignal) -> EventStream>;
 type ToolContinuation = Box<dyn FnOnce(ToolInvocation) -> ToolOutput>;
 
 /// Shared "a continuation was called twice" flag of one model or tool call.
@@ -84,7 +90,10 @@ impl Poison {
 }
 
 pub(crate) fn next_called_twice() -> AgentError {
-    AgentError::new(ErrorCode::NextCalledTwice, "an interceptor called next() a second time for the same call")
+    AgentError::new(
+        ErrorCode::NextCalledTwice,
+        "an interceptor called next() a second time for the same call",
+    )
 }
 
 /// The rest of the model-call chain. Clones share the once-only state.
@@ -96,11 +105,19 @@ pub struct ModelNext {
 
 impl ModelNext {
     pub(crate) fn new(continuation: ModelContinuation, poison: Poison) -> Self {
-        ModelNext { slot: Rc::new(RefCell::new(Some(continuation))), poison }
+        ModelNext {
+            slot: Rc::new(RefCell::new(Some(continuation))),
+            poison,
+        }
     }
 
     /// Calls the rest of the chain. A second call fails with `AGENT_NEXT_CALLED_TWICE` (and fails the call).
-    pub fn call(&self, request: Rc<ModelRequest>, ctx: ModelCallContext, signal: AbortSignal) -> Result<EventStream, AgentError> {
+    pub fn call(
+        &self,
+        request: Rc<ModelRequest>,
+        ctx: ModelCallContext,
+        signal: AbortSignal,
+    ) -> Result<EventStream, AgentError> {
         let continuation = self.slot.borrow_mut().take();
         match continuation {
             Some(f) => Ok(f(request, ctx, signal)),
@@ -121,7 +138,10 @@ pub struct ToolNext {
 
 impl ToolNext {
     pub(crate) fn new(continuation: ToolContinuation, poison: Poison) -> Self {
-        ToolNext { slot: Rc::new(RefCell::new(Some(continuation))), poison }
+        ToolNext {
+            slot: Rc::new(RefCell::new(Some(continuation))),
+            poison,
+        }
     }
 
     /// Calls the rest of the chain. A second call resolves to `AGENT_NEXT_CALLED_TWICE` (and fails the call).

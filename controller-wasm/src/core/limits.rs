@@ -108,7 +108,9 @@ impl Limits {
 }
 
 fn as_object(value: &Value) -> Result<&Map<String, Value>, AgentError> {
-    value.as_object().ok_or_else(|| AgentError::invalid_limits(None, "limits must be an object"))
+    value
+        .as_object()
+        .ok_or_else(|| AgentError::invalid_limits(None, "limits must be an object"))
 }
 
 fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentError> {
@@ -121,7 +123,10 @@ fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentEr
             .with_details(serde_json::json!({ "key": key })));
         };
         let value = safe_positive_integer(raw).ok_or_else(|| {
-            AgentError::invalid_limits(Some(name), format!("limits.{name} must be a safe positive integer, got {raw}"))
+            AgentError::invalid_limits(
+                Some(name),
+                format!("limits.{name} must be a safe positive integer, got {raw}"),
+            )
         })?;
         check_range(name, value)?;
         limits.set(name, value);
@@ -147,7 +152,9 @@ fn check_range(name: LimitName, value: u64) -> Result<(), AgentError> {
     if value == 0 || value > MAX_SAFE_INTEGER {
         return Err(AgentError::invalid_limits(
             Some(name),
-            format!("limits.{name} must be a safe positive integer (1..=9007199254740991), got {value}"),
+            format!(
+                "limits.{name} must be a safe positive integer (1..=9007199254740991), got {value}"
+            ),
         ));
     }
     if name == LimitName::MaxDurationMs && value > MAX_DURATION_MS {

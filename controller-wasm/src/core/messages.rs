@@ -19,7 +19,10 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
             return Err(format!("messages[{index}].id is empty"));
         }
         if !ids.insert(message.id.as_str()) {
-            return Err(format!("messages[{index}].id {:?} is a duplicate", message.id));
+            return Err(format!(
+                "messages[{index}].id {:?} is a duplicate",
+                message.id
+            ));
         }
         // An assistant message may be empty (a model can stop without output); user and tool messages may not.
         if message.blocks.is_empty() && message.role != Role::Assistant {
@@ -28,7 +31,10 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
         for (block_index, block) in message.blocks.iter().enumerate() {
             let allowed = match message.role {
                 Role::User => matches!(block, Block::Text { .. } | Block::Image { .. }),
-                Role::Assistant => matches!(block, Block::Text { .. } | Block::Reasoning { .. } | Block::ToolCall { .. }),
+                Role::Assistant => matches!(
+                    block,
+                    Block::Text { .. } | Block::Reasoning { .. } | Block::ToolCall { .. }
+                ),
                 Role::Tool => matches!(block, Block::ToolResult { .. }),
             };
             if !allowed {
@@ -48,7 +54,11 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
                         _ => None,
                     })
                     .collect(),
-                _ => return Err(format!("messages[{index}]: a tool message must follow an assistant message")),
+                _ => {
+                    return Err(format!(
+                        "messages[{index}]: a tool message must follow an assistant message"
+                    ))
+                }
             };
             let mut answered = HashSet::new();
             for block in &message.blocks {
@@ -59,7 +69,9 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
                         ));
                     }
                     if !answered.insert(call_id.as_str()) {
-                        return Err(format!("messages[{index}]: two tool results for {call_id:?}"));
+                        return Err(format!(
+                            "messages[{index}]: two tool results for {call_id:?}"
+                        ));
                     }
                 }
             }
@@ -72,7 +84,15 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
 /// [`check_messages`] for execution input: `AGENT_INVALID_INPUT`; also requires at least one message.
 pub fn validate_messages(messages: &[Message]) -> Result<(), AgentError> {
     if messages.is_empty() {
-        return Err(AgentError::new(ErrorCode::InvalidInput, "input.messages must not be empty"));
+        return Err(AgentError::new(
+            ErrorCode::InvalidInput,
+            "input.messages must not be empty",
+        ));
     }
-    check_messages(messages).map_err(|problem| AgentError::new(ErrorCode::InvalidInput, format!("input.messages: {problem}")))
+    check_messages(messages).map_err(|problem| {
+        AgentError::new(
+            ErrorCode::InvalidInput,
+            format!("input.messages: {problem}"),
+        )
+    })
 }

@@ -16,12 +16,14 @@
 //! - [`execution`] — [`AgentExecution`], [`ExecutionInput`], [`ExecutionResult`], [`Outcome`], observer events,
 //!   interrupts.
 //! - [`runtime`] — [`DefaultAgentRuntime`], [`RuntimeOptions`].
+//! - [`controller`] — [`Controller`]: conversation state, persistence, confirmation projection, registry.
 //! - `state` (private) — the terminal gate, interrupt slot, progress and publication rules of one execution.
 //! - `driver` (private) — races the loop against the gate and the deadline.
 //! - `agent_loop` (private) — the loop itself.
 
 pub mod abort;
 pub mod aggregate;
+pub mod controller;
 pub mod error;
 pub mod execution;
 pub mod hooks;
@@ -39,14 +41,22 @@ mod driver;
 mod state;
 
 pub use abort::AbortSignal;
+pub use controller::{
+    Controller, ControllerOptions, ControllerState, ConversationInfo, Draft, InspectionSource,
+    Listener, Status, ToolInspection,
+};
 pub use error::{AgentError, ErrorCode, LimitName};
 pub use execution::{
-    AgentExecution, ExecutionEvent, ExecutionInput, ExecutionResult, Interrupt, InterruptKind, InterruptResponse,
-    Observer, Outcome, ResultFuture,
+    AgentExecution, ExecutionEvent, ExecutionInput, ExecutionResult, Interrupt, InterruptKind,
+    InterruptResponse, Observer, Outcome, ResultFuture,
 };
 pub use hooks::{AgentHook, HookContext, HookEvent, HookFailure, OnHookError};
-pub use host::{ConversationStore, EventStream, Model, Platform, ToolContext, ToolHandler, ToolOutput};
-pub use intercept::{ModelCallContext, ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext};
+pub use host::{
+    ConversationStore, EventStream, Model, Platform, ToolContext, ToolHandler, ToolOutput,
+};
+pub use intercept::{
+    ModelCallContext, ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext,
+};
 pub use limits::Limits;
 pub use registry::{RegisteredTool, ToolRegistry, ToolRegistrySnapshot, ToolSpec};
 pub use runtime::{DefaultAgentRuntime, RuntimeOptions};

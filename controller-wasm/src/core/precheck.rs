@@ -38,7 +38,8 @@ pub struct Budget {
 }
 
 fn failed(check: &str, message: String, call_id: Option<&str>) -> AgentError {
-    AgentError::new(ErrorCode::ToolPrecheckFailed, message).with_details(json!({ "check": check, "callId": call_id }))
+    AgentError::new(ErrorCode::ToolPrecheckFailed, message)
+        .with_details(json!({ "check": check, "callId": call_id }))
 }
 
 /// Prechecks the message's tool calls and, on success, returns the stable message and the routed calls
@@ -49,24 +50,39 @@ pub fn precheck(
     budget: Budget,
     limits: &Limits,
 ) -> Result<(Message, Vec<CheckedCall>), AgentError> {
-    let call_count = sealed.blocks.iter().filter(|b| matches!(b, SealedBlock::ToolCall { .. })).count();
+    let call_count = sealed
+        .blocks
+        .iter()
+        .filter(|b| matches!(b, SealedBlock::ToolCall { .. }))
+        .count();
     let reason = sealed.stop_reason;
     if call_count > 0 && reason != StopReason::ToolUse {
         return Err(failed(
             "stop-reason",
-            format!("the message has {call_count} tool call(s) but stopped with {:?}, not tool-use", reason.as_str()),
+            format!(
+                "the message has {call_count} tool call(s) but stopped with {:?}, not tool-use",
+                reason.as_str()
+            ),
             None,
         ));
     }
     if call_count == 0 && reason == StopReason::ToolUse {
-        return Err(failed("stop-reason", "the message stopped with tool-use but has no tool calls".into(), None));
+        return Err(failed(
+            "stop-reason",
+            "the message stopped with tool-use but has no tool calls".into(),
+            None,
+        ));
     }
 
     let mut seen = HashSet::new();
     for block in &sealed.blocks {
         if let SealedBlock::ToolCall { call_id, .. } = block {
             if !seen.insert(call_id.as_str()) {
-                return Err(failed("unique-call-id", format!("call id {call_id:?} appears twice in one message"), Some(call_id)));
+                return Err(failed(
+                    "unique-call-id",
+                    format!("call id {call_id:?} appears twice in one message"),
+                    Some(call_id),
+                ));
             }
         }
     }
@@ -86,8 +102,17 @@ pub fn precheck(
         }
     }
     for block in &sealed.blocks {
-        if let SealedBlock::ToolCall { call_id, input: Err(problem), .. } = block {
-            return Err(failed("arguments", format!("call {call_id:?}: {problem}"), Some(call_id)));
+        if let SealedBlock::ToolCall {
+            call_id,
+            input: Err(problem),
+            ..
+        } = block
+        {
+            return Err(failed(
+                "arguments",
+                format!("call {call_id:?}: {problem}"),
+                Some(call_id),
+            ));
         }
     }
     if call_count > 0 {
@@ -102,7 +127,10 @@ pub fn precheck(
         if budget.model_calls >= limits.max_model_calls {
             return Err(AgentError::limit_exceeded(
                 LimitName::MaxModelCalls,
-                format!("the tool results could not be sent back: maxModelCalls ({}) is used up", limits.max_model_calls),
+                format!(
+                    "the tool results could not be sent back: maxModelCalls ({}) is used up",
+                    limits.max_model_calls
+                ),
             )
             .with_details(json!({ "check": "budget", "used": budget.model_calls })));
         }
@@ -116,16 +144,31 @@ pub fn precheck(
         .map(|block| match block {
             SealedBlock::Text(text) => Block::Text { text },
             SealedBlock::Reasoning(text) => Block::Reasoning { text },
-            SealedBlock::ToolCall { call_id, name, input } => {
+            SealedBlock::ToolCall {
+                call_id,
+                name,
+                input,
+            } => {
                 let input = input.expect("arguments checked above");
                 calls.push(CheckedCall {
                     call_id: call_id.clone(),
                     input: Rc::new(input.clone()),
                     tool: routed.next().expect("one routed tool per call"),
                 });
-                Block::ToolCall { call_id, name, input }
+                Block::ToolCall {
+                    call_id,
+                    name,
+                    input,
+                }
             }
         })
         .collect();
-    Ok((Message { id: sealed.id, role: Role::Assistant, blocks }, calls))
+    Ok((
+        Message {
+            id: sealed.id,
+            role: Role::Assistant,
+            blocks,
+        },
+        calls,
+    ))
 }

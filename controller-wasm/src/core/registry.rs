@@ -48,7 +48,10 @@ impl ToolSpec {
     /// Checks the name is non-empty (and at most 128 characters) and the schema is a JSON object.
     pub fn validate(&self) -> Result<(), AgentError> {
         if self.name.trim().is_empty() || self.name.chars().count() > 128 {
-            return Err(AgentError::new(ErrorCode::InvalidTool, "tool name must be a non-empty string of at most 128 characters"));
+            return Err(AgentError::new(
+                ErrorCode::InvalidTool,
+                "tool name must be a non-empty string of at most 128 characters",
+            ));
         }
         if !self.input_schema.is_object() {
             return Err(AgentError::new(
@@ -71,7 +74,9 @@ pub struct RegisteredTool {
 
 impl std::fmt::Debug for RegisteredTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RegisteredTool").field("spec", &self.spec).finish_non_exhaustive()
+        f.debug_struct("RegisteredTool")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
     }
 }
 
@@ -97,7 +102,12 @@ impl ToolRegistrySnapshot {
 
     /// The specs as JSON (for inspectors).
     pub fn specs_json(&self) -> Value {
-        Value::Array(self.tools.iter().map(|t| serde_json::to_value(&*t.spec).unwrap_or(Value::Null)).collect())
+        Value::Array(
+            self.tools
+                .iter()
+                .map(|t| serde_json::to_value(&*t.spec).unwrap_or(Value::Null))
+                .collect(),
+        )
     }
 }
 
@@ -121,15 +131,25 @@ impl ToolRegistry {
     }
 
     /// Registers a tool. A duplicate name or invalid spec fails with `AGENT_INVALID_TOOL` and changes nothing.
-    pub fn register(&mut self, spec: ToolSpec, handler: Rc<dyn ToolHandler>) -> Result<u64, AgentError> {
+    pub fn register(
+        &mut self,
+        spec: ToolSpec,
+        handler: Rc<dyn ToolHandler>,
+    ) -> Result<u64, AgentError> {
         spec.validate()?;
         if self.tools.iter().any(|t| t.spec.name == spec.name) {
             return Err(AgentError::new(
                 ErrorCode::InvalidTool,
-                format!("a tool named {:?} is already registered; unregister it first", spec.name),
+                format!(
+                    "a tool named {:?} is already registered; unregister it first",
+                    spec.name
+                ),
             ));
         }
-        self.tools.push(RegisteredTool { spec: Rc::new(spec), handler });
+        self.tools.push(RegisteredTool {
+            spec: Rc::new(spec),
+            handler,
+        });
         self.bump();
         Ok(self.revision)
     }
@@ -150,7 +170,10 @@ impl ToolRegistry {
         if let Some(cached) = &self.cached {
             return cached.clone();
         }
-        let snapshot = Rc::new(ToolRegistrySnapshot { revision: self.revision, tools: self.tools.clone() });
+        let snapshot = Rc::new(ToolRegistrySnapshot {
+            revision: self.revision,
+            tools: self.tools.clone(),
+        });
         self.cached = Some(snapshot.clone());
         snapshot
     }

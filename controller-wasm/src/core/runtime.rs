@@ -57,9 +57,19 @@ pub struct DefaultAgentRuntime {
 
 impl DefaultAgentRuntime {
     /// Validates the limits (`AGENT_INVALID_LIMITS` naming the bad key) and builds the runtime.
-    pub fn new(model: Rc<dyn Model>, options: RuntimeOptions, platform: Rc<dyn Platform>) -> Result<Self, AgentError> {
+    pub fn new(
+        model: Rc<dyn Model>,
+        options: RuntimeOptions,
+        platform: Rc<dyn Platform>,
+    ) -> Result<Self, AgentError> {
         options.limits.validate()?;
-        Ok(DefaultAgentRuntime { inner: Rc::new(RuntimeInner { model, options, platform }) })
+        Ok(DefaultAgentRuntime {
+            inner: Rc::new(RuntimeInner {
+                model,
+                options,
+                platform,
+            }),
+        })
     }
 
     /// The limits every execution of this runtime gets.
@@ -74,12 +84,20 @@ impl DefaultAgentRuntime {
 
     /// Starts an independent execution. Invalid input fails here with `AGENT_INVALID_INPUT`. The deadline
     /// starts now; the work happens when the returned execution's `driver()` (or `result()`) is polled.
-    pub fn start(&self, input: ExecutionInput, observer: Observer) -> Result<AgentExecution, AgentError> {
+    pub fn start(
+        &self,
+        input: ExecutionInput,
+        observer: Observer,
+    ) -> Result<AgentExecution, AgentError> {
         validate_messages(&input.messages)?;
         let platform = &self.inner.platform;
         let id = format!("exec_{}", platform.new_id());
         let trace_id = input.trace_id.clone().unwrap_or_else(|| id.clone());
-        let progress = Progress { messages: input.messages, model_state: input.model_state, ..Progress::default() };
+        let progress = Progress {
+            messages: input.messages,
+            model_state: input.model_state,
+            ..Progress::default()
+        };
         let shared = Rc::new(ExecShared::new(
             id,
             trace_id,
@@ -92,7 +110,9 @@ impl DefaultAgentRuntime {
         ));
         // u64 -> u32 is lossless: validation caps maxDurationMs at 2^31 - 1.
         let deadline = platform.sleep(self.inner.options.limits.max_duration_ms as u32);
-        let result = driver::drive(shared.clone(), deadline).boxed_local().shared();
+        let result = driver::drive(shared.clone(), deadline)
+            .boxed_local()
+            .shared();
         Ok(AgentExecution { shared, result })
     }
 }

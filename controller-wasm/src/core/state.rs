@@ -14,7 +14,9 @@ use patchbridge_protocol::{Message, ModelState, Usage};
 
 use super::abort::AbortSignal;
 use super::error::{AgentError, ErrorCode};
-use super::execution::{ExecutionEvent, ExecutionResult, Interrupt, InterruptResponse, Observer, Outcome};
+use super::execution::{
+    ExecutionEvent, ExecutionResult, Interrupt, InterruptResponse, Observer, Outcome,
+};
 use super::hooks::{HookContext, HookEvent, HookFailure};
 use super::registry::ToolRegistrySnapshot;
 use super::runtime::RuntimeInner;
@@ -72,7 +74,10 @@ pub(crate) struct ExecShared {
 /// The internal "the gate closed under us" error. Never reaches a caller: once the gate is closed its own
 /// terminal decides the result.
 pub(crate) fn gate_closed() -> AgentError {
-    AgentError::new(ErrorCode::InvalidInput, "internal: execution already settled")
+    AgentError::new(
+        ErrorCode::InvalidInput,
+        "internal: execution already settled",
+    )
 }
 
 impl ExecShared {
@@ -158,7 +163,9 @@ impl ExecShared {
 
     /// The value `result` settles with, from the closed gate.
     pub(crate) fn settle(&self) -> Result<ExecutionResult, AgentError> {
-        let terminal = self.terminal().expect("settle is only called after the gate closed");
+        let terminal = self
+            .terminal()
+            .expect("settle is only called after the gate closed");
         let outcome = match terminal {
             Terminal::Finished(outcome) => outcome,
             Terminal::Cancelled => Outcome::Cancelled,
@@ -217,7 +224,11 @@ impl ExecShared {
             if let Err(error) = hook.on_event(&event, &ctx) {
                 return Err(AgentError::new(
                     ErrorCode::HookFailed,
-                    format!("hook {index} failed on {}: {}", event.type_name(), error.message),
+                    format!(
+                        "hook {index} failed on {}: {}",
+                        event.type_name(),
+                        error.message
+                    ),
                 )
                 .with_details(serde_json::json!({
                     "hookIndex": index,
@@ -235,7 +246,9 @@ impl ExecShared {
         if self.terminal_published.replace(true) {
             return;
         }
-        let Some(terminal) = self.terminal() else { return };
+        let Some(terminal) = self.terminal() else {
+            return;
+        };
         let event = match terminal {
             Terminal::Finished(outcome) => {
                 let progress = self.progress.borrow();
@@ -246,7 +259,9 @@ impl ExecShared {
                     tool_calls: progress.tool_calls,
                 }
             }
-            Terminal::Cancelled => HookEvent::ExecutionCancelled { usage: self.progress.borrow().usage },
+            Terminal::Cancelled => HookEvent::ExecutionCancelled {
+                usage: self.progress.borrow().usage,
+            },
             Terminal::Failed(error) => HookEvent::ExecutionFailed { error },
         };
         // The observer is released: nothing may reach it after the terminal decision.
@@ -288,18 +303,32 @@ impl ExecShared {
             tool: tool.to_string(),
             arguments: arguments.clone(),
         };
-        slot.pending = Some(PendingInterrupt { interrupt: interrupt.clone(), reply });
+        slot.pending = Some(PendingInterrupt {
+            interrupt: interrupt.clone(),
+            reply,
+        });
         (interrupt, receiver)
     }
 
     pub(crate) fn pending_interrupt(&self) -> Option<Interrupt> {
-        self.interrupt.borrow().pending.as_ref().map(|p| p.interrupt.clone())
+        self.interrupt
+            .borrow()
+            .pending
+            .as_ref()
+            .map(|p| p.interrupt.clone())
     }
 
-    pub(crate) fn respond(&self, interrupt_id: &str, value: InterruptResponse) -> Result<(), AgentError> {
+    pub(crate) fn respond(
+        &self,
+        interrupt_id: &str,
+        value: InterruptResponse,
+    ) -> Result<(), AgentError> {
         let mut slot = self.interrupt.borrow_mut();
         let already = slot.resolved.iter().any(|id| id == interrupt_id);
-        let pending_id = slot.pending.as_ref().map(|p| p.interrupt.interrupt_id.clone());
+        let pending_id = slot
+            .pending
+            .as_ref()
+            .map(|p| p.interrupt.interrupt_id.clone());
         match pending_id {
             Some(id) if id == interrupt_id => {
                 let pending = slot.pending.take().expect("checked above");
@@ -318,14 +347,18 @@ impl ExecShared {
                 ErrorCode::InterruptMismatch,
                 format!("interrupt {interrupt_id:?} is not the pending one ({id:?})"),
             )
-            .with_details(serde_json::json!({ "interruptId": interrupt_id, "pendingInterruptId": id }))),
+            .with_details(
+                serde_json::json!({ "interruptId": interrupt_id, "pendingInterruptId": id }),
+            )),
             None if self.is_closed() => Err(AgentError::new(
                 ErrorCode::NoPendingInterrupt,
                 "the execution has settled; no interrupt is pending",
             )
             .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
-            None => Err(AgentError::new(ErrorCode::NoPendingInterrupt, "no interrupt is pending")
-                .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            None => Err(
+                AgentError::new(ErrorCode::NoPendingInterrupt, "no interrupt is pending")
+                    .with_details(serde_json::json!({ "interruptId": interrupt_id })),
+            ),
         }
     }
 

@@ -20,16 +20,29 @@ pub struct ToolCallResult {
 }
 
 fn invalid(call_id: &str, problem: &str) -> AgentError {
-    AgentError::new(ErrorCode::InvalidToolResult, format!("tool call {call_id:?} returned an invalid result: {problem}"))
-        .with_details(json!({ "callId": call_id, "problem": problem }))
+    AgentError::new(
+        ErrorCode::InvalidToolResult,
+        format!("tool call {call_id:?} returned an invalid result: {problem}"),
+    )
+    .with_details(json!({ "callId": call_id, "problem": problem }))
 }
 
 /// Validates a raw result for `call_id`.
-pub fn validate_tool_result(raw: Value, call_id: &str, max_characters: u64) -> Result<ToolCallResult, AgentError> {
+pub fn validate_tool_result(
+    raw: Value,
+    call_id: &str,
+    max_characters: u64,
+) -> Result<ToolCallResult, AgentError> {
     let Value::Object(mut map) = raw else {
-        return Err(invalid(call_id, "expected an object { toolCallId, content, isError }"));
+        return Err(invalid(
+            call_id,
+            "expected an object { toolCallId, content, isError }",
+        ));
     };
-    if let Some(extra) = map.keys().find(|k| !matches!(k.as_str(), "toolCallId" | "content" | "isError")) {
+    if let Some(extra) = map
+        .keys()
+        .find(|k| !matches!(k.as_str(), "toolCallId" | "content" | "isError"))
+    {
         return Err(invalid(call_id, &format!("unexpected field {extra:?}")));
     }
     let tool_call_id = match map.remove("toolCallId") {
@@ -38,7 +51,10 @@ pub fn validate_tool_result(raw: Value, call_id: &str, max_characters: u64) -> R
         None => return Err(invalid(call_id, "toolCallId is missing")),
     };
     if tool_call_id != call_id {
-        return Err(invalid(call_id, &format!("toolCallId {tool_call_id:?} does not equal the call id")));
+        return Err(invalid(
+            call_id,
+            &format!("toolCallId {tool_call_id:?} does not equal the call id"),
+        ));
     }
     let content = match map.remove("content") {
         Some(Value::String(content)) => content,
@@ -58,5 +74,9 @@ pub fn validate_tool_result(raw: Value, call_id: &str, max_characters: u64) -> R
         )
         .with_details(json!({ "callId": call_id, "characters": characters })));
     }
-    Ok(ToolCallResult { tool_call_id, content, is_error })
+    Ok(ToolCallResult {
+        tool_call_id,
+        content,
+        is_error,
+    })
 }
