@@ -1,0 +1,244 @@
+//! OpenAI Responses adapter: documented-format streams (no real recordings were available), exact request
+//! bodies, and the encrypted reasoning round trip.
+
+mod common;
+
+use common::*;
+use patchbridge_protocol::{Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage};
+use patchbridge_providers::{
+    encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
+};
+use serde_json::{json, Value};
+
+const KIND: ProviderKind = ProviderKind::OpenAiResponses;
+const DIR: &str = "openai-responses";
+
+fn f(name: &str) -> String {
+    format!("{DIR}/{name}")
+}
+
+fn obj(v: Value) -> serde_json::Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+fn options() -> ModelOptions {
+    ModelOptions::new("o4-mini")
+}
+
+#[test]
+fn every_fixture_decodes_to_its_golden_events() {
+    check_all_goldens(KIND, DIR);
+}
+
+#[test]
+fn text_stream_uses_the_response_id_and_usage() {
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("text.sse")));
+    assert_eq!(a.message.id, "resp_text01");
+    assert_eq!(a.message.blocks, vec![Block::Text { text: "Hello there!".into() }]);
+    assert_eq!(a.stop_reason, StopReason::EndTurn);
+    assert_eq!(a.usage, Usage { input_tokens: 12, output_tokens: 4, ..Usage::default() });
+    assert_eq!(a.model_state, None);
+}
+
+#[test]
+fn reasoning_summaries_are_shown_and_the_encrypted_item_is_kept() {
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("reasoning_tool_call.sse")));
+    assert_eq!(a.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        a.message.blocks,
+        vec![
+            Block::Reasoning { text: "**Adding a todo**\n\nThe user wants milk on the list.".into() },
+            Block::Reasoning { text: "**Calling the tool**".into() },
+            Block::ToolCall { call_id: "call_milk".into(), name: "todo.add".into(), input: obj(json!({ "text": "buy milk" })) },
+        ]
+    );
+    assert_eq!(
+        a.model_state,
+        Some(ModelState {
+            format: "openai-responses/v1".into(),
+            data: json!({ "messages": { "resp_reason01": { "items": [
+                { "raw": { "id": "rs_reason01", "type": "reasoning",
+                           "summary": [{ "type": "summary_text", "text": "**Adding a todo**\n\nThe user wants milk on the list." },
+                                       { "type": "summary_text", "text": "**Calling the tool**" }],
+                           "encrypted_content": "gAAAAABpFULL-encrypted-reasoning-01==" },
+                  "blocks": [0, 1] },
+                { "blocks": [2] },
+            ] } } }),
+        })
+    );
+    assert_eq!(
+        a.usage,
+        Usage { input_tokens: 80, output_tokens: 120, reasoning_tokens: 96, cache_read_tokens: 32, cache_write_tokens: 0 }
+    );
+}
+
+#[test]
+fn encrypted_reasoning_item_goes_back_verbatim_before_its_function_call() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
+    let mut messages = first.messages.clone();
+    messages.push(a.message);
+    messages.push(tool_result("t1", &[("call_milk", "added #4", false)]));
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
+    assert_eq!(
+        body["input"],
+        json!([
+            { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Please help." }] },
+            { "id": "rs_reason01", "type": "reasoning",
+              "summary": [{ "type": "summary_text", "text": "**Adding a todo**\n\nThe user wants milk on the list." },
+                          { "type": "summary_text", "text": "**Calling the tool**" }],
+              // The complete value from output_item.done, not the partial one from output_item.added.
+              "encrypted_content": "gAAAAABpFULL-encrypted-reasoning-01==" },
+            { "type": "function_call", "call_id": "call_milk", "name": "todo_add", "arguments": "{\"text\":\"buy milk\"}" },
+            { "type": "function_call_output", "call_id": "call_milk", "output": "added #4" },
+        ])
+    );
+}
+
+#[test]
+fn parallel_function_calls_become_blocks_0_and_1() {
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("parallel_function_calls.sse")));
+    assert_eq!(
+        a.message.blocks,
+        vec![
+            Block::ToolCall { call_id: "call_a".into(), name: "weather_get".into(), input: obj(json!({ "city": "Paris" })) },
+            Block::ToolCall { call_id: "call_b".into(), name: "weather_get".into(), input: obj(json!({ "city": "Tokyo" })) },
+        ]
+    );
+    assert_eq!(a.stop_reason, StopReason::ToolUse);
+}
+
+#[test]
+fn incomplete_for_max_output_tokens_is_max_tokens_and_drops_the_cut_call() {
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("incomplete_max_output_tokens.sse")));
+    assert_eq!(a.stop_reason, StopReason::MaxTokens);
+    assert_eq!(a.message.blocks, vec![Block::Text { text: "The first three steps are".into() }]);
+    assert_eq!(a.usage.reasoning_tokens, 40);
+}
+
+#[test]
+fn refusal_is_text_with_refusal_stop() {
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("refusal.sse")));
+    assert_eq!(a.stop_reason, StopReason::Refusal);
+    assert_eq!(a.message.blocks, vec![Block::Text { text: "I can't help with that.".into() }]);
+}
+
+#[test]
+fn response_failed_is_upstream_unavailable() {
+    let (events, e) = decode_err(KIND, &first_turn(), &f("failed.sse"));
+    assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
+    assert!(e.retryable());
+    assert!(!e.message().contains("failed to generate"));
+    assert_eq!(events.len(), 3);
+}
+
+#[test]
+fn error_event_for_rate_limit_is_upstream_rate_limited() {
+    let (_, e) = decode_err(KIND, &first_turn(), &f("error_event.sse"));
+    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+}
+
+#[test]
+fn malformed_json_is_an_upstream_protocol_error() {
+    assert_eq!(decode_err(KIND, &first_turn(), &f("malformed_json.sse")).1.code(), "UPSTREAM_PROTOCOL_ERROR");
+}
+
+#[test]
+fn stream_without_completed_event_is_an_upstream_protocol_error() {
+    let (events, e) = decode_err(KIND, &first_turn(), &f("no_completed.sse"));
+    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::MessageStop { .. })));
+}
+
+#[test]
+fn encodes_the_exact_request_body() {
+    let mut options = options();
+    options.max_output_tokens = Some(2000);
+    options.system_prompt = Some("Be brief.".into());
+    options.reasoning =
+        Some(ReasoningOptions { effort: Some(ReasoningEffort::Medium), budget_tokens: None, summary: Some(ReasoningSummary::Detailed) });
+    let messages = vec![
+        Message {
+            id: "u1".into(),
+            role: Role::User,
+            blocks: vec![
+                Block::Text { text: "Add this.".into() },
+                Block::Image { source: ImageSource::Base64 { media_type: "image/png".into(), data: "iVBOR".into() } },
+            ],
+        },
+        Message {
+            id: "a1".into(),
+            role: Role::Assistant,
+            blocks: vec![
+                Block::Text { text: "Sure.".into() },
+                Block::ToolCall { call_id: "call_1".into(), name: "todo.add".into(), input: obj(json!({ "text": "milk" })) },
+            ],
+        },
+        tool_result("t1", &[("call_1", "no space left", true)]),
+    ];
+    let mut req = request(messages, None);
+    req.tools.truncate(1);
+    let up = encode_request(KIND, &options, &req).unwrap();
+    assert_eq!(up.path, "/responses");
+    assert_eq!(
+        up.body,
+        json!({
+            "model": "o4-mini",
+            "instructions": "Be brief.",
+            "input": [
+                { "type": "message", "role": "user", "content": [
+                    { "type": "input_text", "text": "Add this." },
+                    { "type": "input_image", "image_url": "data:image/png;base64,iVBOR", "detail": "auto" },
+                ] },
+                { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "Sure.", "annotations": [] }] },
+                { "type": "function_call", "call_id": "call_1", "name": "todo_add", "arguments": "{\"text\":\"milk\"}" },
+                { "type": "function_call_output", "call_id": "call_1", "output": "Error: no space left" },
+            ],
+            "stream": true,
+            "store": false,
+            "include": ["reasoning.encrypted_content"],
+            "tools": [{ "type": "function", "name": "todo_add", "description": "todo.add tool", "strict": false,
+                        "parameters": { "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] } }],
+            "max_output_tokens": 2000,
+            "reasoning": { "effort": "medium", "summary": "detailed" },
+        })
+    );
+}
+
+#[test]
+fn state_of_another_format_is_rejected_not_dropped() {
+    let state = ModelState { format: "openai-chat/v1".into(), data: json!({ "messages": {} }) };
+    let req = request(vec![user("u1", "hi")], Some(state));
+    assert_eq!(encode_request(KIND, &options(), &req).unwrap_err().code(), "MODEL_STATE_FORMAT_MISMATCH");
+    assert_eq!(Decoder::new(KIND, &req).err().map(|e| e.code()), Some("MODEL_STATE_FORMAT_MISMATCH"));
+}
+
+#[test]
+fn reasoning_block_covered_by_a_raw_item_must_still_be_reasoning() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
+    let mut edited = a.message.clone();
+    edited.blocks[0] = Block::Text { text: "not reasoning".into() };
+    let mut messages = first.messages.clone();
+    messages.push(edited);
+    assert_eq!(encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap_err().code(), "INVALID_REQUEST");
+}
+
+#[test]
+fn two_turns_carry_both_reasoning_items_in_order() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
+    let mut messages = first.messages.clone();
+    messages.push(a.message);
+    messages.push(tool_result("t1", &[("call_milk", "ok", false)]));
+    let second = request(messages.clone(), a.model_state);
+    let b = assemble(&decode_ok(KIND, &second, &f("text.sse")));
+    // The second answer has no reasoning, but the state still holds the first one's item.
+    let state = b.model_state.clone().unwrap();
+    assert!(state.data["messages"]["resp_reason01"].is_object());
+    messages.push(b.message);
+    messages.push(user("u2", "thanks"));
+    let body = encode_request(KIND, &options(), &request(messages, b.model_state)).unwrap().body;
+    let types: Vec<&str> = body["input"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
+    assert_eq!(types, vec!["message", "reasoning", "function_call", "function_call_output", "message", "message"]);
+}
