@@ -1,0 +1,1 @@
+//! `createAgentController` (pending the core controller).

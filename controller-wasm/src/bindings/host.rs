@@ -1,0 +1,194 @@
+//! The core's host traits over JavaScript objects: [`JsPlatform`] (timers, clock, ids, console), [`JsModel`]
+//! (a custom `model` object), [`JsTool`] (a tool's `execute`), [`JsHook`] (a hook's `onEvent`) and the
+//! `onHookError` callback. Values go to JS as deep-frozen JSON-parsed objects and come back as strict JSON text.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use futures::FutureExt;
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use patchbridge_protocol::ModelRequest;
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::error;
+use super::js;
+use super::stream::PumpStream;
+use crate::core::{
+    AbortSignal, AgentError, AgentHook, ErrorCode, EventStream, HookContext, HookEvent, HookFailure, Model,
+    OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
+};
+
+/// A JS `AbortSignal` that aborts when the core signal does (the core signal is the source of truth).
+pub fn mirror_signal(signal: &AbortSignal) -> JsValue {
+    let controller = js::new_abort_controller();
+    let js_signal = controller.signal();
+    signal.on_abort(Box::new(move || controller.abort()));
+    js_signal
+}
+
+/// Reads `object[key]` as a function, or None when absent/not callable.
+pub fn method(object: &JsValue, key: &str) -> Option<Function> {
+    Reflect::get(object, &JsValue::from_str(key)).ok().and_then(|f| f.dyn_into::<Function>().ok())
+}
+
+/// The JSON text of a serialisable core value as a deep-frozen JS value.
+pub fn frozen<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
+    match serde_json::to_string(value) {
+        Ok(text) => js::parse_frozen(&text),
+        Err(_) => JsValue::NULL,
+    }
+}
+
+/// Awaits a JS promise, mapping a rejection with [`error::from_js`].
+pub async fn await_js(promise: Promise, code: ErrorCode, what: &str) -> Result<JsValue, AgentError> {
+    JsFuture::from(promise).await.map_err(|e| error::from_js(&e, code, what))
+}
+
+/// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
+/// `crypto.randomUUID()` and `console.error`.
+pub struct JsPlatform;
+
+impl Platform for JsPlatform {
+    fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {
+        gloo_timers::future::TimeoutFuture::new(ms).boxed_local()
+    }
+
+    fn now_ms(&self) -> f64 {
+        js::performance_now()
+    }
+
+    fn console_error(&self, failure: &HookFailure) {
+        js::console_error2("@patchbridge/agent: a hook threw on the terminal event", &hook_failure_js(failure));
+    }
+
+    fn new_id(&self) -> String {
+        js::new_id()
+    }
+}
+
+/// `{ hookIndex, eventType, executionId, error }` with `error` an `AgentError` instance, deep-frozen.
+pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
+    let object = js::parse_json(&serde_json::to_string(failure).unwrap_or_else(|_| "{}".into()));
+    let _ = Reflect::set(&object, &JsValue::from_str("error"), &error::to_js(&failure.error));
+    js::deep_freeze(&object)
+}
+
+/// `onHookError(failure)` from JS. Its own exceptions are swallowed: there is nowhere further to report them
+/// without changing the settled outcome.
+pub fn on_hook_error(callback: Function) -> OnHookError {
+    Rc::new(move |failure: &HookFailure| {
+        let _ = callback.call1(&JsValue::NULL, &hook_failure_js(failure));
+    })
+}
+
+/// A hook object `{ onEvent(event, context) }`, called synchronously with deep-frozen data.
+pub struct JsHook {
+    object: JsValue,
+    on_event: Function,
+}
+
+impl JsHook {
+    /// Validates the shape (`AGENT_INVALID_OPTIONS` when `onEvent` is missing).
+    pub fn new(object: JsValue, index: u32) -> Result<Self, AgentError> {
+        let on_event = method(&object, "onEvent").ok_or_else(|| {
+            AgentError::new(ErrorCode::InvalidOptions, format!("runtime.hooks[{index}] must be an object with an onEvent function"))
+        })?;
+        Ok(JsHook { object, on_event })
+    }
+}
+
+impl AgentHook for JsHook {
+    fn on_event(&self, event: &HookEvent, ctx: &HookContext) -> Result<(), AgentError> {
+        self.on_event
+            .call2(&self.object, &frozen(event), &frozen(ctx))
+            .map(|_| ())
+            .map_err(|e| error::from_js(&e, ErrorCode::HookFailed, "hook threw"))
+    }
+}
+
+/// A custom model `{ stream(request, signal) }` returning an async iterable (or a promise of one).
+pub struct JsModel {
+    object: JsValue,
+    stream: Function,
+}
+
+impl JsModel {
+    pub fn new(object: JsValue) -> Result<Self, AgentError> {
+        let stream = method(&object, "stream").ok_or_else(|| {
+            AgentError::new(ErrorCode::InvalidOptions, "model must be an object with a stream(request, signal) method")
+        })?;
+        Ok(JsModel { object, stream })
+    }
+}
+
+/// Turns whatever a JS stream function returned (async iterable, or a promise of one) into an [`EventStream`].
+pub fn stream_from_js(returned: Result<JsValue, JsValue>, code: ErrorCode, what: &'static str) -> EventStream {
+    match returned {
+        Err(thrown) => stream::once(futures::future::ready(Err(error::from_js(&thrown, code, what)))).boxed_local(),
+        Ok(value) if value.is_instance_of::<Promise>() => {
+            let promise: Promise = value.unchecked_into();
+            stream::once(async move {
+                let iterable = await_js(promise, code, what).await?;
+                PumpStream::new(&iterable, false, code, what)
+            })
+            .try_flatten()
+            .boxed_local()
+        }
+        Ok(value) => match PumpStream::new(&value, false, code, what) {
+            Ok(s) => s.boxed_local(),
+            Err(e) => stream::once(futures::future::ready(Err(e))).boxed_local(),
+        },
+    }
+}
+
+impl Model for JsModel {
+    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
+        let js_request = frozen(&*request);
+        let returned = self.stream.call2(&self.object, &js_request, &mirror_signal(&signal));
+        stream_from_js(returned, ErrorCode::ModelFailed, "model.stream failed")
+    }
+}
+
+/// A tool's `execute(args, { signal, callId })`.
+pub struct JsTool {
+    object: JsValue,
+    execute: Function,
+}
+
+impl JsTool {
+    pub fn new(object: JsValue, execute: Function) -> Self {
+        JsTool { object, execute }
+    }
+}
+
+/// `{ signal, callId }` for tools and tool interceptors.
+pub fn tool_context_js(ctx: &ToolContext) -> JsValue {
+    let object = Object::new();
+    let _ = Reflect::set(&object, &JsValue::from_str("signal"), &mirror_signal(&ctx.signal));
+    let _ = Reflect::set(&object, &JsValue::from_str("callId"), &JsValue::from_str(&ctx.call_id));
+    Object::freeze(&object).into()
+}
+
+/// Converts a tool's (or tool interceptor's) returned JS value to JSON for the core's exact-shape validation.
+pub fn tool_result_json(value: &JsValue) -> Result<Value, AgentError> {
+    let text = js::try_to_json(value).ok_or_else(|| {
+        AgentError::new(ErrorCode::InvalidToolResult, "tool result is not plain JSON (undefined member, function or non-finite number)")
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| AgentError::new(ErrorCode::InvalidToolResult, format!("tool result is not JSON: {e}")))
+}
+
+impl ToolHandler for JsTool {
+    fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
+        let args = Array::of2(&frozen(&*input), &tool_context_js(&ctx));
+        let promise = js::call_async(&self.execute, &self.object, &args);
+        async move {
+            let value = await_js(promise, ErrorCode::ToolFailed, "tool threw").await?;
+            tool_result_json(&value)
+        }
+        .boxed_local()
+    }
+}

@@ -1,0 +1,95 @@
+//! Imports from JavaScript: the host adapters of `npm/adapter.js` (resolved relative to the generated glue in
+//! `npm/pkg/`, hence `raw_module = "../adapter.js"`) and the few globals the bindings use.
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(raw_module = "../adapter.js")]
+extern "C" {
+    /// Drains a model's async iterable into JSON lines taken in batches (see `adapter.js`).
+    pub type Pump;
+    #[wasm_bindgen(constructor, catch)]
+    pub fn new(iterable: &JsValue, raw: bool) -> Result<Pump, JsValue>;
+    #[wasm_bindgen(method)]
+    pub fn take(this: &Pump) -> Option<String>;
+    #[wasm_bindgen(method)]
+    pub fn state(this: &Pump) -> u32;
+    #[wasm_bindgen(method)]
+    pub fn failure(this: &Pump) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn wait(this: &Pump) -> Promise;
+    #[wasm_bindgen(method)]
+    pub fn stop(this: &Pump);
+
+    #[wasm_bindgen(js_name = makeAgentError)]
+    pub fn make_agent_error(
+        code: &str,
+        message: &str,
+        limit: Option<String>,
+        details: Option<String>,
+        cause: &JsValue,
+    ) -> JsValue;
+    /// `[code | null, message, limit | null, detailsJson | null]` of any thrown value.
+    #[wasm_bindgen(js_name = describeError)]
+    pub fn describe_error(error: &JsValue) -> Array;
+    #[wasm_bindgen(js_name = parseFrozen)]
+    pub fn parse_frozen(text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = parseJson)]
+    pub fn parse_json(text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = deepFreeze)]
+    pub fn deep_freeze(value: &JsValue) -> JsValue;
+    /// Strict JSON text of a host value; `None` when it is not representable (undefined members, functions…).
+    #[wasm_bindgen(js_name = tryToJson)]
+    pub fn try_to_json(value: &JsValue) -> Option<String>;
+    #[wasm_bindgen(js_name = iterableFromRust)]
+    pub fn iterable_from_rust(handle: super::interceptors::RustEventStream) -> JsValue;
+    #[wasm_bindgen(js_name = relayStream)]
+    pub fn relay_stream(url: &str, headers: &JsValue, body: String, signal: &JsValue) -> Promise;
+    #[wasm_bindgen(js_name = relayRequest)]
+    pub fn relay_request(
+        method: &str,
+        url: &str,
+        headers: &JsValue,
+        body: Option<String>,
+        signal: &JsValue,
+    ) -> Promise;
+
+    pub type JsAbortController;
+    #[wasm_bindgen(js_name = newAbortController)]
+    pub fn new_abort_controller() -> JsAbortController;
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &JsAbortController) -> JsValue;
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &JsAbortController);
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    pub fn console_error2(label: &str, value: &JsValue);
+}
+
+#[wasm_bindgen(raw_module = "../adapter.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = newId)]
+    pub fn new_id() -> String;
+    #[wasm_bindgen(js_name = looseJson)]
+    pub fn loose_json(value: &JsValue) -> Option<String>;
+    /// `fn.apply(self, args)` as a promise (sync throws become rejections).
+    #[wasm_bindgen(js_name = callAsync)]
+    pub fn call_async(f: &js_sys::Function, this: &JsValue, args: &Array) -> Promise;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    pub fn performance_now() -> f64;
+}
+
+#[wasm_bindgen(raw_module = "../adapter.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = emitDelta, catch)]
+    pub fn emit_delta(observer: &js_sys::Function, index: u32, delta: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = quiet)]
+    pub fn quiet(promise: &Promise) -> Promise;
+}

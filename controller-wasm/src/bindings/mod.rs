@@ -1,0 +1,23 @@
+//! The JavaScript face of the runtime (wasm32 only): adapts JS objects to the core's host traits and exports
+//! the API of `@patchbridge/agent`. No agent behaviour is decided here; the core does that.
+//!
+//! Layout:
+//! - [`js`] — imports: the host adapters of `npm/adapter.js` (Pump, errors, JSON, fetch) and a few globals.
+//! - [`error`] — core `AgentError` ⇄ the JS `AgentError` class of `npm/errors.js`.
+//! - [`stream`] — a JS async iterable as a core event stream, taken in batches (the hot path).
+//! - [`host`] — platform (timers, clock, ids), custom model, tools, hooks, `onHookError`, abort mirroring.
+//! - [`interceptors`] — model and tool interceptors and their `next` continuations.
+//! - [`relay`] — the relay model and conversation store over `fetch` (docs/protocol.md).
+//! - [`options`] — reading option objects, tool definitions and execution input.
+//! - [`runtime`] — `DefaultAgentRuntime` and `AgentExecution`.
+//! - [`controller`] — `createAgentController` and `AgentController` with its state snapshots.
+
+mod controller;
+mod error;
+mod host;
+mod interceptors;
+mod js;
+mod options;
+mod relay;
+mod runtime;
+mod stream;

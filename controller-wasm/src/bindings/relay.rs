@@ -1,0 +1,135 @@
+//! The relay protocol over `fetch` (docs/protocol.md §2, §4, §6): [`RelayModel`] streams `POST {endpoint}/model`
+//! and [`RelayStore`] keeps conversations at `{endpoint}/conversations`. `fetch` and SSE framing happen in
+//! `npm/adapter.js`; statuses and error bodies are mapped to stable codes here.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use futures::FutureExt;
+use js_sys::Array;
+use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ModelRequest};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::host::{await_js, mirror_signal};
+use super::js;
+use super::stream::PumpStream;
+use crate::core::{AbortSignal, AgentError, ConversationStore, ErrorCode, EventStream, Model};
+
+/// Where the relay lives and how to authenticate each request.
+#[derive(Clone)]
+pub struct Relay {
+    /// `endpoint` without a trailing slash.
+    pub base: Rc<str>,
+    /// The host's `headers` option: an object, or a (possibly async) function called per request.
+    pub headers: JsValue,
+}
+
+impl Relay {
+    pub fn new(endpoint: &str, headers: JsValue) -> Self {
+        Relay { base: endpoint.trim_end_matches('/').into(), headers }
+    }
+
+    fn url(&self, path: &str) -> String {
+        let mut url = String::with_capacity(self.base.len() + path.len());
+        url.push_str(&self.base);
+        url.push_str(path);
+        url
+    }
+}
+
+/// `{ error: { code, message, ... } }` of a non-2xx response as an AgentError. `REVISION_CONFLICT` and
+/// `CONVERSATION_CORRUPT` get their own codes; everything else is `AGENT_RELAY_ERROR` with the relay's code.
+fn http_error(status: u32, body: &str, what: &str) -> AgentError {
+    let parsed: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let err = parsed.get("error");
+    let relay_code = err.and_then(|e| e.get("code")).and_then(Value::as_str).unwrap_or("").to_owned();
+    let relay_message = err.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or("").to_owned();
+    let code = match relay_code.as_str() {
+        "REVISION_CONFLICT" => ErrorCode::RevisionConflict,
+        "CONVERSATION_CORRUPT" => ErrorCode::ConversationCorrupt,
+        _ => ErrorCode::RelayError,
+    };
+    let mut details = json!({ "status": status, "relayCode": relay_code });
+    if let Some(current) = err.and_then(|e| e.get("currentRevision")) {
+        details["currentRevision"] = current.clone();
+    }
+    let text = if relay_message.is_empty() { format!("HTTP {status}") } else { relay_message };
+    AgentError::new(code, format!("{what}: {text}")).with_details(details)
+}
+
+fn status_and_body(pair: &JsValue) -> (u32, JsValue) {
+    let array: &Array = pair.unchecked_ref();
+    (array.get(0).as_f64().unwrap_or(0.0) as u32, array.get(1))
+}
+
+/// The relay as a [`Model`].
+pub struct RelayModel {
+    pub relay: Relay,
+}
+
+impl Model for RelayModel {
+    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
+        let body = serde_json::to_string(&*request).unwrap_or_default();
+        let url = self.relay.url("/model");
+        let promise = js::relay_stream(&url, &self.relay.headers, body, &mirror_signal(&signal));
+        stream::once(async move {
+            let pair = await_js(promise, ErrorCode::RelayError, "relay request failed").await?;
+            let (status, body) = status_and_body(&pair);
+            if !(200..300).contains(&status) {
+                return Err(http_error(status, &body.as_string().unwrap_or_default(), "relay model call failed"));
+            }
+            PumpStream::new(&body, true, ErrorCode::RelayError, "relay stream failed")
+        })
+        .try_flatten()
+        .boxed_local()
+    }
+}
+
+/// The relay's conversation API as a [`ConversationStore`].
+pub struct RelayStore {
+    pub relay: Relay,
+}
+
+impl RelayStore {
+    fn request(&self, method: &'static str, path: String, body: Option<String>, what: &'static str)
+        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+        let url = self.relay.url(&path);
+        let promise = js::relay_request(method, &url, &self.relay.headers, body, &JsValue::UNDEFINED);
+        async move {
+            let pair = await_js(promise, ErrorCode::RelayError, what).await?;
+            let (status, body) = status_and_body(&pair);
+            let text = body.as_string().unwrap_or_default();
+            if !(200..300).contains(&status) {
+                return Err(http_error(status, &text, what));
+            }
+            serde_json::from_str::<ConversationSnapshot>(&text).map_err(|e| {
+                AgentError::new(ErrorCode::ConversationCorrupt, format!("{what}: the stored conversation does not parse: {e}"))
+            })
+        }
+        .boxed_local()
+    }
+}
+
+fn conversation_path(id: &str) -> String {
+    let encoded: String = js_sys::encode_uri_component(id).into();
+    format!("/conversations/{encoded}")
+}
+
+impl ConversationStore for RelayStore {
+    fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+        self.request("GET", conversation_path(id), None, "loading the conversation failed")
+    }
+
+    fn create(&self, title: &str, ctx: &ConversationContext) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+        let body = json!({ "title": title, "context": ctx }).to_string();
+        self.request("POST", "/conversations".into(), Some(body), "creating the conversation failed")
+    }
+
+    fn save(&self, id: &str, expected_revision: u64, ctx: &ConversationContext)
+        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+        let body = json!({ "expectedRevision": expected_revision, "context": ctx }).to_string();
+        self.request("PUT", conversation_path(id), Some(body), "saving the conversation failed")
+    }
+}

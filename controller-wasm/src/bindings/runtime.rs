@@ -1,0 +1,181 @@
+//! `new DefaultAgentRuntime(model, { limits, hooks?, onHookError?, modelInterceptors?, toolInterceptors? })` and
+//! the `AgentExecution` handle that `runtime.start(input, observer?)` returns.
+
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Promise};
+use patchbridge_protocol::StreamEvent;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::error::to_js;
+use super::host::{frozen, JsModel, JsPlatform};
+use super::js;
+use super::options;
+use crate::core::{
+    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, InterruptResponse, Limits, Observer, ToolRegistry,
+};
+
+/// The factory defaults (`DEFAULT_LIMITS` in npm/index.js).
+#[wasm_bindgen(js_name = defaultLimits)]
+pub fn default_limits() -> JsValue {
+    frozen(&Limits::DEFAULT)
+}
+
+/// The observer given to `start`: block deltas go through a dedicated call (no JSON); every other event is its
+/// JSON form, deep-frozen. An observer that throws is reported to `console.error` and does not affect the run.
+pub fn observer(callback: Option<Function>) -> Observer {
+    match callback {
+        None => Box::new(|_: &ExecutionEvent<'_>| {}),
+        Some(f) => Box::new(move |event: &ExecutionEvent<'_>| {
+            let outcome = match event {
+                ExecutionEvent::Stream(StreamEvent::BlockDelta { index, delta }) => js::emit_delta(&f, *index, delta),
+                other => f.call1(&JsValue::NULL, &js::parse_frozen(&other.to_json().to_string())).map(|_| ()),
+            };
+            if let Err(thrown) = outcome {
+                js::console_error2("@patchbridge/agent: an execution observer threw", &thrown);
+            }
+        }),
+    }
+}
+
+/// Builds a frozen registry snapshot from a `tools` array of definitions.
+pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, AgentError> {
+    let mut registry = ToolRegistry::new();
+    if !options::is_missing(tools) {
+        if !Array::is_array(tools) {
+            return Err(AgentError::new(ErrorCode::InvalidInput, "input.tools must be an array of tool definitions"));
+        }
+        for def in Array::from(tools).iter() {
+            let (spec, handler) = options::tool(&def)?;
+            registry.register(spec, handler)?;
+        }
+    }
+    Ok(registry.snapshot())
+}
+
+const INPUT_KEYS: [&str; 6] = ["messages", "modelState", "tools", "model", "conversationId", "traceId"];
+
+fn execution_input(input: &JsValue) -> Result<ExecutionInput, AgentError> {
+    if !input.is_object() {
+        return Err(AgentError::new(ErrorCode::InvalidInput, "input must be an object { messages, modelState, tools? }"));
+    }
+    options::check_keys(input, &INPUT_KEYS, "input", ErrorCode::InvalidInput)?;
+    let messages = options::messages(&options::get(input, "messages"), "input.messages")?;
+    let mut exec = ExecutionInput::new(messages, snapshot_of(&options::get(input, "tools"))?);
+    exec.model_state = options::model_state(&options::get(input, "modelState"), "input.modelState")?;
+    exec.model = options::opt_string(input, "model", "input", ErrorCode::InvalidInput)?;
+    exec.conversation_id = options::opt_string(input, "conversationId", "input", ErrorCode::InvalidInput)?;
+    exec.trace_id = options::opt_string(input, "traceId", "input", ErrorCode::InvalidInput)?;
+    Ok(exec)
+}
+
+/// The low-level runtime: all five limits required, no defaults merged.
+#[wasm_bindgen(js_name = DefaultAgentRuntime)]
+pub struct JsRuntime {
+    inner: core::DefaultAgentRuntime,
+}
+
+#[wasm_bindgen(js_class = DefaultAgentRuntime)]
+impl JsRuntime {
+    /// Throws `AgentError` (`AGENT_INVALID_LIMITS` naming the key, or `AGENT_INVALID_OPTIONS`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(model: JsValue, options: JsValue) -> Result<JsRuntime, JsValue> {
+        let model = JsModel::new(model).map_err(|e| to_js(&e))?;
+        let options = options::runtime_options(&options, true, "DefaultAgentRuntime options").map_err(|e| to_js(&e))?;
+        let inner = core::DefaultAgentRuntime::new(Rc::new(model), options, Rc::new(JsPlatform)).map_err(|e| to_js(&e))?;
+        Ok(JsRuntime { inner })
+    }
+
+    /// The validated limits (frozen).
+    #[wasm_bindgen(getter)]
+    pub fn limits(&self) -> JsValue {
+        frozen(&self.inner.limits())
+    }
+
+    /// Starts an independent execution. `input` is `{ messages, modelState?, tools?, model?, conversationId?,
+    /// traceId? }`; `observer(event)` sees draft stream events, completed messages, tool results and interrupts.
+    pub fn start(&self, input: JsValue, observer: Option<Function>) -> Result<JsExecution, JsValue> {
+        let input = execution_input(&input).map_err(|e| to_js(&e))?;
+        let execution = self.inner.start(input, self::observer(observer)).map_err(|e| to_js(&e))?;
+        Ok(JsExecution::new(execution))
+    }
+}
+
+/// One execution: `cancel()`, `respond({ interruptId, value })`, `result`.
+#[wasm_bindgen(js_name = AgentExecution)]
+pub struct JsExecution {
+    inner: core::AgentExecution,
+    result: Promise,
+}
+
+impl JsExecution {
+    pub fn new(inner: core::AgentExecution) -> Self {
+        let future = inner.result();
+        // The promise also drives the execution (future_to_promise spawns it). It is marked handled so that a
+        // host that never reads `result` does not get an unhandled rejection; awaiting it still rejects.
+        let result = js::quiet(&future_to_promise(async move {
+            match future.await {
+                Ok(result) => Ok(frozen(&result)),
+                Err(e) => Err(to_js(&e)),
+            }
+        }));
+        JsExecution { inner, result }
+    }
+}
+
+#[wasm_bindgen(js_class = AgentExecution)]
+impl JsExecution {
+    /// The execution id.
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.inner.id().to_owned()
+    }
+
+    /// A promise of `{ outcome, messages, modelState, usage }`; rejects with an `AgentError`.
+    #[wasm_bindgen(getter)]
+    pub fn result(&self) -> Promise {
+        self.result.clone()
+    }
+
+    /// Whether the outcome is decided.
+    #[wasm_bindgen(getter)]
+    pub fn settled(&self) -> bool {
+        self.inner.is_settled()
+    }
+
+    /// The pending interrupt `{ interruptId, kind, callId, tool, arguments }` or null.
+    #[wasm_bindgen(getter, js_name = pendingInterrupt)]
+    pub fn pending_interrupt(&self) -> JsValue {
+        match self.inner.pending_interrupt() {
+            Some(interrupt) => frozen(&interrupt),
+            None => JsValue::NULL,
+        }
+    }
+
+    /// Cancels (outcome `cancelled`) and aborts the signal; returns whether this call decided the outcome.
+    pub fn cancel(&self) -> bool {
+        self.inner.cancel()
+    }
+
+    /// Answers the pending interrupt: `{ interruptId, value }` with `value` true/false, "approve"/"reject" or
+    /// `{ approved, reason? }`. Throws `AgentError` on a wrong id, a second answer or nothing pending.
+    pub fn respond(&self, response: JsValue) -> Result<(), JsValue> {
+        let parsed = parse_response(&response).map_err(|e| to_js(&e))?;
+        self.inner.respond(&parsed.0, parsed.1).map_err(|e| to_js(&e))
+    }
+}
+
+fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), AgentError> {
+    let bad = || AgentError::new(ErrorCode::InvalidInput, "respond expects { interruptId: string, value }");
+    if !response.is_object() {
+        return Err(bad());
+    }
+    options::check_keys(response, &["interruptId", "value"], "respond", ErrorCode::InvalidInput)?;
+    let id = options::get(response, "interruptId").as_string().ok_or_else(bad)?;
+    let value: Value = js::try_to_json(&options::get(response, "value"))
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(bad)?;
+    Ok((id, InterruptResponse::from_json(&value)?))
+}

@@ -1,0 +1,120 @@
+//! A JS async iterable of stream events as a core [`EventStream`], batched.
+//!
+//! The JS `Pump` (npm/adapter.js) drains the iterator ahead of the core into JSON lines; this stream takes them
+//! a batch at a time (one string crossing, one promise per batch) and parses one line per `poll_next`, so the
+//! core aggregates event by event without a JS round trip per delta. `block-delta` lines in the canonical shape
+//! `{"type":"block-delta","index":N,"delta":"…"}` are read by a small scanner; every other line (and any delta
+//! with escapes or another key order) goes through serde, which is strict about shape.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::{Future, Stream};
+use patchbridge_protocol::StreamEvent;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+use super::error;
+use super::js;
+use crate::core::{AgentError, ErrorCode};
+
+/// Core events read from a [`js::Pump`]. Dropping it stops the pump (the iterator's `return()` is called and
+/// its late values or exceptions are ignored).
+pub struct PumpStream {
+    pump: js::Pump,
+    batch: String,
+    pos: usize,
+    waiting: Option<JsFuture>,
+    finished: bool,
+    thrown_code: ErrorCode,
+    what: &'static str,
+}
+
+impl PumpStream {
+    /// Wraps `iterable` (a custom model's return value or an interceptor's generator). `raw` when it yields JSON
+    /// text (the relay's SSE payloads). Values thrown by the iterator become `thrown_code` errors.
+    pub fn new(iterable: &JsValue, raw: bool, thrown_code: ErrorCode, what: &'static str) -> Result<Self, AgentError> {
+        let pump = js::Pump::new(iterable, raw).map_err(|e| error::from_js(&e, thrown_code, what))?;
+        Ok(PumpStream { pump, batch: String::new(), pos: 0, waiting: None, finished: false, thrown_code, what })
+    }
+}
+
+impl Stream for PumpStream {
+    type Item = Result<StreamEvent, AgentError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            if this.pos < this.batch.len() {
+                let rest = &this.batch[this.pos..];
+                let end = rest.find('\n').unwrap_or(rest.len());
+                let event = parse_event(&rest[..end]);
+                this.pos += end + 1;
+                return Poll::Ready(Some(event));
+            }
+            if this.finished {
+                return Poll::Ready(None);
+            }
+            if let Some(waiting) = this.waiting.as_mut() {
+                match Pin::new(waiting).poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(_) => this.waiting = None,
+                }
+            }
+            if let Some(batch) = this.pump.take() {
+                this.batch = batch;
+                this.pos = 0;
+                continue;
+            }
+            match this.pump.state() {
+                0 => this.waiting = Some(JsFuture::from(this.pump.wait())),
+                1 => {
+                    this.finished = true;
+                    return Poll::Ready(None);
+                }
+                _ => {
+                    this.finished = true;
+                    let thrown = this.pump.failure();
+                    return Poll::Ready(Some(Err(error::from_js(&thrown, this.thrown_code, this.what))));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for PumpStream {
+    fn drop(&mut self) {
+        self.pump.stop();
+    }
+}
+
+/// One JSON line as a stream event; malformed or unknown shapes are protocol errors.
+pub fn parse_event(line: &str) -> Result<StreamEvent, AgentError> {
+    if let Some(event) = fast_delta(line) {
+        return Ok(event);
+    }
+    serde_json::from_str::<StreamEvent>(line).map_err(|e| {
+        let mut message = String::from("invalid model stream event: ");
+        message.push_str(&e.to_string());
+        AgentError::new(ErrorCode::ProtocolError, message)
+    })
+}
+
+const DELTA_PREFIX: &str = "{\"type\":\"block-delta\",\"index\":";
+const DELTA_KEY: &str = ",\"delta\":\"";
+
+/// The canonical `block-delta` line without escapes, or None (the caller falls back to serde).
+fn fast_delta(line: &str) -> Option<StreamEvent> {
+    let rest = line.strip_prefix(DELTA_PREFIX)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 || (digits > 1 && rest.as_bytes()[0] == b'0') {
+        return None;
+    }
+    let index: u32 = rest[..digits].parse().ok()?;
+    let text = rest[digits..].strip_prefix(DELTA_KEY)?.strip_suffix("\"}")?;
+    // A backslash or quote means escapes (or another shape), a control character invalid JSON: serde decides.
+    if text.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
+        return None;
+    }
+    Some(StreamEvent::BlockDelta { index, delta: text.to_owned() })
+}

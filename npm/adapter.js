@@ -1,0 +1,331 @@
+// Host adapters used by the WebAssembly bindings (imported by the wasm-bindgen glue in pkg/ as "../adapter.js").
+// Nothing here decides agent behaviour: these helpers only move values between JavaScript's world (async
+// iterators, fetch, frozen objects) and the Rust core, which validates and decides everything.
+//
+// - Pump: drains a model's async iterable into a buffer of JSON lines that Rust takes in batches, so the hot path
+//   costs one string crossing and one promise per batch instead of one per event.
+// - iterableFromRust: the reverse direction, a Rust event stream as an async iterable (interceptors' `next`).
+// - toJson / parseFrozen: strict JSON conversion out of JavaScript, deep-frozen values into it.
+// - relayStream / relayRequest: fetch + SSE framing for the relay protocol (docs/protocol.md §2, §6); status codes
+//   and error bodies are handed to Rust unchanged.
+
+import { AgentError } from './errors.js';
+
+/** Builds the error class instance for the Rust side (details arrive as JSON text). */
+export function makeAgentError(code, message, limit, detailsJson, cause) {
+  const options = {};
+  if (limit !== undefined && limit !== null) options.limit = limit;
+  if (detailsJson !== undefined && detailsJson !== null) options.details = parseFrozen(detailsJson);
+  if (cause !== undefined && cause !== null) options.cause = cause;
+  return new AgentError(code, message, options);
+}
+
+/** Describes a thrown value for Rust: `[code|null, message, limit|null, detailsJson|null]`. */
+export function describeError(error) {
+  if (error instanceof AgentError) {
+    let details = null;
+    try { details = error.details == null ? null : JSON.stringify(error.details); } catch { details = null; }
+    return [error.code, String(error.message), error.limit ?? null, details];
+  }
+  if (error instanceof Error) return [null, `${error.name}: ${error.message}`, null, null];
+  let text;
+  try { text = String(error); } catch { text = 'non-printable thrown value'; }
+  return [null, text, null, null];
+}
+
+export function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+  }
+  return value;
+}
+
+/** JSON text from Rust as a deep-frozen value (hook data, tool results, state snapshots). */
+export function parseFrozen(text) {
+  return deepFreeze(JSON.parse(text));
+}
+
+/** JSON text from Rust as a fresh mutable value (requests handed to models and interceptors). */
+export function parseJson(text) {
+  return JSON.parse(text);
+}
+
+function strictReplacer(key, value) {
+  switch (typeof value) {
+    case 'undefined':
+      throw new TypeError(`${key === '' ? 'value' : `"${key}"`} is undefined, which is not JSON`);
+    case 'function': case 'symbol': case 'bigint':
+      throw new TypeError(`"${key}" is a ${typeof value}, which is not JSON`);
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`"${key}" is ${value}, which is not JSON`);
+      return value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * Strict JSON text of a host value, or throws TypeError: `undefined` members, functions and non-finite numbers
+ * are refused instead of being silently dropped, so Rust's exact-shape validation sees what the host returned.
+ */
+export function toJson(value) {
+  return JSON.stringify(value, strictReplacer);
+}
+
+/** Like toJson but returns `undefined` on failure (callers turn that into a typed error). */
+export function tryToJson(value) {
+  try { return toJson(value); } catch { return undefined; }
+}
+
+// Flushing a partially filled batch waits for the event loop to be idle (a macrotask), so a producer that yields
+// synchronously-available events fills whole batches while a network stream is still delivered without delay.
+const scheduleIdle = typeof setImmediate === 'function'
+  ? (fn) => setImmediate(fn)
+  : (() => {
+    const channel = new MessageChannel();
+    const queue = [];
+    channel.port1.onmessage = () => { const fn = queue.shift(); if (fn) fn(); };
+    return (fn) => { queue.push(fn); channel.port2.postMessage(0); };
+  })();
+
+const BATCH = 512;        // events per batch handed to Rust when the producer is fast
+const HIGH_WATER = 4096;  // the producer pauses above this many buffered events (backpressure)
+
+/**
+ * Drains an async (or sync) iterable into a buffer of JSON lines. `raw` means the iterable yields JSON text
+ * already (the relay's SSE `data:` payloads); otherwise each yielded value is serialised with JSON.stringify.
+ *
+ * Rust calls `take()` (a batch as "line\nline…", or undefined when empty), and when empty `wait()` (a promise
+ * settled when a batch is ready, the stream ended or failed). `failure()` reports a thrown value after the
+ * buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored).
+ */
+export class Pump {
+  constructor(iterable, raw) {
+    this.raw = raw;
+    this.lines = [];
+    this.done = false;
+    this.failed = false;
+    this.error = undefined;
+    this.stopped = false;
+    this.waiter = null;
+    this.resume = null;
+    this.idleScheduled = false;
+    let iterator;
+    if (iterable != null && typeof iterable[Symbol.asyncIterator] === 'function') {
+      iterator = iterable[Symbol.asyncIterator]();
+    } else if (iterable != null && typeof iterable[Symbol.iterator] === 'function' && typeof iterable !== 'string') {
+      iterator = iterable[Symbol.iterator]();
+    } else {
+      throw new TypeError('model stream is not an async iterable');
+    }
+    this.iterator = iterator;
+    this.run();
+  }
+
+  async run() {
+    const it = this.iterator;
+    try {
+      for (;;) {
+        const step = await it.next();
+        if (this.stopped) return;
+        if (step === null || typeof step !== 'object') throw new TypeError('iterator result is not an object');
+        if (step.done) break;
+        const value = step.value;
+        if (this.raw) {
+          this.lines.push(value);
+        } else {
+          const text = JSON.stringify(value);
+          if (text === undefined) throw new TypeError('model stream yielded a value that is not JSON');
+          this.lines.push(text);
+        }
+        const n = this.lines.length;
+        if (this.waiter !== null) {
+          if (n >= BATCH) this.wake();
+          else if (!this.idleScheduled) { this.idleScheduled = true; scheduleIdle(() => { this.idleScheduled = false; this.wake(); }); }
+        }
+        if (n >= HIGH_WATER) await new Promise((resolve) => { this.resume = resolve; });
+        if (this.stopped) return;
+      }
+      this.done = true;
+    } catch (error) {
+      if (this.stopped) return;
+      this.failed = true;
+      this.error = error;
+    }
+    this.wake();
+  }
+
+  wake() {
+    const waiter = this.waiter;
+    if (waiter !== null) { this.waiter = null; waiter(); }
+  }
+
+  take() {
+    const lines = this.lines;
+    if (lines.length === 0) return undefined;
+    this.lines = [];
+    const resume = this.resume;
+    if (resume !== null) { this.resume = null; resume(); }
+    return lines.length === 1 ? lines[0] : lines.join('\n');
+  }
+
+  /** 0 = open, 1 = ended normally, 2 = failed (see failure()). Only meaningful once take() returned undefined. */
+  state() {
+    return this.failed ? 2 : this.done ? 1 : 0;
+  }
+
+  failure() {
+    return this.error;
+  }
+
+  wait() {
+    return new Promise((resolve) => {
+      if (this.lines.length > 0 || this.done || this.failed) resolve();
+      else this.waiter = resolve;
+    });
+  }
+
+  stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.lines = [];
+    const resume = this.resume;
+    if (resume !== null) { this.resume = null; resume(); }
+    const it = this.iterator;
+    if (!this.done && !this.failed && typeof it.return === 'function') {
+      try {
+        const pending = it.return();
+        if (pending && typeof pending.then === 'function') pending.then(undefined, () => {});
+      } catch { /* a late exception of an abandoned stream is isolated by design */ }
+    }
+  }
+}
+
+/**
+ * A Rust event stream as an async iterable of fresh event objects (the `next` given to model interceptors).
+ * `handle.next()` resolves to JSON text or undefined at the end; `handle.close()` drops the Rust stream.
+ */
+export function iterableFromRust(handle) {
+  let closed = false;
+  const close = () => { if (!closed) { closed = true; handle.close(); } };
+  const iterator = {
+    [Symbol.asyncIterator]() { return iterator; },
+    async next() {
+      if (closed) return { done: true, value: undefined };
+      let text;
+      try { text = await handle.next(); } catch (error) { close(); throw error; }
+      if (text === undefined) { close(); return { done: true, value: undefined }; }
+      return { done: false, value: JSON.parse(text) };
+    },
+    async return(value) { close(); return { done: true, value }; },
+  };
+  return iterator;
+}
+
+async function resolveHeaders(provider) {
+  if (provider == null) return {};
+  const value = typeof provider === 'function' ? await provider() : provider;
+  if (value == null) return {};
+  if (typeof value !== 'object') throw new AgentError('AGENT_INVALID_OPTIONS', 'headers provider must return an object of header values');
+  return value instanceof Headers ? Object.fromEntries(value.entries()) : { ...value };
+}
+
+/**
+ * One JSON request to the relay. Resolves to `[status, bodyText]` for any HTTP status (Rust maps statuses and
+ * error bodies to codes); rejects only when the request could not be made at all.
+ */
+export async function relayRequest(method, url, headersProvider, bodyText, signal) {
+  const headers = await resolveHeaders(headersProvider);
+  const init = { method, headers: { accept: 'application/json', ...headers }, signal: signal ?? undefined };
+  if (bodyText !== undefined && bodyText !== null) {
+    init.headers['content-type'] = 'application/json';
+    init.body = bodyText;
+  }
+  const response = await fetch(url, init);
+  return [response.status, await response.text()];
+}
+
+/**
+ * POST {endpoint}/model and frame its text/event-stream body into JSON payloads. Resolves to
+ * `[status, body]`: for 2xx `body` is an async iterable of `data:` payloads (JSON text, for a raw Pump); for any
+ * other status it is the error body text.
+ */
+export async function relayStream(url, headersProvider, bodyText, signal) {
+  const headers = await resolveHeaders(headersProvider);
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { accept: 'text/event-stream', ...headers, 'content-type': 'application/json' },
+    body: bodyText,
+    signal: signal ?? undefined,
+  });
+  if (response.status < 200 || response.status > 299) return [response.status, await response.text()];
+  return [response.status, sseData(response.body)];
+}
+
+async function* sseData(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let data = [];
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let start = 0;
+      for (;;) {
+        const nl = buffer.indexOf('\n', start);
+        if (nl < 0) break;
+        let line = buffer.slice(start, nl);
+        start = nl + 1;
+        if (line.endsWith('\r')) line = line.slice(0, -1);
+        if (line === '') {
+          // Multi-line data is joined with a space, not "\n": a newline outside a JSON string is whitespace, and
+          // the Pump uses "\n" to separate events.
+          if (data.length > 0) { yield data.join(' '); data = []; }
+        } else if (line.startsWith('data:')) {
+          data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+        }
+        // `event:`, `id:`, `retry:` and comments carry nothing the JSON payload does not (docs/protocol.md §3).
+      }
+      buffer = buffer.slice(start);
+    }
+    if (data.length > 0) yield data.join(' ');
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+export function newAbortController() {
+  return new AbortController();
+}
+
+let idCounter = 0;
+/** A fresh id for executions and unnamed messages: crypto.randomUUID where available (secure contexts). */
+export function newId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  idCounter += 1;
+  return `${Date.now().toString(36)}-${idCounter.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Plain JSON.stringify (undefined members dropped, NaN as null): used where Rust reports the key (limits). */
+export function looseJson(value) {
+  try { return JSON.stringify(value); } catch { return undefined; }
+}
+
+/** Calls `fn` with `args`; a returned thenable is awaited, anything else is wrapped in a resolved promise. */
+export function callAsync(fn, self, args) {
+  return new Promise((resolve) => resolve(fn.apply(self, args)));
+}
+
+/** Observer call for the hot event (a block-delta) without a JSON round trip. */
+export function emitDelta(observer, index, delta) {
+  observer(Object.freeze({ type: 'block-delta', index, delta }));
+}
+
+/** Marks a promise as handled (it still rejects for whoever awaits it) and returns it. */
+export function quiet(promise) {
+  promise.then(undefined, () => {});
+  return promise;
+}

@@ -1,0 +1,77 @@
+/** Stable error codes of @patchbridge/agent (compare `error.code` against these). */
+export type AgentErrorCode =
+  | 'AGENT_EXECUTION_TIMEOUT'
+  | 'AGENT_LIMIT_EXCEEDED'
+  | 'AGENT_INVALID_LIMITS'
+  | 'AGENT_INVALID_OPTIONS'
+  | 'AGENT_PROTOCOL_ERROR'
+  | 'AGENT_TOOL_PRECHECK_FAILED'
+  | 'AGENT_INVALID_TOOL_RESULT'
+  | 'AGENT_TOOL_FAILED'
+  | 'AGENT_MODEL_FAILED'
+  | 'AGENT_INTERCEPTOR_FAILED'
+  | 'AGENT_NEXT_CALLED_TWICE'
+  | 'AGENT_HOOK_FAILED'
+  | 'AGENT_NO_PENDING_INTERRUPT'
+  | 'AGENT_INTERRUPT_MISMATCH'
+  | 'AGENT_INTERRUPT_ALREADY_RESOLVED'
+  | 'AGENT_BUSY'
+  | 'AGENT_DESTROYED'
+  | 'AGENT_REVISION_CONFLICT'
+  | 'AGENT_CONVERSATION_CORRUPT'
+  | 'AGENT_RELAY_ERROR'
+  | 'AGENT_INVALID_TOOL'
+  | 'AGENT_INVALID_INPUT';
+
+/** The five limit names (`AgentError.limit` for AGENT_LIMIT_EXCEEDED / AGENT_INVALID_LIMITS). */
+export type LimitName =
+  | 'maxModelCalls'
+  | 'maxToolCalls'
+  | 'maxDurationMs'
+  | 'maxModelOutputCharacters'
+  | 'maxToolResultCharacters';
+
+export declare const AGENT_EXECUTION_TIMEOUT: 'AGENT_EXECUTION_TIMEOUT';
+export declare const AGENT_LIMIT_EXCEEDED: 'AGENT_LIMIT_EXCEEDED';
+export declare const AGENT_INVALID_LIMITS: 'AGENT_INVALID_LIMITS';
+export declare const AGENT_INVALID_OPTIONS: 'AGENT_INVALID_OPTIONS';
+export declare const AGENT_PROTOCOL_ERROR: 'AGENT_PROTOCOL_ERROR';
+export declare const AGENT_TOOL_PRECHECK_FAILED: 'AGENT_TOOL_PRECHECK_FAILED';
+export declare const AGENT_INVALID_TOOL_RESULT: 'AGENT_INVALID_TOOL_RESULT';
+export declare const AGENT_TOOL_FAILED: 'AGENT_TOOL_FAILED';
+export declare const AGENT_MODEL_FAILED: 'AGENT_MODEL_FAILED';
+export declare const AGENT_INTERCEPTOR_FAILED: 'AGENT_INTERCEPTOR_FAILED';
+export declare const AGENT_NEXT_CALLED_TWICE: 'AGENT_NEXT_CALLED_TWICE';
+export declare const AGENT_HOOK_FAILED: 'AGENT_HOOK_FAILED';
+export declare const AGENT_NO_PENDING_INTERRUPT: 'AGENT_NO_PENDING_INTERRUPT';
+export declare const AGENT_INTERRUPT_MISMATCH: 'AGENT_INTERRUPT_MISMATCH';
+export declare const AGENT_INTERRUPT_ALREADY_RESOLVED: 'AGENT_INTERRUPT_ALREADY_RESOLVED';
+export declare const AGENT_BUSY: 'AGENT_BUSY';
+export declare const AGENT_DESTROYED: 'AGENT_DESTROYED';
+export declare const AGENT_REVISION_CONFLICT: 'AGENT_REVISION_CONFLICT';
+export declare const AGENT_CONVERSATION_CORRUPT: 'AGENT_CONVERSATION_CORRUPT';
+export declare const AGENT_RELAY_ERROR: 'AGENT_RELAY_ERROR';
+export declare const AGENT_INVALID_TOOL: 'AGENT_INVALID_TOOL';
+export declare const AGENT_INVALID_INPUT: 'AGENT_INVALID_INPUT';
+
+/** Every code keyed by itself. */
+export declare const ErrorCodes: Readonly<{ [K in AgentErrorCode]: K }>;
+
+/** The one error class: every rejection and throw of the runtime is an AgentError with a stable `code`. */
+export declare class AgentError extends Error {
+  constructor(
+    code: AgentErrorCode,
+    message: string,
+    options?: { limit?: LimitName | null; details?: unknown; cause?: unknown },
+  );
+  readonly name: 'AgentError';
+  /** Stable string code. */
+  readonly code: AgentErrorCode;
+  /** The limit concerned, for AGENT_LIMIT_EXCEEDED and AGENT_INVALID_LIMITS; otherwise null. */
+  readonly limit: LimitName | null;
+  /** Frozen structured facts (offending call id, relay status and code, …) or null. */
+  readonly details: unknown;
+}
+
+/** True when `value` is an AgentError (with `code`, when given). */
+export declare function isAgentError(value: unknown, code?: AgentErrorCode): value is AgentError;

@@ -1,0 +1,25 @@
+// @patchbridge/agent: the agent runtime compiled to WebAssembly (controller-wasm/), loaded once per realm.
+// In Node the .wasm file is read from disk; in browsers (and anything without a file: URL) it is fetched next
+// to this module. Top-level await means importers get a ready module; every export below is the Rust runtime.
+import init, * as wasm from './pkg/patchbridge_agent.js';
+
+const wasmUrl = new URL('./pkg/patchbridge_agent_bg.wasm', import.meta.url);
+if (wasmUrl.protocol === 'file:' && typeof process === 'object' && process.versions?.node) {
+  const { readFile } = await import('node:fs/promises');
+  await init({ module_or_path: await readFile(wasmUrl) });
+} else {
+  await init({ module_or_path: wasmUrl });
+}
+
+/** The factory defaults that `runtime.limits` of createAgentController partially overrides. */
+export const DEFAULT_LIMITS = wasm.defaultLimits();
+
+/** `createAgentController(options)`: the stateful controller (relay endpoint or custom model). */
+export const createAgentController = wasm.createAgentController;
+/** `new DefaultAgentRuntime(model, { limits, ... })`: the low-level runtime (all five limits required). */
+export const DefaultAgentRuntime = wasm.DefaultAgentRuntime;
+/** The handle `runtime.start()` returns (for `instanceof` checks; not constructible). */
+export const AgentExecution = wasm.AgentExecution;
+/** The controller class `createAgentController` returns (for `instanceof` checks; not constructible). */
+export const AgentController = wasm.AgentController;
+export * from './errors.js';

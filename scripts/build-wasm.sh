@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the npm package's WebAssembly part into npm/pkg/ (git-ignored):
+#   cargo (wasm32-unknown-unknown, release: opt-level z + LTO) -> wasm-bindgen --target web (locked 0.2.130)
+#   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts).
+# Installs the missing pieces (wasm target, wasm-bindgen-cli, npm devDependencies) itself. Skips the work when
+# npm/pkg is newer than every Rust source it depends on, unless FORCE=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WASM_BINDGEN_VERSION=0.2.130
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
+export PATH="$HOME/.cargo/bin:$PATH"
+OUT=npm/pkg
+STAMP=$OUT/.build-stamp
+
+if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh -newer "$STAMP" -type f -print -quit)" ]; then
+  echo "build-wasm: $OUT is up to date"
+  exit 0
+fi
+
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  echo "build-wasm: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION" --locked \
+    || cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION"
+fi
+if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+cargo build --release --target wasm32-unknown-unknown -p patchbridge-agent
+rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
+wasm-bindgen --target web --no-typescript --out-dir "$OUT.tmp" \
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/patchbridge_agent.wasm"
+# wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
+# features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
+node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+touch "$STAMP"
+raw=$(stat -c %s "$OUT/patchbridge_agent_bg.wasm")
+gz=$(gzip -9 -c "$OUT/patchbridge_agent_bg.wasm" | wc -c)
+echo "build-wasm: $OUT/patchbridge_agent_bg.wasm $raw bytes ($gz gzip)"

@@ -1,0 +1,145 @@
+// Issue 2 items 4 (runtime outcomes), 5 (whole-batch precheck), 6 (result limit / deadline isolation) and
+// 7 (isError continues, throws end the run, exact result validation, frozen results).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput } from './helpers.mjs';
+
+const { DefaultAgentRuntime, AgentError } = agent;
+
+const run = (model, tools, limits = {}, observer) =>
+  new DefaultAgentRuntime(model, { limits: fullLimits(limits) }).start({ ...userInput('go'), tools }, observer);
+
+test('item 4: end-turn, stop-sequence and other complete; max-tokens keeps the sealed message', async () => {
+  for (const stopReason of ['end-turn', 'stop-sequence', 'other']) {
+    const result = await run(scriptedModel([textMessage('hi', { stopReason })]), []).result;
+    assert.equal(result.outcome, 'completed', stopReason);
+  }
+  const state = { format: 'f/v1', data: 1 };
+  const result = await run(scriptedModel([textMessage('partial answ', { stopReason: 'max-tokens', modelState: state })]), []).result;
+  assert.equal(result.outcome, 'max-tokens');
+  assert.deepEqual(result.messages.at(-1).blocks, [{ type: 'text', text: 'partial answ' }]);
+  assert.deepEqual(result.modelState, state);
+});
+
+test('item 4: usage is summed over model calls', async () => {
+  const tool = recordingTool('t', (a, ctx) => ok(ctx));
+  const m = scriptedModel([
+    [...toolMessage([{ callId: 'c', name: 't' }]).slice(0, -1), { type: 'message-stop', stopReason: 'tool-use', modelState: null, usage: { inputTokens: 10, outputTokens: 2 } }],
+    textMessage('x', { usage: { inputTokens: 15, outputTokens: 3, reasoningTokens: 1 } }),
+  ]);
+  const result = await run(m, [tool]).result;
+  assert.equal(result.usage.inputTokens, 25);
+  assert.equal(result.usage.outputTokens, 5);
+  assert.equal(result.usage.reasoningTokens, 1);
+});
+
+test('item 5: duplicate call ids, unknown tools, bad arguments or a wrong stop reason run zero tools', async () => {
+  const cases = [
+    ['duplicate call id', toolMessage([{ callId: 'same', name: 'a' }, { callId: 'same', name: 'b' }])],
+    ['tool not in snapshot', toolMessage([{ callId: 'c1', name: 'a' }, { callId: 'c2', name: 'missing' }])],
+    ['arguments not a complete object', toolMessage([{ callId: 'c1', name: 'a' }, { callId: 'c2', name: 'b', rawArguments: '{"x":' }])],
+    ['arguments an array', toolMessage([{ callId: 'c1', name: 'a' }, { callId: 'c2', name: 'b', rawArguments: '[]' }])],
+    ['tool calls with end-turn', toolMessage([{ callId: 'c1', name: 'a' }], { stopReason: 'end-turn' })],
+  ];
+  for (const [label, events] of cases) {
+    const a = recordingTool('a', (x, ctx) => ok(ctx));
+    const b = recordingTool('b', (x, ctx) => ok(ctx));
+    await assert.rejects(run(scriptedModel([events]), [a, b]).result, (error) => {
+      assert.ok(error instanceof AgentError, label);
+      assert.ok(['AGENT_TOOL_PRECHECK_FAILED', 'AGENT_PROTOCOL_ERROR'].includes(error.code), `${label}: ${error.code}`);
+      return true;
+    });
+    assert.equal(a.calls.length + b.calls.length, 0, `${label}: zero tools executed`);
+  }
+});
+
+test('item 5: the call budget is checked for the whole batch before any tool runs', async () => {
+  const a = recordingTool('a', (x, ctx) => ok(ctx));
+  const events = toolMessage([{ callId: 'c1', name: 'a' }, { callId: 'c2', name: 'a' }, { callId: 'c3', name: 'a' }]);
+  await assert.rejects(run(scriptedModel([events]), [a], { maxToolCalls: 2 }).result, { limit: 'maxToolCalls' });
+  assert.equal(a.calls.length, 0);
+});
+
+test('item 6: a tool result over maxToolResultCharacters is not published and no further model call happens', async () => {
+  const seen = [];
+  const big = recordingTool('big', (x, ctx) => ok(ctx, 'y'.repeat(11)));
+  const m = scriptedModel([toolMessage([{ callId: 'c1', name: 'big' }]), textMessage('never')]);
+  await assert.rejects(run(m, [big], { maxToolResultCharacters: 10 }, (e) => seen.push(e)).result,
+    { code: 'AGENT_LIMIT_EXCEEDED', limit: 'maxToolResultCharacters' });
+  assert.equal(big.calls.length, 1);
+  assert.equal(m.requests.length, 1, 'no model call after the oversized result');
+  assert.equal(seen.filter((e) => e.type === 'tool-result').length, 0, 'the result was not published');
+  const exact = recordingTool('big', (x, ctx) => ok(ctx, 'y'.repeat(10)));
+  const fine = await run(scriptedModel([toolMessage([{ callId: 'c1', name: 'big' }]), textMessage('ok')]), [exact], { maxToolResultCharacters: 10 }).result;
+  assert.equal(fine.outcome, 'completed');
+});
+
+test('item 6/9: the deadline while a tool runs rejects with AGENT_EXECUTION_TIMEOUT and isolates the late result', async () => {
+  const seen = [];
+  let finishLate;
+  let toolSignal;
+  const slow = recordingTool('slow', (x, ctx) => {
+    toolSignal = ctx.signal;
+    return new Promise((resolve, reject) => { finishLate = () => { resolve(ok(ctx, 'late')); reject(new Error('late')); }; });
+  });
+  const m = scriptedModel([toolMessage([{ callId: 'c1', name: 'slow' }]), textMessage('never')]);
+  const execution = run(m, [slow], { maxDurationMs: 50 }, (e) => seen.push(e));
+  await assert.rejects(execution.result, { code: 'AGENT_EXECUTION_TIMEOUT' });
+  assert.equal(toolSignal.aborted, true, 'the tool signal was aborted after the gate closed');
+  finishLate();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(m.requests.length, 1);
+  assert.equal(seen.filter((e) => e.type === 'tool-result').length, 0, 'the late completion never reached the observer');
+});
+
+test('item 7: isError results go back to the model and the loop continues', async () => {
+  const t = recordingTool('t', (x, ctx) => ok(ctx, 'device offline', true));
+  const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('sorry')]);
+  const result = await run(m, [t]).result;
+  assert.equal(result.outcome, 'completed');
+  assert.deepEqual(result.messages[2].blocks, [{ type: 'tool-result', callId: 'c1', content: 'device offline', isError: true }]);
+  assert.deepEqual(m.requests[1].messages[2].blocks[0], { type: 'tool-result', callId: 'c1', content: 'device offline', isError: true });
+});
+
+test('item 7: a throwing or rejecting tool ends the execution with AGENT_TOOL_FAILED', async () => {
+  for (const impl of [() => { throw new Error('boom'); }, async () => { throw new TypeError('async boom'); }]) {
+    const t = recordingTool('t', impl);
+    const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('never')]);
+    await assert.rejects(run(m, [t]).result, (error) => {
+      assert.equal(error.code, 'AGENT_TOOL_FAILED');
+      assert.match(error.message, /boom/);
+      return true;
+    });
+    assert.equal(m.requests.length, 1);
+  }
+});
+
+test('item 7: results must be exactly { toolCallId, content, isError } for the call', async () => {
+  const bad = [
+    (ctx) => ({ toolCallId: 'other', content: 'x', isError: false }),
+    (ctx) => ({ toolCallId: null, content: 'x', isError: false }),
+    (ctx) => ({ toolCallId: ctx.callId, content: 5, isError: false }),
+    (ctx) => ({ toolCallId: ctx.callId, content: 'x', isError: 'no' }),
+    (ctx) => ({ toolCallId: ctx.callId, content: 'x', isError: false, extra: 1 }),
+    (ctx) => ({ toolCallId: ctx.callId, content: 'x', isError: false, extra: undefined }),
+    (ctx) => ({ toolCallId: ctx.callId, content: 'x' }),
+    (ctx) => 'just a string',
+    (ctx) => undefined,
+  ];
+  for (const make of bad) {
+    const t = recordingTool('t', (x, ctx) => make(ctx));
+    const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('never')]);
+    await assert.rejects(run(m, [t]).result, { code: 'AGENT_INVALID_TOOL_RESULT' }, make.toString());
+    assert.equal(m.requests.length, 1);
+  }
+});
+
+test('item 7: tool-result events carry frozen results', async () => {
+  const seen = [];
+  const t = recordingTool('t', (x, ctx) => ok(ctx, 'fine'));
+  await run(scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('ok')]), [t], {}, (e) => seen.push(e)).result;
+  const event = seen.find((e) => e.type === 'tool-result');
+  assert.deepEqual(event.result, { toolCallId: 'c1', content: 'fine', isError: false });
+  assert.ok(Object.isFrozen(event.result) && Object.isFrozen(event));
+  assert.throws(() => { 'use strict'; event.result.content = 'changed'; }, TypeError);
+});
