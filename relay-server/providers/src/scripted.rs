@@ -179,11 +179,11 @@ fn strip_noise(rest: &str) -> String {
             s = s[prefix.len()..].trim_start().to_owned();
         }
     }
-    for suffix in ["to my todos", "to my todo list", "to the todo list", "to my list", "to the list", "to todos", "please"] {
-        if ends(&s, suffix) {
-            s.truncate(s.len() - suffix.len());
-            s = s.trim_end().to_owned();
-        }
+    // Repeat until stable: "eggs to my list please" loses "please", then "to my list".
+    let suffixes = ["to my todos", "to my todo list", "to the todo list", "to my list", "to the list", "to todos", "please"];
+    while let Some(suffix) = suffixes.iter().find(|p| ends(&s, p)) {
+        s.truncate(s.len() - suffix.len());
+        s = s.trim_end().trim_end_matches(',').trim_end().to_owned();
     }
     s.trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c.is_whitespace()).to_owned()
 }
