@@ -32,9 +32,15 @@ impl Emitter {
         self.started
     }
 
-    pub(crate) fn start(&mut self, id: String, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    pub(crate) fn start(
+        &mut self,
+        id: String,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         if self.started {
-            return Err(AdapterError::UpstreamProtocol("the provider started a second message in one stream".into()));
+            return Err(AdapterError::UpstreamProtocol(
+                "the provider started a second message in one stream".into(),
+            ));
         }
         self.started = true;
         out.push(StreamEvent::MessageStart { id: Some(id) });
@@ -43,10 +49,14 @@ impl Emitter {
 
     fn ensure_live(&mut self) -> Result<(), AdapterError> {
         if !self.started {
-            return Err(AdapterError::UpstreamProtocol("content arrived before the message started".into()));
+            return Err(AdapterError::UpstreamProtocol(
+                "content arrived before the message started".into(),
+            ));
         }
         if self.stopped {
-            return Err(AdapterError::UpstreamProtocol("content arrived after the message ended".into()));
+            return Err(AdapterError::UpstreamProtocol(
+                "content arrived after the message ended".into(),
+            ));
         }
         Ok(())
     }
@@ -79,7 +89,10 @@ impl Emitter {
                 index
             }
         };
-        out.push(StreamEvent::BlockDelta { index, delta: delta.to_owned() });
+        out.push(StreamEvent::BlockDelta {
+            index,
+            delta: delta.to_owned(),
+        });
         Ok(Some(index))
     }
 
@@ -101,19 +114,29 @@ impl Emitter {
     ) -> Result<u32, AdapterError> {
         self.ensure_live()?;
         let arguments = canonical_arguments(arguments).ok_or_else(|| {
-            AdapterError::UpstreamProtocol(format!("arguments of tool call {call_id} ({name}) are not a JSON object"))
+            AdapterError::UpstreamProtocol(format!(
+                "arguments of tool call {call_id} ({name}) are not a JSON object"
+            ))
         })?;
         if call_id.is_empty() || name.is_empty() {
-            return Err(AdapterError::UpstreamProtocol("a tool call without id or name".into()));
+            return Err(AdapterError::UpstreamProtocol(
+                "a tool call without id or name".into(),
+            ));
         }
         self.close(out);
         let index = self.next_index;
         self.next_index += 1;
         out.push(StreamEvent::BlockStart {
             index,
-            block: BlockKind::ToolCall { call_id: call_id.to_owned(), name: name.to_owned() },
+            block: BlockKind::ToolCall {
+                call_id: call_id.to_owned(),
+                name: name.to_owned(),
+            },
         });
-        out.push(StreamEvent::BlockDelta { index, delta: arguments });
+        out.push(StreamEvent::BlockDelta {
+            index,
+            delta: arguments,
+        });
         out.push(StreamEvent::BlockStop { index });
         Ok(index)
     }
@@ -129,7 +152,11 @@ impl Emitter {
         self.ensure_live()?;
         self.close(out);
         self.stopped = true;
-        out.push(StreamEvent::MessageStop { stop_reason, usage, model_state });
+        out.push(StreamEvent::MessageStop {
+            stop_reason,
+            usage,
+            model_state,
+        });
         Ok(())
     }
 }

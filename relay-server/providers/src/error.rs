@@ -19,14 +19,20 @@ pub enum UpstreamFailure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AdapterError {
     /// The request carries a ModelState of another adapter's format; the state is never dropped silently.
-    ModelStateFormatMismatch { expected: &'static str, found: String },
+    ModelStateFormatMismatch {
+        expected: &'static str,
+        found: String,
+    },
     /// The neutral request cannot be expressed for this provider (or its ModelState does not fit its messages).
     InvalidRequest(String),
     /// The upstream stream broke the provider's own wire format (malformed JSON, events out of order, stream
     /// ended without its final event, tool arguments that are not a JSON object).
     UpstreamProtocol(String),
     /// The provider reported an error inside the stream.
-    Upstream { failure: UpstreamFailure, detail: String },
+    Upstream {
+        failure: UpstreamFailure,
+        detail: String,
+    },
 }
 
 impl AdapterError {
@@ -36,9 +42,18 @@ impl AdapterError {
             AdapterError::ModelStateFormatMismatch { .. } => "MODEL_STATE_FORMAT_MISMATCH",
             AdapterError::InvalidRequest(_) => "INVALID_REQUEST",
             AdapterError::UpstreamProtocol(_) => "UPSTREAM_PROTOCOL_ERROR",
-            AdapterError::Upstream { failure: UpstreamFailure::Rejected, .. } => "UPSTREAM_REJECTED",
-            AdapterError::Upstream { failure: UpstreamFailure::RateLimited, .. } => "UPSTREAM_RATE_LIMITED",
-            AdapterError::Upstream { failure: UpstreamFailure::Unavailable, .. } => "UPSTREAM_UNAVAILABLE",
+            AdapterError::Upstream {
+                failure: UpstreamFailure::Rejected,
+                ..
+            } => "UPSTREAM_REJECTED",
+            AdapterError::Upstream {
+                failure: UpstreamFailure::RateLimited,
+                ..
+            } => "UPSTREAM_RATE_LIMITED",
+            AdapterError::Upstream {
+                failure: UpstreamFailure::Unavailable,
+                ..
+            } => "UPSTREAM_UNAVAILABLE",
         }
     }
 
@@ -46,7 +61,10 @@ impl AdapterError {
     pub fn retryable(&self) -> bool {
         matches!(
             self,
-            AdapterError::Upstream { failure: UpstreamFailure::RateLimited | UpstreamFailure::Unavailable, .. }
+            AdapterError::Upstream {
+                failure: UpstreamFailure::RateLimited | UpstreamFailure::Unavailable,
+                ..
+            }
         )
     }
 
@@ -88,8 +106,13 @@ impl UpstreamFailure {
             "rate_limit_error" | "rate_limit_exceeded" | "rate_limited" | "too_many_requests" => {
                 UpstreamFailure::RateLimited
             }
-            "overloaded_error" | "api_error" | "server_error" | "internal_error" | "service_unavailable"
-            | "overloaded" | "timeout" => UpstreamFailure::Unavailable,
+            "overloaded_error"
+            | "api_error"
+            | "server_error"
+            | "internal_error"
+            | "service_unavailable"
+            | "overloaded"
+            | "timeout" => UpstreamFailure::Unavailable,
             _ => UpstreamFailure::Rejected,
         }
     }
@@ -105,5 +128,7 @@ pub(crate) fn misplaced(block: &patchbridge_protocol::Block, role: &str, id: &st
         Block::ToolCall { .. } => "tool-call",
         Block::ToolResult { .. } => "tool-result",
     };
-    AdapterError::InvalidRequest(format!("message {id}: a {kind} block cannot appear in a {role} message"))
+    AdapterError::InvalidRequest(format!(
+        "message {id}: a {kind} block cannot appear in a {role} message"
+    ))
 }

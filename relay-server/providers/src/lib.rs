@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{AdapterError, UpstreamFailure};
 pub use options::{
-    ModelOptions, ReasoningEffort, ReasoningOptions, ReasoningSummary, UpstreamRequest, DEFAULT_ANTHROPIC_MAX_TOKENS,
+    ModelOptions, ReasoningEffort, ReasoningOptions, ReasoningSummary, UpstreamRequest,
+    DEFAULT_ANTHROPIC_MAX_TOKENS,
 };
 
 /// Closed set of upstream wire formats.
@@ -71,10 +72,14 @@ impl ProviderKind {
 /// Checks options that a provider would reject on every call (so the relay can refuse to start instead).
 pub fn validate_options(kind: ProviderKind, options: &ModelOptions) -> Result<(), AdapterError> {
     if options.upstream_model.trim().is_empty() {
-        return Err(AdapterError::InvalidRequest("upstream_model must not be empty".into()));
+        return Err(AdapterError::InvalidRequest(
+            "upstream_model must not be empty".into(),
+        ));
     }
     if options.max_output_tokens == Some(0) {
-        return Err(AdapterError::InvalidRequest("max_output_tokens must be at least 1".into()));
+        return Err(AdapterError::InvalidRequest(
+            "max_output_tokens must be at least 1".into(),
+        ));
     }
     if kind == ProviderKind::AnthropicMessages {
         anthropic::validate_options(options)?;
@@ -121,14 +126,23 @@ impl Decoder {
     pub fn new(kind: ProviderKind, request: &ModelRequest) -> Result<Self, AdapterError> {
         let inner = match kind {
             ProviderKind::OpenAiChat => DecoderInner::Chat(openai_chat::ChatDecoder::new(request)?),
-            ProviderKind::OpenAiResponses => DecoderInner::Responses(openai_responses::ResponsesDecoder::new(request)?),
-            ProviderKind::AnthropicMessages => DecoderInner::Anthropic(anthropic::AnthropicDecoder::new(request)?),
+            ProviderKind::OpenAiResponses => {
+                DecoderInner::Responses(openai_responses::ResponsesDecoder::new(request)?)
+            }
+            ProviderKind::AnthropicMessages => {
+                DecoderInner::Anthropic(anthropic::AnthropicDecoder::new(request)?)
+            }
         };
         Ok(Decoder { inner })
     }
 
     /// Feeds one SSE message. Appends the neutral events it produces to `out`.
-    pub fn feed(&mut self, event: &str, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    pub fn feed(
+        &mut self,
+        event: &str,
+        data: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         match &mut self.inner {
             DecoderInner::Chat(d) => d.feed(event, data, out),
             DecoderInner::Responses(d) => d.feed(event, data, out),

@@ -24,7 +24,12 @@ pub struct ModelOptions {
 impl ModelOptions {
     /// Options with only the upstream model name set.
     pub fn new(upstream_model: impl Into<String>) -> Self {
-        ModelOptions { upstream_model: upstream_model.into(), max_output_tokens: None, reasoning: None, system_prompt: None }
+        ModelOptions {
+            upstream_model: upstream_model.into(),
+            max_output_tokens: None,
+            reasoning: None,
+            system_prompt: None,
+        }
     }
 }
 

@@ -7,7 +7,9 @@
 //! It has no ModelState of its own and passes the request's state through unchanged, so switching a
 //! conversation to the demo model and back never drops another provider's state.
 
-use patchbridge_protocol::{Block, BlockKind, ModelRequest, Role, StopReason, StreamEvent, ToolDefinition, Usage};
+use patchbridge_protocol::{
+    Block, BlockKind, ModelRequest, Role, StopReason, StreamEvent, ToolDefinition, Usage,
+};
 use serde_json::{Map, Value};
 
 use crate::state::unique_message_id;
@@ -19,16 +21,24 @@ pub const DISCLAIMER: &str = "[Scripted demo, not AI]";
 pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
     let n = request.messages.len();
     let id = unique_message_id(Some(&format!("scripted-{n}")), request);
-    let mut out = vec![StreamEvent::MessageStart { id: Some(id.clone()) }];
+    let mut out = vec![StreamEvent::MessageStart {
+        id: Some(id.clone()),
+    }];
     let (text, call) = decide(request);
     push_text(&mut out, 0, &format!("{DISCLAIMER} {text}"));
     let stop_reason = match call {
         Some((name, input)) => {
             out.push(StreamEvent::BlockStart {
                 index: 1,
-                block: BlockKind::ToolCall { call_id: format!("{id}-call-0"), name },
+                block: BlockKind::ToolCall {
+                    call_id: format!("{id}-call-0"),
+                    name,
+                },
             });
-            out.push(StreamEvent::BlockDelta { index: 1, delta: Value::Object(input).to_string() });
+            out.push(StreamEvent::BlockDelta {
+                index: 1,
+                delta: Value::Object(input).to_string(),
+            });
             out.push(StreamEvent::BlockStop { index: 1 });
             StopReason::ToolUse
         }
@@ -44,16 +54,25 @@ pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
 
 /// Streams text in word-sized deltas so the demo shows incremental rendering.
 fn push_text(out: &mut Vec<StreamEvent>, index: u32, text: &str) {
-    out.push(StreamEvent::BlockStart { index, block: BlockKind::Text });
+    out.push(StreamEvent::BlockStart {
+        index,
+        block: BlockKind::Text,
+    });
     let mut piece = String::new();
     for ch in text.chars() {
         piece.push(ch);
         if ch == ' ' && piece.len() >= 12 {
-            out.push(StreamEvent::BlockDelta { index, delta: std::mem::take(&mut piece) });
+            out.push(StreamEvent::BlockDelta {
+                index,
+                delta: std::mem::take(&mut piece),
+            });
         }
     }
     if !piece.is_empty() {
-        out.push(StreamEvent::BlockDelta { index, delta: piece });
+        out.push(StreamEvent::BlockDelta {
+            index,
+            delta: piece,
+        });
     }
     out.push(StreamEvent::BlockStop { index });
 }
@@ -77,14 +96,20 @@ fn decide(request: &ModelRequest) -> (String, Option<Call>) {
                 })
                 .collect::<Vec<_>>()
                 .join(" ");
-            let images = last.blocks.iter().filter(|b| matches!(b, Block::Image { .. })).count();
+            let images = last
+                .blocks
+                .iter()
+                .filter(|b| matches!(b, Block::Image { .. }))
+                .count();
             answer_user(request, text.trim(), images)
         }
     }
 }
 
 fn greeting(request: &ModelRequest) -> String {
-    let mut s = String::from("Hello! I am a scripted demo model: I follow fixed rules and do not understand language.");
+    let mut s = String::from(
+        "Hello! I am a scripted demo model: I follow fixed rules and do not understand language.",
+    );
     if request.tools.is_empty() {
         s.push_str(" This page offers no tools, so I can only echo what you write.");
     } else {
@@ -103,25 +128,50 @@ struct Intent {
     needs_argument: bool,
 }
 
-const ADD: Intent = Intent { tool_words: &["add", "create", "new", "insert"], needs_argument: true };
-const REMOVE: Intent = Intent { tool_words: &["remove", "delete"], needs_argument: true };
-const COMPLETE: Intent = Intent { tool_words: &["complete", "done", "toggle", "check", "finish"], needs_argument: true };
-const LIST: Intent = Intent { tool_words: &["list", "all", "get", "show"], needs_argument: false };
-const TIME: Intent = Intent { tool_words: &["time", "clock", "now", "date"], needs_argument: false };
+const ADD: Intent = Intent {
+    tool_words: &["add", "create", "new", "insert"],
+    needs_argument: true,
+};
+const REMOVE: Intent = Intent {
+    tool_words: &["remove", "delete"],
+    needs_argument: true,
+};
+const COMPLETE: Intent = Intent {
+    tool_words: &["complete", "done", "toggle", "check", "finish"],
+    needs_argument: true,
+};
+const LIST: Intent = Intent {
+    tool_words: &["list", "all", "get", "show"],
+    needs_argument: false,
+};
+const TIME: Intent = Intent {
+    tool_words: &["time", "clock", "now", "date"],
+    needs_argument: false,
+};
 
 fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Option<Call>) {
     let lower = text.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
     let has = |w: &str| words.contains(&w);
 
     // A tool named outright wins: "run local.device_get".
     let named = |t: &&ToolDefinition| {
         let name = t.name.to_lowercase();
-        if name.chars().all(char::is_alphanumeric) { has(&name) } else { lower.contains(&name) }
+        if name.chars().all(char::is_alphanumeric) {
+            has(&name)
+        } else {
+            lower.contains(&name)
+        }
     };
     if let Some(tool) = request.tools.iter().find(named) {
         if let Some(input) = build_input(tool, None) {
-            return (format!("Calling {} as you asked.", tool.name), Some((tool.name.clone(), input)));
+            return (
+                format!("Calling {} as you asked.", tool.name),
+                Some((tool.name.clone(), input)),
+            );
         }
     }
     let verb_argument = |verbs: &[&str]| -> Option<String> {
@@ -137,31 +187,56 @@ fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Op
     let attempts: [(&Intent, Option<String>); 5] = [
         (&ADD, verb_argument(&["add", "create", "new"])),
         (&REMOVE, verb_argument(&["remove", "delete"])),
-        (&COMPLETE, verb_argument(&["complete", "finish", "done", "check"])),
-        (&LIST, ((has("list") || has("show")) && (has("todos") || has("todo") || has("tasks") || has("items"))).then(String::new)),
-        (&TIME, (has("time") || (has("date") && has("what")) || lower.contains("what day")).then(String::new)),
+        (
+            &COMPLETE,
+            verb_argument(&["complete", "finish", "done", "check"]),
+        ),
+        (
+            &LIST,
+            ((has("list") || has("show"))
+                && (has("todos") || has("todo") || has("tasks") || has("items")))
+            .then(String::new),
+        ),
+        (
+            &TIME,
+            (has("time") || (has("date") && has("what")) || lower.contains("what day"))
+                .then(String::new),
+        ),
     ];
     for (intent, argument) in attempts {
         let Some(argument) = argument else { continue };
         if intent.needs_argument && argument.is_empty() {
             continue;
         }
-        let Some(tool) = pick_tool(request, intent) else { continue };
+        let Some(tool) = pick_tool(request, intent) else {
+            continue;
+        };
         let arg = intent.needs_argument.then_some(argument.as_str());
         if let Some(input) = build_input(tool, arg) {
-            return (format!("That looks like a job for the {} tool. Calling it now.", tool.name), Some((tool.name.clone(), input)));
+            return (
+                format!(
+                    "That looks like a job for the {} tool. Calling it now.",
+                    tool.name
+                ),
+                Some((tool.name.clone(), input)),
+            );
         }
     }
 
     if words.is_empty() && images == 0 {
         return (greeting(request), None);
     }
-    if matches!(words.first(), Some(&("hi" | "hello" | "hey" | "hallo" | "greetings"))) {
+    if matches!(
+        words.first(),
+        Some(&("hi" | "hello" | "hey" | "hallo" | "greetings"))
+    ) {
         return (greeting(request), None);
     }
     let mut reply = format!("You wrote: \"{text}\".");
     if images > 0 {
-        reply.push_str(&format!(" You attached {images} image(s); a scripted demo cannot look at them."));
+        reply.push_str(&format!(
+            " You attached {images} image(s); a scripted demo cannot look at them."
+        ));
     }
     if !request.tools.is_empty() {
         reply.push_str(" I only react to simple commands such as \"add todo buy milk\", \"list todos\" or \"what time is it\".");
@@ -171,28 +246,55 @@ fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Op
 
 fn strip_noise(rest: &str) -> String {
     // Prefixes and suffixes are ASCII, so an ASCII-case-insensitive byte match keeps slicing on char bounds.
-    let starts = |s: &str, p: &str| s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes());
-    let ends = |s: &str, p: &str| s.len() >= p.len() && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes());
+    let starts = |s: &str, p: &str| {
+        s.len() >= p.len() && s.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+    };
+    let ends = |s: &str, p: &str| {
+        s.len() >= p.len() && s.as_bytes()[s.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+    };
     let mut s = rest.trim().to_owned();
-    for prefix in ["a new todo", "a todo", "new todo", "todo", "a task", "task", "to-do", "item", ":", "-"] {
+    for prefix in [
+        "a new todo",
+        "a todo",
+        "new todo",
+        "todo",
+        "a task",
+        "task",
+        "to-do",
+        "item",
+        ":",
+        "-",
+    ] {
         if starts(&s, prefix) {
             s = s[prefix.len()..].trim_start().to_owned();
         }
     }
     // Repeat until stable: "eggs to my list please" loses "please", then "to my list".
-    let suffixes = ["to my todos", "to my todo list", "to the todo list", "to my list", "to the list", "to todos", "please"];
+    let suffixes = [
+        "to my todos",
+        "to my todo list",
+        "to the todo list",
+        "to my list",
+        "to the list",
+        "to todos",
+        "please",
+    ];
     while let Some(suffix) = suffixes.iter().find(|p| ends(&s, p)) {
         s.truncate(s.len() - suffix.len());
         s = s.trim_end().trim_end_matches(',').trim_end().to_owned();
     }
-    s.trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c.is_whitespace()).to_owned()
+    s.trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c.is_whitespace())
+        .to_owned()
 }
 
 /// The first tool whose name contains one of the intent's words (in word order of preference).
 fn pick_tool<'a>(request: &'a ModelRequest, intent: &Intent) -> Option<&'a ToolDefinition> {
     intent.tool_words.iter().find_map(|word| {
         request.tools.iter().find(|t| {
-            t.name.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|part| part == *word)
+            t.name
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|part| part == *word)
         })
     })
 }
@@ -203,10 +305,22 @@ fn pick_tool<'a>(request: &'a ModelRequest, intent: &Intent) -> Option<&'a ToolD
 fn build_input(tool: &ToolDefinition, argument: Option<&str>) -> Option<Map<String, Value>> {
     let schema = &tool.input_schema;
     let empty = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    let required: Vec<&str> =
-        schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-    let is_string = |name: &str| properties.get(name).and_then(|p| p.get("type")).and_then(Value::as_str) == Some("string");
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let is_string = |name: &str| {
+        properties
+            .get(name)
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+            == Some("string")
+    };
     let mut input = Map::new();
     if let Some(argument) = argument {
         let target = required
@@ -214,9 +328,18 @@ fn build_input(tool: &ToolDefinition, argument: Option<&str>) -> Option<Map<Stri
             .copied()
             .find(|p| is_string(p))
             .or_else(|| {
-                ["text", "title", "name", "item", "task", "description", "content", "query"]
-                    .into_iter()
-                    .find(|p| is_string(p))
+                [
+                    "text",
+                    "title",
+                    "name",
+                    "item",
+                    "task",
+                    "description",
+                    "content",
+                    "query",
+                ]
+                .into_iter()
+                .find(|p| is_string(p))
             })
             .or_else(|| properties.keys().map(String::as_str).find(|p| is_string(p)))?;
         input.insert(target.to_owned(), Value::String(argument.to_owned()));
@@ -238,17 +361,28 @@ fn summarise_results(request: &ModelRequest, blocks: &[Block]) -> String {
             .iter()
             .flat_map(|m| m.blocks.iter())
             .find_map(|b| match b {
-                Block::ToolCall { call_id: c, name, .. } if c == call_id => Some(name.clone()),
+                Block::ToolCall {
+                    call_id: c, name, ..
+                } if c == call_id => Some(name.clone()),
                 _ => None,
             })
             .unwrap_or_else(|| "the tool".into())
     };
     let mut lines = Vec::new();
     for block in blocks {
-        if let Block::ToolResult { call_id, content, is_error } = block {
+        if let Block::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } = block
+        {
             let name = name_of(call_id);
             let shown: String = content.chars().take(400).collect();
-            let more = if content.chars().count() > 400 { "…" } else { "" };
+            let more = if content.chars().count() > 400 {
+                "…"
+            } else {
+                ""
+            };
             if *is_error {
                 lines.push(format!("{name} reported an error: {shown}{more}"));
             } else if content.trim().is_empty() {

@@ -36,10 +36,16 @@ pub(crate) fn read<E: DeserializeOwned>(
         return Ok(BTreeMap::new());
     };
     if state.format != format {
-        return Err(AdapterError::ModelStateFormatMismatch { expected: format, found: state.format.clone() });
+        return Err(AdapterError::ModelStateFormatMismatch {
+            expected: format,
+            found: state.format.clone(),
+        });
     }
-    let data: StateData<E> = serde_json::from_value(state.data.clone())
-        .map_err(|e| AdapterError::InvalidRequest(format!("modelState data is not valid \"{format}\" state: {e}")))?;
+    let data: StateData<E> = serde_json::from_value(state.data.clone()).map_err(|e| {
+        AdapterError::InvalidRequest(format!(
+            "modelState data is not valid \"{format}\" state: {e}"
+        ))
+    })?;
     Ok(data.messages)
 }
 
@@ -58,9 +64,13 @@ pub(crate) fn next<E: Serialize>(
     if previous.is_empty() {
         return Ok(None);
     }
-    let data = serde_json::to_value(StateData { messages: previous })
-        .map_err(|e| AdapterError::InvalidRequest(format!("model state could not be serialised: {e}")))?;
-    Ok(Some(ModelState { format: format.to_owned(), data }))
+    let data = serde_json::to_value(StateData { messages: previous }).map_err(|e| {
+        AdapterError::InvalidRequest(format!("model state could not be serialised: {e}"))
+    })?;
+    Ok(Some(ModelState {
+        format: format.to_owned(),
+        data,
+    }))
 }
 
 /// The id for the new assistant message: the provider's id unless it is missing or already used in this
@@ -106,12 +116,18 @@ pub(crate) struct PartsBuilder {
 
 impl PartsBuilder {
     pub(crate) fn block(&mut self, index: u32) {
-        self.parts.push(Part { raw: None, blocks: vec![index] });
+        self.parts.push(Part {
+            raw: None,
+            blocks: vec![index],
+        });
     }
 
     pub(crate) fn raw(&mut self, raw: Value, blocks: Vec<u32>) {
         self.has_raw = true;
-        self.parts.push(Part { raw: Some(raw), blocks });
+        self.parts.push(Part {
+            raw: Some(raw),
+            blocks,
+        });
     }
 
     /// The entry to store, or `None` when the message has nothing private (plain text and tool calls need no
@@ -131,7 +147,10 @@ pub(crate) enum Planned<'a> {
 /// Lays out an assistant message for encoding: with an entry, its parts in order (raw items verbatim, neutral
 /// blocks where they were); without one, the neutral blocks. Fails when the entry does not describe exactly
 /// this message's blocks, because sending private state at the wrong place corrupts the conversation.
-pub(crate) fn plan<'a>(message: &'a Message, parts: Option<&'a Vec<Part>>) -> Result<Vec<Planned<'a>>, AdapterError> {
+pub(crate) fn plan<'a>(
+    message: &'a Message,
+    parts: Option<&'a Vec<Part>>,
+) -> Result<Vec<Planned<'a>>, AdapterError> {
     let Some(parts) = parts else {
         return Ok(message.blocks.iter().map(Planned::Block).collect());
     };

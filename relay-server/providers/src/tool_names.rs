@@ -18,12 +18,22 @@ pub(crate) struct ToolNames {
 fn is_safe(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_LEN
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 fn sanitize(name: &str) -> String {
-    let mut s: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if s.is_empty() {
         s.push_str("tool");
     }
@@ -38,17 +48,25 @@ impl ToolNames {
     pub(crate) fn new(request: &ModelRequest) -> Self {
         let mut names: Vec<&str> = Vec::new();
         let mut seen = HashSet::new();
-        let history = request.messages.iter().flat_map(|m| m.blocks.iter()).filter_map(|b| match b {
-            Block::ToolCall { name, .. } => Some(name.as_str()),
-            _ => None,
-        });
+        let history = request
+            .messages
+            .iter()
+            .flat_map(|m| m.blocks.iter())
+            .filter_map(|b| match b {
+                Block::ToolCall { name, .. } => Some(name.as_str()),
+                _ => None,
+            });
         for name in request.tools.iter().map(|t| t.name.as_str()).chain(history) {
             if seen.insert(name) {
                 names.push(name);
             }
         }
         let mut map = ToolNames::default();
-        let mut taken: HashSet<String> = names.iter().filter(|n| is_safe(n)).map(|n| n.to_string()).collect();
+        let mut taken: HashSet<String> = names
+            .iter()
+            .filter(|n| is_safe(n))
+            .map(|n| n.to_string())
+            .collect();
         for name in names {
             let provider = if is_safe(name) {
                 name.to_owned()
@@ -73,12 +91,18 @@ impl ToolNames {
     }
 
     pub(crate) fn provider<'a>(&'a self, neutral: &'a str) -> &'a str {
-        self.to_provider.get(neutral).map(String::as_str).unwrap_or(neutral)
+        self.to_provider
+            .get(neutral)
+            .map(String::as_str)
+            .unwrap_or(neutral)
     }
 
     /// Unknown names pass through: the runtime rejects tools that are not in the turn's snapshot.
     pub(crate) fn neutral<'a>(&'a self, provider: &'a str) -> &'a str {
-        self.to_neutral.get(provider).map(String::as_str).unwrap_or(provider)
+        self.to_neutral
+            .get(provider)
+            .map(String::as_str)
+            .unwrap_or(provider)
     }
 }
 
@@ -95,7 +119,11 @@ mod tests {
             model_state: None,
             tools: names
                 .iter()
-                .map(|n| ToolDefinition { name: n.to_string(), description: String::new(), input_schema: json!({}) })
+                .map(|n| ToolDefinition {
+                    name: n.to_string(),
+                    description: String::new(),
+                    input_schema: json!({}),
+                })
                 .collect(),
             conversation_id: None,
         }

@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage};
+use patchbridge_protocol::{
+    Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage,
+};
 use patchbridge_providers::{
     encode_request, validate_options, Decoder, ModelOptions, ProviderKind, ReasoningOptions,
 };
@@ -32,15 +34,33 @@ fn recorded_text_stream_decodes_exactly() {
     assert_eq!(
         events,
         vec![
-            StreamEvent::MessageStart { id: Some("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK".into()) },
-            StreamEvent::BlockStart { index: 0, block: patchbridge_protocol::BlockKind::Text },
-            StreamEvent::BlockDelta { index: 0, delta: "Hello".into() },
-            StreamEvent::BlockDelta { index: 0, delta: " there".into() },
-            StreamEvent::BlockDelta { index: 0, delta: "!".into() },
+            StreamEvent::MessageStart {
+                id: Some("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK".into())
+            },
+            StreamEvent::BlockStart {
+                index: 0,
+                block: patchbridge_protocol::BlockKind::Text
+            },
+            StreamEvent::BlockDelta {
+                index: 0,
+                delta: "Hello".into()
+            },
+            StreamEvent::BlockDelta {
+                index: 0,
+                delta: " there".into()
+            },
+            StreamEvent::BlockDelta {
+                index: 0,
+                delta: "!".into()
+            },
             StreamEvent::BlockStop { index: 0 },
             StreamEvent::MessageStop {
                 stop_reason: StopReason::EndTurn,
-                usage: Usage { input_tokens: 11, output_tokens: 6, ..Usage::default() },
+                usage: Usage {
+                    input_tokens: 11,
+                    output_tokens: 6,
+                    ..Usage::default()
+                },
                 model_state: None,
             },
         ]
@@ -49,7 +69,11 @@ fn recorded_text_stream_decodes_exactly() {
 
 #[test]
 fn tool_input_split_across_chunks_becomes_one_object() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/tool_use_response.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/tool_use_response.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::ToolUse);
     assert_eq!(
         a.message.blocks[1],
@@ -59,7 +83,10 @@ fn tool_input_split_across_chunks_becomes_one_object() {
             input: json!({ "location": "Paris" }).as_object().unwrap().clone(),
         }
     );
-    assert_eq!(a.model_state, None, "text and tool use need no private state");
+    assert_eq!(
+        a.model_state, None,
+        "text and tool use need no private state"
+    );
 }
 
 #[test]
@@ -70,8 +97,12 @@ fn thinking_with_signature_is_shown_and_kept_in_state() {
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::Reasoning { text: "The user wants a todo added. I should call todo_add.".into() },
-            Block::Text { text: "Adding it now.".into() },
+            Block::Reasoning {
+                text: "The user wants a todo added. I should call todo_add.".into()
+            },
+            Block::Text {
+                text: "Adding it now.".into()
+            },
             Block::ToolCall {
                 call_id: "toolu_01AddMilk".into(),
                 // The provider-safe name maps back to the page's dotted name.
@@ -100,9 +131,19 @@ fn usage_counts_cache_reads_and_writes_as_input() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("thinking_tool_use.sse")));
     assert_eq!(
         a.usage,
-        Usage { input_tokens: 512 + 100 + 2048, output_tokens: 87, reasoning_tokens: 0, cache_read_tokens: 2048, cache_write_tokens: 100 }
+        Usage {
+            input_tokens: 512 + 100 + 2048,
+            output_tokens: 87,
+            reasoning_tokens: 0,
+            cache_read_tokens: 2048,
+            cache_write_tokens: 100
+        }
     );
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/stream-a-refusal.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/stream-a-refusal.sse"),
+    ));
     assert_eq!(a.usage.reasoning_tokens, 67);
     assert_eq!(a.usage.output_tokens, 106);
 }
@@ -115,12 +156,18 @@ fn tool_loop_body(fixture: &str, results: &[(&str, &str, bool)]) -> (Value, Mess
     messages.push(a.message.clone());
     messages.push(tool_result("t1", results));
     let next = request(messages, a.model_state.clone());
-    (encode_request(KIND, &options(), &next).unwrap().body, a.message)
+    (
+        encode_request(KIND, &options(), &next).unwrap().body,
+        a.message,
+    )
 }
 
 #[test]
 fn signature_goes_back_verbatim_at_its_position_in_the_tool_loop() {
-    let (body, _) = tool_loop_body("thinking_tool_use.sse", &[("toolu_01AddMilk", "added #3", false)]);
+    let (body, _) = tool_loop_body(
+        "thinking_tool_use.sse",
+        &[("toolu_01AddMilk", "added #3", false)],
+    );
     assert_eq!(
         body["messages"],
         json!([
@@ -138,9 +185,17 @@ fn signature_goes_back_verbatim_at_its_position_in_the_tool_loop() {
 
 #[test]
 fn redacted_thinking_goes_back_unchanged_before_the_signed_thinking() {
-    let (body, message) = tool_loop_body("redacted_thinking.sse", &[("toolu_01Clock", "12:00", false)]);
+    let (body, message) = tool_loop_body(
+        "redacted_thinking.sse",
+        &[("toolu_01Clock", "12:00", false)],
+    );
     // Only the readable thinking is shown; the redacted block exists only in ModelState.
-    assert_eq!(message.blocks[0], Block::Reasoning { text: "Checking the clock tool.".into() });
+    assert_eq!(
+        message.blocks[0],
+        Block::Reasoning {
+            text: "Checking the clock tool.".into()
+        }
+    );
     assert_eq!(message.blocks.len(), 2);
     assert_eq!(
         body["messages"][1]["content"],
@@ -163,7 +218,13 @@ fn parallel_tool_uses_get_neutral_indexes_and_results_merge_into_one_user_messag
         })
         .collect();
     assert_eq!(starts, vec![0, 1]);
-    let (body, _) = tool_loop_body("parallel_tool_use.sse", &[("toolu_01A", "sunny", false), ("toolu_01B", "timeout", true)]);
+    let (body, _) = tool_loop_body(
+        "parallel_tool_use.sse",
+        &[
+            ("toolu_01A", "sunny", false),
+            ("toolu_01B", "timeout", true),
+        ],
+    );
     assert_eq!(
         body["messages"][2],
         json!({ "role": "user", "content": [
@@ -182,7 +243,9 @@ fn user_text_after_tool_results_joins_the_same_user_turn() {
     messages.push(tool_result("t1", &[("toolu_01A", "sunny", false)]));
     messages.push(tool_result("t2", &[("toolu_01B", "rain", false)]));
     messages.push(user("u2", "And tomorrow?"));
-    let body = encode_request(KIND, &options(), &request(messages, None)).unwrap().body;
+    let body = encode_request(KIND, &options(), &request(messages, None))
+        .unwrap()
+        .body;
     assert_eq!(body["messages"].as_array().unwrap().len(), 3);
     assert_eq!(
         body["messages"][2]["content"],
@@ -196,17 +259,32 @@ fn user_text_after_tool_results_joins_the_same_user_turn() {
 
 #[test]
 fn max_tokens_keeps_shown_text_and_drops_the_cut_tool_call() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/incomplete_partial_json_response.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/incomplete_partial_json_response.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
     assert_eq!(a.message.blocks.len(), 1);
-    assert!(matches!(&a.message.blocks[0], Block::Text { text } if text.ends_with("Let me do that for you now.")));
+    assert!(
+        matches!(&a.message.blocks[0], Block::Text { text } if text.ends_with("Let me do that for you now."))
+    );
 }
 
 #[test]
 fn max_tokens_inside_thinking_keeps_the_shown_reasoning_without_state() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("max_tokens_in_thinking.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("max_tokens_in_thinking.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
-    assert_eq!(a.message.blocks, vec![Block::Reasoning { text: "Let me think about this for a very long".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Reasoning {
+            text: "Let me think about this for a very long".into()
+        }]
+    );
     // An unsigned thinking block cannot be sent back, so there is nothing private to carry.
     assert_eq!(a.model_state, None);
 }
@@ -216,11 +294,18 @@ fn pause_turn_maps_and_server_tool_use_is_kept_verbatim() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("pause_turn.sse")));
     assert_eq!(a.stop_reason, StopReason::PauseTurn);
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "Searching.".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Text {
+            text: "Searching.".into()
+        }]
+    );
     // The runtime calls again with the paused message appended; the server tool call goes back as it was.
     let mut messages = first.messages.clone();
     messages.push(a.message);
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+        .unwrap()
+        .body;
     assert_eq!(
         body["messages"][1]["content"],
         json!([
@@ -232,7 +317,11 @@ fn pause_turn_maps_and_server_tool_use_is_kept_verbatim() {
 
 #[test]
 fn refusal_maps_to_refusal() {
-    for file in ["recorded/refusal_response.sse", "recorded/stream-a-refusal.sse", "recorded/stream-a-toolrefusal.sse"] {
+    for file in [
+        "recorded/refusal_response.sse",
+        "recorded/stream-a-refusal.sse",
+        "recorded/stream-a-toolrefusal.sse",
+    ] {
         let a = assemble(&decode_ok(KIND, &first_turn(), &f(file)));
         assert_eq!(a.stop_reason, StopReason::Refusal, "{file}");
     }
@@ -243,8 +332,15 @@ fn error_event_mid_stream_is_upstream_unavailable_and_retryable() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("error_midstream.sse"));
     assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
     assert!(e.retryable());
-    assert!(!e.message().contains("Overloaded"), "upstream text is never echoed to the browser");
-    assert_eq!(events.len(), 3, "text streamed before the error: {events:?}");
+    assert!(
+        !e.message().contains("Overloaded"),
+        "upstream text is never echoed to the browser"
+    );
+    assert_eq!(
+        events.len(),
+        3,
+        "text streamed before the error: {events:?}"
+    );
 }
 
 #[test]
@@ -258,7 +354,9 @@ fn malformed_json_is_an_upstream_protocol_error() {
 fn stream_without_message_stop_is_an_upstream_protocol_error() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("no_message_stop.sse"));
     assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
-    assert!(!events.iter().any(|e| matches!(e, StreamEvent::MessageStop { .. })));
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, StreamEvent::MessageStop { .. })));
 }
 
 #[test]
@@ -266,25 +364,46 @@ fn encodes_the_exact_request_body() {
     let mut options = ModelOptions::new("claude-sonnet-4-5");
     options.max_output_tokens = Some(4096);
     options.system_prompt = Some("Be brief.".into());
-    options.reasoning = Some(ReasoningOptions { effort: None, budget_tokens: Some(2048), summary: None });
+    options.reasoning = Some(ReasoningOptions {
+        effort: None,
+        budget_tokens: Some(2048),
+        summary: None,
+    });
     let req = patchbridge_protocol::ModelRequest {
         model: None,
         messages: vec![Message {
             id: "u1".into(),
             role: Role::User,
             blocks: vec![
-                Block::Text { text: "What is on these?".into() },
-                Block::Image { source: ImageSource::Url { url: "https://example.com/a.png".into() } },
-                Block::Image { source: ImageSource::Base64 { media_type: "image/png".into(), data: "iVBORw0KGgo=".into() } },
+                Block::Text {
+                    text: "What is on these?".into(),
+                },
+                Block::Image {
+                    source: ImageSource::Url {
+                        url: "https://example.com/a.png".into(),
+                    },
+                },
+                Block::Image {
+                    source: ImageSource::Base64 {
+                        media_type: "image/png".into(),
+                        data: "iVBORw0KGgo=".into(),
+                    },
+                },
             ],
         }],
         model_state: None,
-        tools: vec![tool("todo.add", json!({ "type": "object", "properties": { "text": { "type": "string" } } }))],
+        tools: vec![tool(
+            "todo.add",
+            json!({ "type": "object", "properties": { "text": { "type": "string" } } }),
+        )],
         conversation_id: Some("c_1".into()),
     };
     let up = encode_request(KIND, &options, &req).unwrap();
     assert_eq!(up.path, "/messages");
-    assert_eq!(up.headers, vec![("anthropic-version", "2023-06-01".to_string())]);
+    assert_eq!(
+        up.headers,
+        vec![("anthropic-version", "2023-06-01".to_string())]
+    );
     assert_eq!(
         up.body,
         json!({
@@ -306,7 +425,9 @@ fn encodes_the_exact_request_body() {
 
 #[test]
 fn default_max_tokens_is_sent_because_anthropic_requires_it() {
-    let body = encode_request(KIND, &options(), &first_turn()).unwrap().body;
+    let body = encode_request(KIND, &options(), &first_turn())
+        .unwrap()
+        .body;
     assert_eq!(body["max_tokens"], json!(8192));
 }
 
@@ -314,19 +435,32 @@ fn default_max_tokens_is_sent_because_anthropic_requires_it() {
 fn thinking_budget_not_below_max_tokens_is_rejected_at_configuration() {
     let mut options = options();
     options.max_output_tokens = Some(2048);
-    options.reasoning = Some(ReasoningOptions { effort: None, budget_tokens: Some(2048), summary: None });
+    options.reasoning = Some(ReasoningOptions {
+        effort: None,
+        budget_tokens: Some(2048),
+        summary: None,
+    });
     let e = validate_options(KIND, &options).unwrap_err();
     assert_eq!(e.code(), "INVALID_REQUEST");
 }
 
 #[test]
 fn state_of_another_format_is_rejected_not_dropped() {
-    let state = ModelState { format: "openai-responses/v1".into(), data: json!({ "messages": {} }) };
+    let state = ModelState {
+        format: "openai-responses/v1".into(),
+        data: json!({ "messages": {} }),
+    };
     let req = request(vec![user("u1", "hi")], Some(state));
     let e = encode_request(KIND, &options(), &req).unwrap_err();
     assert_eq!(e.code(), "MODEL_STATE_FORMAT_MISMATCH");
-    assert!(e.message().contains("openai-responses/v1") && e.message().contains("anthropic-messages/v1"));
-    assert_eq!(Decoder::new(KIND, &req).err().map(|e| e.code()), Some("MODEL_STATE_FORMAT_MISMATCH"));
+    assert!(
+        e.message().contains("openai-responses/v1")
+            && e.message().contains("anthropic-messages/v1")
+    );
+    assert_eq!(
+        Decoder::new(KIND, &req).err().map(|e| e.code()),
+        Some("MODEL_STATE_FORMAT_MISMATCH")
+    );
 }
 
 #[test]
@@ -349,7 +483,8 @@ fn full_next_state_keeps_referenced_entries_and_drops_orphans() {
     let a = assemble(&decode_ok(KIND, &first, &f("thinking_tool_use.sse")));
     let mut state = a.model_state.clone().unwrap();
     // An entry for a message that is no longer in the conversation (e.g. the user edited history).
-    state.data["messages"]["gone"] = json!({ "content": [{ "raw": { "type": "redacted_thinking", "data": "x" } }] });
+    state.data["messages"]["gone"] =
+        json!({ "content": [{ "raw": { "type": "redacted_thinking", "data": "x" } }] });
     let mut messages = first.messages.clone();
     messages.push(a.message);
     messages.push(tool_result("t1", &[("toolu_01AddMilk", "ok", false)]));
@@ -358,13 +493,19 @@ fn full_next_state_keeps_referenced_entries_and_drops_orphans() {
     let data = b.model_state.unwrap().data;
     let keys: Vec<&String> = data["messages"].as_object().unwrap().keys().collect();
     assert_eq!(keys, vec!["msg_01Redacted", "msg_01ThinkTool"]);
-    assert_eq!(data["messages"]["msg_01ThinkTool"], a.model_state.unwrap().data["messages"]["msg_01ThinkTool"]);
+    assert_eq!(
+        data["messages"]["msg_01ThinkTool"],
+        a.model_state.unwrap().data["messages"]["msg_01ThinkTool"]
+    );
 }
 
 #[test]
 fn reused_provider_message_id_is_made_unique() {
     // A conversation that already holds a message with the id the provider sends again.
-    let req = request(vec![user("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", "hi")], None);
+    let req = request(
+        vec![user("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK", "hi")],
+        None,
+    );
     let a = assemble(&decode_ok(KIND, &req, &f("recorded/basic_response.sse")));
     assert_eq!(a.message.id, "msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK-1");
 }
@@ -373,10 +514,16 @@ fn reused_provider_message_id_is_made_unique() {
 fn reasoning_without_state_is_not_sent_and_empty_assistant_messages_are_skipped() {
     let messages = vec![
         user("u1", "hi"),
-        Message { id: "a1".into(), role: Role::Assistant, blocks: vec![Block::Reasoning { text: "hmm".into() }] },
+        Message {
+            id: "a1".into(),
+            role: Role::Assistant,
+            blocks: vec![Block::Reasoning { text: "hmm".into() }],
+        },
         user("u2", "hello?"),
     ];
-    let body = encode_request(KIND, &options(), &request(messages, None)).unwrap().body;
+    let body = encode_request(KIND, &options(), &request(messages, None))
+        .unwrap()
+        .body;
     assert_eq!(
         body["messages"],
         json!([{ "role": "user", "content": [{ "type": "text", "text": "hi" }, { "type": "text", "text": "hello?" }] }])
@@ -390,7 +537,11 @@ fn image_in_an_assistant_message_is_an_invalid_request() {
         Message {
             id: "a1".into(),
             role: Role::Assistant,
-            blocks: vec![Block::Image { source: ImageSource::Url { url: "https://x/y.png".into() } }],
+            blocks: vec![Block::Image {
+                source: ImageSource::Url {
+                    url: "https://x/y.png".into(),
+                },
+            }],
         },
     ];
     let e = encode_request(KIND, &options(), &request(messages, None)).unwrap_err();

@@ -4,8 +4,12 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, BlockKind, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage};
-use patchbridge_providers::{encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions};
+use patchbridge_protocol::{
+    Block, BlockKind, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage,
+};
+use patchbridge_providers::{
+    encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions,
+};
 use serde_json::{json, Value};
 
 const KIND: ProviderKind = ProviderKind::OpenAiChat;
@@ -30,11 +34,27 @@ fn every_fixture_decodes_to_its_golden_events() {
 
 #[test]
 fn recorded_text_stream_with_usage_chunk() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/83b060bae42e.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/83b060bae42e.sse"),
+    ));
     assert_eq!(a.message.id, "chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c");
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "Foo!".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Text {
+            text: "Foo!".into()
+        }]
+    );
     assert_eq!(a.stop_reason, StopReason::EndTurn);
-    assert_eq!(a.usage, Usage { input_tokens: 9, output_tokens: 2, ..Usage::default() });
+    assert_eq!(
+        a.usage,
+        Usage {
+            input_tokens: 9,
+            output_tokens: 2,
+            ..Usage::default()
+        }
+    );
     assert_eq!(a.model_state, None);
 }
 
@@ -46,9 +66,15 @@ fn recorded_tool_call_split_across_chunks() {
         &[
             StreamEvent::BlockStart {
                 index: 0,
-                block: BlockKind::ToolCall { call_id: "call_4XzlGBLtUe9dy3GVNV4jhq7h".into(), name: "get_weather".into() }
+                block: BlockKind::ToolCall {
+                    call_id: "call_4XzlGBLtUe9dy3GVNV4jhq7h".into(),
+                    name: "get_weather".into()
+                }
             },
-            StreamEvent::BlockDelta { index: 0, delta: "{\"city\":\"New York City\"}".into() },
+            StreamEvent::BlockDelta {
+                index: 0,
+                delta: "{\"city\":\"New York City\"}".into()
+            },
             StreamEvent::BlockStop { index: 0 },
         ]
     );
@@ -57,7 +83,11 @@ fn recorded_tool_call_split_across_chunks() {
 
 #[test]
 fn recorded_parallel_tool_calls_become_blocks_0_and_1() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/f82268f2fefd.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/f82268f2fefd.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::ToolUse);
     let calls: Vec<(&str, &serde_json::Map<String, Value>)> = a
         .message
@@ -70,47 +100,88 @@ fn recorded_parallel_tool_calls_become_blocks_0_and_1() {
         .collect();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0].0, "call_JMW1whyEaYG438VE1OIflxA2");
-    assert_eq!(calls[0].1, &obj(json!({ "city": "Edinburgh", "country": "GB", "units": "c" })));
+    assert_eq!(
+        calls[0].1,
+        &obj(json!({ "city": "Edinburgh", "country": "GB", "units": "c" }))
+    );
     assert_eq!(calls[1].0, "call_DNYTawLBoN8fj3KN6qU9N1Ou");
-    assert_eq!(calls[1].1, &obj(json!({ "ticker": "AAPL", "exchange": "NASDAQ" })));
+    assert_eq!(
+        calls[1].1,
+        &obj(json!({ "ticker": "AAPL", "exchange": "NASDAQ" }))
+    );
 }
 
 #[test]
 fn interleaved_fragments_are_assembled_by_index_in_index_order() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("parallel_interleaved.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("parallel_interleaved.sse"),
+    ));
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::ToolCall { call_id: "call_a".into(), name: "todo.add".into(), input: obj(json!({ "text": "milk" })) },
-            Block::ToolCall { call_id: "call_b".into(), name: "todo.add".into(), input: obj(json!({ "text": "eggs" })) },
+            Block::ToolCall {
+                call_id: "call_a".into(),
+                name: "todo.add".into(),
+                input: obj(json!({ "text": "milk" }))
+            },
+            Block::ToolCall {
+                call_id: "call_b".into(),
+                name: "todo.add".into(),
+                input: obj(json!({ "text": "eggs" }))
+            },
         ]
     );
 }
 
 #[test]
 fn recorded_length_finish_is_max_tokens() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/4cc50a6135d2.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/4cc50a6135d2.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
     assert_eq!(a.message.blocks, vec![Block::Text { text: "{\"".into() }]);
 }
 
 #[test]
 fn length_finish_drops_the_cut_tool_call_and_keeps_text() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("length_cuts_tool_call.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("length_cuts_tool_call.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "Saving the file.".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Text {
+            text: "Saving the file.".into()
+        }]
+    );
 }
 
 #[test]
 fn recorded_refusal_deltas_are_text_with_refusal_stop() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/173417d55340.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/173417d55340.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::Refusal);
-    assert!(matches!(&a.message.blocks[..], [Block::Text { text }] if text.starts_with("I'm sorry")));
+    assert!(
+        matches!(&a.message.blocks[..], [Block::Text { text }] if text.starts_with("I'm sorry"))
+    );
 }
 
 #[test]
 fn only_the_first_choice_is_decoded_when_a_server_sends_several() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("recorded/a491adda08c3.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("recorded/a491adda08c3.sse"),
+    ));
     let text = std::fs::read_to_string(fixture(&f("recorded/a491adda08c3.sse"))).unwrap();
     // Expected text: the concatenated content deltas of choice 0 only, read straight from the recording.
     let expected: String = sse_messages(&text)
@@ -119,7 +190,8 @@ fn only_the_first_choice_is_decoded_when_a_server_sends_several() {
         .filter_map(|(_, d)| {
             let v: Value = serde_json::from_str(d).unwrap();
             let c = v["choices"].as_array()?.first()?.clone();
-            (c["index"] == json!(0)).then(|| c["delta"]["content"].as_str().unwrap_or("").to_owned())
+            (c["index"] == json!(0))
+                .then(|| c["delta"]["content"].as_str().unwrap_or("").to_owned())
         })
         .collect();
     assert_eq!(a.message.blocks, vec![Block::Text { text: expected }]);
@@ -127,14 +199,26 @@ fn only_the_first_choice_is_decoded_when_a_server_sends_several() {
 
 #[test]
 fn reasoning_content_is_shown_and_kept_in_state_with_usage() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("reasoning_content_tool_call.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("reasoning_content_tool_call.sse"),
+    ));
     assert_eq!(a.message.id, "a1b2c3d4-0001");
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::Reasoning { text: "The user asks for the time. I will call the clock.".into() },
-            Block::Text { text: "Checking the clock.".into() },
-            Block::ToolCall { call_id: "call_00_clock".into(), name: "local.clock_now".into(), input: obj(json!({ "tz": "UTC" })) },
+            Block::Reasoning {
+                text: "The user asks for the time. I will call the clock.".into()
+            },
+            Block::Text {
+                text: "Checking the clock.".into()
+            },
+            Block::ToolCall {
+                call_id: "call_00_clock".into(),
+                name: "local.clock_now".into(),
+                input: obj(json!({ "tz": "UTC" }))
+            },
         ]
     );
     assert_eq!(
@@ -147,18 +231,34 @@ fn reasoning_content_is_shown_and_kept_in_state_with_usage() {
     );
     assert_eq!(
         a.usage,
-        Usage { input_tokens: 120, output_tokens: 48, reasoning_tokens: 30, cache_read_tokens: 64, cache_write_tokens: 0 }
+        Usage {
+            input_tokens: 120,
+            output_tokens: 48,
+            reasoning_tokens: 30,
+            cache_read_tokens: 64,
+            cache_write_tokens: 0
+        }
     );
 }
 
 #[test]
 fn reasoning_content_goes_back_inside_the_tool_loop_only() {
     let first = first_turn();
-    let a = assemble(&decode_ok(KIND, &first, &f("reasoning_content_tool_call.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first,
+        &f("reasoning_content_tool_call.sse"),
+    ));
     let mut messages = first.messages.clone();
     messages.push(a.message.clone());
     messages.push(tool_result("t1", &[("call_00_clock", "12:00 UTC", false)]));
-    let body = encode_request(KIND, &options(), &request(messages.clone(), a.model_state.clone())).unwrap().body;
+    let body = encode_request(
+        KIND,
+        &options(),
+        &request(messages.clone(), a.model_state.clone()),
+    )
+    .unwrap()
+    .body;
     assert_eq!(
         body["messages"][1],
         json!({
@@ -169,12 +269,23 @@ fn reasoning_content_goes_back_inside_the_tool_loop_only() {
             "reasoning_content": "The user asks for the time. I will call the clock.",
         })
     );
-    assert_eq!(body["messages"][2], json!({ "role": "tool", "tool_call_id": "call_00_clock", "content": "12:00 UTC" }));
+    assert_eq!(
+        body["messages"][2],
+        json!({ "role": "tool", "tool_call_id": "call_00_clock", "content": "12:00 UTC" })
+    );
 
     // A new user turn closes the loop: earlier reasoning is not sent again (but stays in the state).
-    messages.push(Message { id: "a2".into(), role: Role::Assistant, blocks: vec![Block::Text { text: "It is noon.".into() }] });
+    messages.push(Message {
+        id: "a2".into(),
+        role: Role::Assistant,
+        blocks: vec![Block::Text {
+            text: "It is noon.".into(),
+        }],
+    });
     messages.push(user("u2", "Thanks"));
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+        .unwrap()
+        .body;
     assert!(body["messages"][1].get("reasoning_content").is_none());
 }
 
@@ -182,20 +293,44 @@ fn reasoning_content_goes_back_inside_the_tool_loop_only() {
 fn reasoning_field_from_gateways_is_sent_back_under_its_own_name() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_field.sse")));
-    assert_eq!(a.message.blocks[0], Block::Reasoning { text: "Short thought.".into() });
-    assert_eq!(a.model_state.as_ref().unwrap().data["messages"][&a.message.id]["field"], json!("reasoning"));
+    assert_eq!(
+        a.message.blocks[0],
+        Block::Reasoning {
+            text: "Short thought.".into()
+        }
+    );
+    assert_eq!(
+        a.model_state.as_ref().unwrap().data["messages"][&a.message.id]["field"],
+        json!("reasoning")
+    );
     let mut messages = first.messages.clone();
     messages.push(a.message.clone());
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
-    assert_eq!(body["messages"][1], json!({ "role": "assistant", "content": "Hi there!", "reasoning": "Short thought." }));
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+        .unwrap()
+        .body;
+    assert_eq!(
+        body["messages"][1],
+        json!({ "role": "assistant", "content": "Hi there!", "reasoning": "Short thought." })
+    );
 }
 
 #[test]
 fn stop_finish_with_tool_calls_is_tool_use() {
     // Older Ollama and some gateways finish tool-calling turns with "stop".
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("stop_with_tool_calls.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("stop_with_tool_calls.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::ToolUse);
-    assert_eq!(a.message.blocks, vec![Block::ToolCall { call_id: "call_x1".into(), name: "todo.list".into(), input: obj(json!({})) }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::ToolCall {
+            call_id: "call_x1".into(),
+            name: "todo.list".into(),
+            input: obj(json!({}))
+        }]
+    );
 }
 
 #[test]
@@ -223,7 +358,9 @@ fn malformed_chunk_is_an_upstream_protocol_error() {
 fn stream_without_finish_reason_is_an_upstream_protocol_error() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("no_finish_reason.sse"));
     assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
-    assert!(!events.iter().any(|e| matches!(e, StreamEvent::MessageStop { .. })));
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, StreamEvent::MessageStop { .. })));
 }
 
 #[test]
@@ -231,7 +368,12 @@ fn invalid_tool_arguments_with_tool_calls_finish_is_an_upstream_protocol_error()
     let mut d = Decoder::new(KIND, &first_turn()).unwrap();
     let mut out = Vec::new();
     d.feed("", r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"todo_add","arguments":"[1,2]"}}]}}]}"#, &mut out).unwrap();
-    d.feed("", r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#, &mut out).unwrap();
+    d.feed(
+        "",
+        r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        &mut out,
+    )
+    .unwrap();
     let e = d.feed("", "[DONE]", &mut out).unwrap_err();
     assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
 }
@@ -241,10 +383,22 @@ fn missing_tool_call_id_gets_a_deterministic_one() {
     let mut d = Decoder::new(KIND, &first_turn()).unwrap();
     let mut out = Vec::new();
     d.feed("", r#"{"id":"c9","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"todo_list","arguments":"{}"}}]}}]}"#, &mut out).unwrap();
-    d.feed("", r#"{"id":"c9","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#, &mut out).unwrap();
+    d.feed(
+        "",
+        r#"{"id":"c9","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        &mut out,
+    )
+    .unwrap();
     d.finish(&mut out).unwrap();
     let a = assemble(&out);
-    assert_eq!(a.message.blocks, vec![Block::ToolCall { call_id: "c9-call-0".into(), name: "todo.list".into(), input: obj(json!({})) }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::ToolCall {
+            call_id: "c9-call-0".into(),
+            name: "todo.list".into(),
+            input: obj(json!({}))
+        }]
+    );
 }
 
 #[test]
@@ -252,27 +406,55 @@ fn encodes_the_exact_request_body() {
     let mut options = options();
     options.max_output_tokens = Some(1000);
     options.system_prompt = Some("Be brief.".into());
-    options.reasoning = Some(ReasoningOptions { effort: Some(ReasoningEffort::Low), budget_tokens: None, summary: None });
+    options.reasoning = Some(ReasoningOptions {
+        effort: Some(ReasoningEffort::Low),
+        budget_tokens: None,
+        summary: None,
+    });
     let messages = vec![
         Message {
             id: "u1".into(),
             role: Role::User,
             blocks: vec![
-                Block::Text { text: "Add what is on this photo.".into() },
-                Block::Image { source: ImageSource::Url { url: "https://example.com/a.png".into() } },
-                Block::Image { source: ImageSource::Base64 { media_type: "image/jpeg".into(), data: "/9j/4AAQ".into() } },
+                Block::Text {
+                    text: "Add what is on this photo.".into(),
+                },
+                Block::Image {
+                    source: ImageSource::Url {
+                        url: "https://example.com/a.png".into(),
+                    },
+                },
+                Block::Image {
+                    source: ImageSource::Base64 {
+                        media_type: "image/jpeg".into(),
+                        data: "/9j/4AAQ".into(),
+                    },
+                },
             ],
         },
         Message {
             id: "a1".into(),
             role: Role::Assistant,
             blocks: vec![
-                Block::Reasoning { text: "shown only".into() },
-                Block::ToolCall { call_id: "call_1".into(), name: "todo.add".into(), input: obj(json!({ "text": "milk" })) },
-                Block::ToolCall { call_id: "call_2".into(), name: "todo.add".into(), input: obj(json!({ "text": "eggs" })) },
+                Block::Reasoning {
+                    text: "shown only".into(),
+                },
+                Block::ToolCall {
+                    call_id: "call_1".into(),
+                    name: "todo.add".into(),
+                    input: obj(json!({ "text": "milk" })),
+                },
+                Block::ToolCall {
+                    call_id: "call_2".into(),
+                    name: "todo.add".into(),
+                    input: obj(json!({ "text": "eggs" })),
+                },
             ],
         },
-        tool_result("t1", &[("call_1", "added", false), ("call_2", "list is full", true)]),
+        tool_result(
+            "t1",
+            &[("call_1", "added", false), ("call_2", "list is full", true)],
+        ),
     ];
     let mut req = request(messages, None);
     req.tools.truncate(1);
@@ -309,34 +491,62 @@ fn encodes_the_exact_request_body() {
 
 #[test]
 fn single_text_user_message_is_a_plain_string() {
-    let body = encode_request(KIND, &options(), &first_turn()).unwrap().body;
-    assert_eq!(body["messages"], json!([{ "role": "user", "content": "Please help." }]));
+    let body = encode_request(KIND, &options(), &first_turn())
+        .unwrap()
+        .body;
+    assert_eq!(
+        body["messages"],
+        json!([{ "role": "user", "content": "Please help." }])
+    );
     assert!(body.get("max_completion_tokens").is_none());
 }
 
 #[test]
 fn state_of_another_format_is_rejected_not_dropped() {
-    let state = ModelState { format: "anthropic-messages/v1".into(), data: json!({ "messages": {} }) };
+    let state = ModelState {
+        format: "anthropic-messages/v1".into(),
+        data: json!({ "messages": {} }),
+    };
     let req = request(vec![user("u1", "hi")], Some(state));
-    assert_eq!(encode_request(KIND, &options(), &req).unwrap_err().code(), "MODEL_STATE_FORMAT_MISMATCH");
-    assert_eq!(Decoder::new(KIND, &req).err().map(|e| e.code()), Some("MODEL_STATE_FORMAT_MISMATCH"));
+    assert_eq!(
+        encode_request(KIND, &options(), &req).unwrap_err().code(),
+        "MODEL_STATE_FORMAT_MISMATCH"
+    );
+    assert_eq!(
+        Decoder::new(KIND, &req).err().map(|e| e.code()),
+        Some("MODEL_STATE_FORMAT_MISMATCH")
+    );
 }
 
 #[test]
 fn state_with_a_malformed_data_shape_is_an_invalid_request() {
-    let state = ModelState { format: "openai-chat/v1".into(), data: json!({ "reasoningByMessageId": {} }) };
+    let state = ModelState {
+        format: "openai-chat/v1".into(),
+        data: json!({ "reasoningByMessageId": {} }),
+    };
     let req = request(vec![user("u1", "hi")], Some(state));
-    assert_eq!(encode_request(KIND, &options(), &req).unwrap_err().code(), "INVALID_REQUEST");
+    assert_eq!(
+        encode_request(KIND, &options(), &req).unwrap_err().code(),
+        "INVALID_REQUEST"
+    );
 }
 
 #[test]
 fn state_without_reasoning_in_the_new_message_keeps_old_entries() {
     // Turn 1 with reasoning, turn 2 (plain text) must still carry turn 1's entry: never drop state.
     let first = first_turn();
-    let a = assemble(&decode_ok(KIND, &first, &f("reasoning_content_tool_call.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first,
+        &f("reasoning_content_tool_call.sse"),
+    ));
     let mut messages = first.messages.clone();
     messages.push(a.message.clone());
     messages.push(tool_result("t1", &[("call_00_clock", "noon", false)]));
-    let b = assemble(&decode_ok(KIND, &request(messages, a.model_state.clone()), &f("recorded/83b060bae42e.sse")));
+    let b = assemble(&decode_ok(
+        KIND,
+        &request(messages, a.model_state.clone()),
+        &f("recorded/83b060bae42e.sse"),
+    ));
     assert_eq!(b.model_state, a.model_state);
 }

@@ -4,9 +4,12 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage};
+use patchbridge_protocol::{
+    Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage,
+};
 use patchbridge_providers::{
-    encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
+    encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions,
+    ReasoningSummary,
 };
 use serde_json::{json, Value};
 
@@ -34,22 +37,46 @@ fn every_fixture_decodes_to_its_golden_events() {
 fn text_stream_uses_the_response_id_and_usage() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("text.sse")));
     assert_eq!(a.message.id, "resp_text01");
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "Hello there!".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Text {
+            text: "Hello there!".into()
+        }]
+    );
     assert_eq!(a.stop_reason, StopReason::EndTurn);
-    assert_eq!(a.usage, Usage { input_tokens: 12, output_tokens: 4, ..Usage::default() });
+    assert_eq!(
+        a.usage,
+        Usage {
+            input_tokens: 12,
+            output_tokens: 4,
+            ..Usage::default()
+        }
+    );
     assert_eq!(a.model_state, None);
 }
 
 #[test]
 fn reasoning_summaries_are_shown_and_the_encrypted_item_is_kept() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("reasoning_tool_call.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("reasoning_tool_call.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::ToolUse);
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::Reasoning { text: "**Adding a todo**\n\nThe user wants milk on the list.".into() },
-            Block::Reasoning { text: "**Calling the tool**".into() },
-            Block::ToolCall { call_id: "call_milk".into(), name: "todo.add".into(), input: obj(json!({ "text": "buy milk" })) },
+            Block::Reasoning {
+                text: "**Adding a todo**\n\nThe user wants milk on the list.".into()
+            },
+            Block::Reasoning {
+                text: "**Calling the tool**".into()
+            },
+            Block::ToolCall {
+                call_id: "call_milk".into(),
+                name: "todo.add".into(),
+                input: obj(json!({ "text": "buy milk" }))
+            },
         ]
     );
     assert_eq!(
@@ -68,7 +95,13 @@ fn reasoning_summaries_are_shown_and_the_encrypted_item_is_kept() {
     );
     assert_eq!(
         a.usage,
-        Usage { input_tokens: 80, output_tokens: 120, reasoning_tokens: 96, cache_read_tokens: 32, cache_write_tokens: 0 }
+        Usage {
+            input_tokens: 80,
+            output_tokens: 120,
+            reasoning_tokens: 96,
+            cache_read_tokens: 32,
+            cache_write_tokens: 0
+        }
     );
 }
 
@@ -79,7 +112,9 @@ fn encrypted_reasoning_item_goes_back_verbatim_before_its_function_call() {
     let mut messages = first.messages.clone();
     messages.push(a.message);
     messages.push(tool_result("t1", &[("call_milk", "added #4", false)]));
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+        .unwrap()
+        .body;
     assert_eq!(
         body["input"],
         json!([
@@ -97,12 +132,24 @@ fn encrypted_reasoning_item_goes_back_verbatim_before_its_function_call() {
 
 #[test]
 fn parallel_function_calls_become_blocks_0_and_1() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("parallel_function_calls.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("parallel_function_calls.sse"),
+    ));
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::ToolCall { call_id: "call_a".into(), name: "weather_get".into(), input: obj(json!({ "city": "Paris" })) },
-            Block::ToolCall { call_id: "call_b".into(), name: "weather_get".into(), input: obj(json!({ "city": "Tokyo" })) },
+            Block::ToolCall {
+                call_id: "call_a".into(),
+                name: "weather_get".into(),
+                input: obj(json!({ "city": "Paris" }))
+            },
+            Block::ToolCall {
+                call_id: "call_b".into(),
+                name: "weather_get".into(),
+                input: obj(json!({ "city": "Tokyo" }))
+            },
         ]
     );
     assert_eq!(a.stop_reason, StopReason::ToolUse);
@@ -110,9 +157,18 @@ fn parallel_function_calls_become_blocks_0_and_1() {
 
 #[test]
 fn incomplete_for_max_output_tokens_is_max_tokens_and_drops_the_cut_call() {
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("incomplete_max_output_tokens.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("incomplete_max_output_tokens.sse"),
+    ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "The first three steps are".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Text {
+            text: "The first three steps are".into()
+        }]
+    );
     assert_eq!(a.usage.reasoning_tokens, 40);
 }
 
@@ -120,7 +176,12 @@ fn incomplete_for_max_output_tokens_is_max_tokens_and_drops_the_cut_call() {
 fn refusal_is_text_with_refusal_stop() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("refusal.sse")));
     assert_eq!(a.stop_reason, StopReason::Refusal);
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "I can't help with that.".into() }]);
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Text {
+            text: "I can't help with that.".into()
+        }]
+    );
 }
 
 #[test]
@@ -140,14 +201,21 @@ fn error_event_for_rate_limit_is_upstream_rate_limited() {
 
 #[test]
 fn malformed_json_is_an_upstream_protocol_error() {
-    assert_eq!(decode_err(KIND, &first_turn(), &f("malformed_json.sse")).1.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(
+        decode_err(KIND, &first_turn(), &f("malformed_json.sse"))
+            .1
+            .code(),
+        "UPSTREAM_PROTOCOL_ERROR"
+    );
 }
 
 #[test]
 fn stream_without_completed_event_is_an_upstream_protocol_error() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("no_completed.sse"));
     assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
-    assert!(!events.iter().any(|e| matches!(e, StreamEvent::MessageStop { .. })));
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, StreamEvent::MessageStop { .. })));
 }
 
 #[test]
@@ -155,23 +223,39 @@ fn encodes_the_exact_request_body() {
     let mut options = options();
     options.max_output_tokens = Some(2000);
     options.system_prompt = Some("Be brief.".into());
-    options.reasoning =
-        Some(ReasoningOptions { effort: Some(ReasoningEffort::Medium), budget_tokens: None, summary: Some(ReasoningSummary::Detailed) });
+    options.reasoning = Some(ReasoningOptions {
+        effort: Some(ReasoningEffort::Medium),
+        budget_tokens: None,
+        summary: Some(ReasoningSummary::Detailed),
+    });
     let messages = vec![
         Message {
             id: "u1".into(),
             role: Role::User,
             blocks: vec![
-                Block::Text { text: "Add this.".into() },
-                Block::Image { source: ImageSource::Base64 { media_type: "image/png".into(), data: "iVBOR".into() } },
+                Block::Text {
+                    text: "Add this.".into(),
+                },
+                Block::Image {
+                    source: ImageSource::Base64 {
+                        media_type: "image/png".into(),
+                        data: "iVBOR".into(),
+                    },
+                },
             ],
         },
         Message {
             id: "a1".into(),
             role: Role::Assistant,
             blocks: vec![
-                Block::Text { text: "Sure.".into() },
-                Block::ToolCall { call_id: "call_1".into(), name: "todo.add".into(), input: obj(json!({ "text": "milk" })) },
+                Block::Text {
+                    text: "Sure.".into(),
+                },
+                Block::ToolCall {
+                    call_id: "call_1".into(),
+                    name: "todo.add".into(),
+                    input: obj(json!({ "text": "milk" })),
+                },
             ],
         },
         tool_result("t1", &[("call_1", "no space left", true)]),
@@ -207,10 +291,19 @@ fn encodes_the_exact_request_body() {
 
 #[test]
 fn state_of_another_format_is_rejected_not_dropped() {
-    let state = ModelState { format: "openai-chat/v1".into(), data: json!({ "messages": {} }) };
+    let state = ModelState {
+        format: "openai-chat/v1".into(),
+        data: json!({ "messages": {} }),
+    };
     let req = request(vec![user("u1", "hi")], Some(state));
-    assert_eq!(encode_request(KIND, &options(), &req).unwrap_err().code(), "MODEL_STATE_FORMAT_MISMATCH");
-    assert_eq!(Decoder::new(KIND, &req).err().map(|e| e.code()), Some("MODEL_STATE_FORMAT_MISMATCH"));
+    assert_eq!(
+        encode_request(KIND, &options(), &req).unwrap_err().code(),
+        "MODEL_STATE_FORMAT_MISMATCH"
+    );
+    assert_eq!(
+        Decoder::new(KIND, &req).err().map(|e| e.code()),
+        Some("MODEL_STATE_FORMAT_MISMATCH")
+    );
 }
 
 #[test]
@@ -218,10 +311,17 @@ fn reasoning_block_covered_by_a_raw_item_must_still_be_reasoning() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
     let mut edited = a.message.clone();
-    edited.blocks[0] = Block::Text { text: "not reasoning".into() };
+    edited.blocks[0] = Block::Text {
+        text: "not reasoning".into(),
+    };
     let mut messages = first.messages.clone();
     messages.push(edited);
-    assert_eq!(encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap_err().code(), "INVALID_REQUEST");
+    assert_eq!(
+        encode_request(KIND, &options(), &request(messages, a.model_state))
+            .unwrap_err()
+            .code(),
+        "INVALID_REQUEST"
+    );
 }
 
 #[test]
@@ -238,7 +338,24 @@ fn two_turns_carry_both_reasoning_items_in_order() {
     assert!(state.data["messages"]["resp_reason01"].is_object());
     messages.push(b.message);
     messages.push(user("u2", "thanks"));
-    let body = encode_request(KIND, &options(), &request(messages, b.model_state)).unwrap().body;
-    let types: Vec<&str> = body["input"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
-    assert_eq!(types, vec!["message", "reasoning", "function_call", "function_call_output", "message", "message"]);
+    let body = encode_request(KIND, &options(), &request(messages, b.model_state))
+        .unwrap()
+        .body;
+    let types: Vec<&str> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            "message",
+            "reasoning",
+            "function_call",
+            "function_call_output",
+            "message",
+            "message"
+        ]
+    );
 }

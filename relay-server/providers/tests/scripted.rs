@@ -10,10 +10,16 @@ use serde_json::{json, Value};
 
 fn todo_tools() -> Vec<ToolDefinition> {
     vec![
-        tool("todo.add", json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] })),
+        tool(
+            "todo.add",
+            json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] }),
+        ),
         tool("todo.list", json!({ "type": "object", "properties": {} })),
-        tool("clock.now", json!({ "type": "object", "properties": { "timeZone": { "type": "string", "default": "UTC" } },
-                                 "required": ["timeZone"] })),
+        tool(
+            "clock.now",
+            json!({ "type": "object", "properties": { "timeZone": { "type": "string", "default": "UTC" } },
+                                 "required": ["timeZone"] }),
+        ),
     ]
 }
 
@@ -45,7 +51,10 @@ fn call_of(a: &Assembled) -> Option<(String, Value)> {
 fn add_todo_calls_the_add_tool_with_the_item_as_valid_input() {
     let a = assemble(&respond(&ask("add todo buy milk")));
     assert_eq!(a.stop_reason, StopReason::ToolUse);
-    assert_eq!(call_of(&a), Some(("todo.add".into(), json!({ "text": "buy milk" }))));
+    assert_eq!(
+        call_of(&a),
+        Some(("todo.add".into(), json!({ "text": "buy milk" })))
+    );
     assert!(text_of(&a).starts_with(DISCLAIMER));
 }
 
@@ -57,7 +66,11 @@ fn add_phrasings_strip_filler_words() {
         ("Add eggs to my list please", "eggs"),
     ] {
         let a = assemble(&respond(&ask(said)));
-        assert_eq!(call_of(&a), Some(("todo.add".into(), json!({ "text": item }))), "{said}");
+        assert_eq!(
+            call_of(&a),
+            Some(("todo.add".into(), json!({ "text": item }))),
+            "{said}"
+        );
     }
 }
 
@@ -70,7 +83,10 @@ fn list_todos_calls_the_list_tool_with_empty_input() {
 #[test]
 fn what_time_is_it_calls_the_clock_filling_required_defaults() {
     let a = assemble(&respond(&ask("What time is it?")));
-    assert_eq!(call_of(&a), Some(("clock.now".into(), json!({ "timeZone": "UTC" }))));
+    assert_eq!(
+        call_of(&a),
+        Some(("clock.now".into(), json!({ "timeZone": "UTC" })))
+    );
 }
 
 #[test]
@@ -87,18 +103,29 @@ fn no_matching_tool_means_no_call() {
 fn tool_result_is_summarised_and_never_calls_again() {
     let mut r = ask("add todo buy milk");
     let first = assemble(&respond(&r));
-    let Some(Block::ToolCall { call_id, .. }) = first.message.blocks.iter().find(|b| matches!(b, Block::ToolCall { .. })).cloned()
+    let Some(Block::ToolCall { call_id, .. }) = first
+        .message
+        .blocks
+        .iter()
+        .find(|b| matches!(b, Block::ToolCall { .. }))
+        .cloned()
     else {
         panic!("expected a tool call")
     };
     r.messages.push(first.message);
-    r.messages.push(tool_result("t1", &[(&call_id, "Added \"buy milk\" (3 open)", false)]));
+    r.messages.push(tool_result(
+        "t1",
+        &[(&call_id, "Added \"buy milk\" (3 open)", false)],
+    ));
     let second = assemble(&respond(&r));
     assert_eq!(second.stop_reason, StopReason::EndTurn);
     assert_eq!(call_of(&second), None);
     let text = text_of(&second);
     assert!(text.starts_with(DISCLAIMER));
-    assert!(text.contains("todo.add returned: Added \"buy milk\" (3 open)"), "{text}");
+    assert!(
+        text.contains("todo.add returned: Added \"buy milk\" (3 open)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -110,8 +137,12 @@ fn tool_error_is_reported_as_an_error() {
         other => panic!("{other:?}"),
     };
     r.messages.push(first.message);
-    r.messages.push(tool_result("t1", &[(&call_id, "storage unavailable", true)]));
-    assert!(text_of(&assemble(&respond(&r))).contains("todo.list reported an error: storage unavailable"));
+    r.messages.push(tool_result(
+        "t1",
+        &[(&call_id, "storage unavailable", true)],
+    ));
+    assert!(text_of(&assemble(&respond(&r)))
+        .contains("todo.list reported an error: storage unavailable"));
 }
 
 #[test]
@@ -140,7 +171,10 @@ fn words_inside_other_words_do_not_trigger_tools() {
 #[test]
 fn model_state_of_another_provider_passes_through_unchanged() {
     let mut r = ask("hello");
-    let state = ModelState { format: "anthropic-messages/v1".into(), data: json!({ "messages": { "m": { "content": [] } } }) };
+    let state = ModelState {
+        format: "anthropic-messages/v1".into(),
+        data: json!({ "messages": { "m": { "content": [] } } }),
+    };
     r.model_state = Some(state.clone());
     assert_eq!(assemble(&respond(&r)).model_state, Some(state));
 }
@@ -148,7 +182,14 @@ fn model_state_of_another_provider_passes_through_unchanged() {
 #[test]
 fn is_deterministic_and_ids_are_unique_in_the_conversation() {
     let mut r = ask("hello");
-    r.messages.insert(0, Message { id: "scripted-1".into(), role: Role::Assistant, blocks: vec![Block::Text { text: "x".into() }] });
+    r.messages.insert(
+        0,
+        Message {
+            id: "scripted-1".into(),
+            role: Role::Assistant,
+            blocks: vec![Block::Text { text: "x".into() }],
+        },
+    );
     let a = respond(&r);
     assert_eq!(a, respond(&r));
     let id = assemble(&a).message.id;

@@ -17,11 +17,25 @@ use crate::tool_names::ToolNames;
 use crate::{AdapterError, UpstreamFailure};
 
 enum Current {
-    Text { neutral: Option<u32> },
-    Thinking { start: Value, text: String, signature: String, neutral: Option<u32> },
-    ToolUse { id: String, name: String, json: String },
+    Text {
+        neutral: Option<u32>,
+    },
+    Thinking {
+        start: Value,
+        text: String,
+        signature: String,
+        neutral: Option<u32>,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
     /// A block the neutral protocol has no type for: kept verbatim (with its streamed input, if any).
-    Raw { start: Value, json: String },
+    Raw {
+        start: Value,
+        json: String,
+    },
 }
 
 pub(crate) struct AnthropicDecoder {
@@ -54,8 +68,10 @@ impl RawUsage {
         self.output = get("output_tokens").or(self.output);
         self.cache_read = get("cache_read_input_tokens").or(self.cache_read);
         self.cache_write = get("cache_creation_input_tokens").or(self.cache_write);
-        self.thinking =
-            usage.pointer("/output_tokens_details/thinking_tokens").and_then(Value::as_u64).or(self.thinking);
+        self.thinking = usage
+            .pointer("/output_tokens_details/thinking_tokens")
+            .and_then(Value::as_u64)
+            .or(self.thinking);
     }
 
     /// Neutral `inputTokens` counts every input token (Anthropic's `input_tokens` excludes cache reads and
@@ -64,7 +80,11 @@ impl RawUsage {
         let cache_read = self.cache_read.unwrap_or(0);
         let cache_write = self.cache_write.unwrap_or(0);
         Usage {
-            input_tokens: self.input.unwrap_or(0).saturating_add(cache_read).saturating_add(cache_write),
+            input_tokens: self
+                .input
+                .unwrap_or(0)
+                .saturating_add(cache_read)
+                .saturating_add(cache_write),
             output_tokens: self.output.unwrap_or(0),
             reasoning_tokens: self.thinking.unwrap_or(0),
             cache_read_tokens: cache_read,
@@ -101,7 +121,12 @@ impl AnthropicDecoder {
         self.done
     }
 
-    pub(crate) fn feed(&mut self, event: &str, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    pub(crate) fn feed(
+        &mut self,
+        event: &str,
+        data: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         if self.done {
             return Ok(());
         }
@@ -114,15 +139,24 @@ impl AnthropicDecoder {
                 let error = value.get("error").unwrap_or(&Value::Null);
                 Err(AdapterError::Upstream {
                     failure: UpstreamFailure::classify(str_field(error, "type")),
-                    detail: format!("{}: {}", str_field(error, "type"), str_field(error, "message")),
+                    detail: format!(
+                        "{}: {}",
+                        str_field(error, "type"),
+                        str_field(error, "message")
+                    ),
                 })
             }
             "message_start" => {
-                let message = value.get("message").ok_or_else(|| protocol("message_start without message"))?;
+                let message = value
+                    .get("message")
+                    .ok_or_else(|| protocol("message_start without message"))?;
                 if let Some(usage) = message.get("usage") {
                     self.usage.merge(usage);
                 }
-                let id = state::unique_message_id(message.get("id").and_then(Value::as_str), &self.request);
+                let id = state::unique_message_id(
+                    message.get("id").and_then(Value::as_str),
+                    &self.request,
+                );
                 self.message_id = Some(id.clone());
                 self.emit.start(id, out)
             }
@@ -130,7 +164,10 @@ impl AnthropicDecoder {
             "content_block_delta" => self.block_delta(&value, out),
             "content_block_stop" => {
                 let index = self.check_index(&value)?;
-                let (_, current) = self.current.take().ok_or_else(|| protocol(format!("stop of block {index} that is not open")))?;
+                let (_, current) = self
+                    .current
+                    .take()
+                    .ok_or_else(|| protocol(format!("stop of block {index} that is not open")))?;
                 self.end_block(current, out)
             }
             "message_delta" => {
@@ -149,60 +186,97 @@ impl AnthropicDecoder {
     }
 
     fn check_index(&self, value: &Value) -> Result<u64, AdapterError> {
-        let index = value.get("index").and_then(Value::as_u64).ok_or_else(|| protocol("content block event without index"))?;
+        let index = value
+            .get("index")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| protocol("content block event without index"))?;
         match &self.current {
-            Some((open, _)) if *open != index => {
-                Err(protocol(format!("event for block {index} while block {open} is open")))
-            }
+            Some((open, _)) if *open != index => Err(protocol(format!(
+                "event for block {index} while block {open} is open"
+            ))),
             _ => Ok(index),
         }
     }
 
-    fn block_start(&mut self, value: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    fn block_start(
+        &mut self,
+        value: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         if !self.emit.started() {
             return Err(protocol("content_block_start before message_start"));
         }
-        let index = value.get("index").and_then(Value::as_u64).ok_or_else(|| protocol("content_block_start without index"))?;
+        let index = value
+            .get("index")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| protocol("content_block_start without index"))?;
         if let Some((open, _)) = &self.current {
-            return Err(protocol(format!("block {index} started while block {open} is open")));
+            return Err(protocol(format!(
+                "block {index} started while block {open} is open"
+            )));
         }
-        let block = value.get("content_block").ok_or_else(|| protocol("content_block_start without content_block"))?;
+        let block = value
+            .get("content_block")
+            .ok_or_else(|| protocol("content_block_start without content_block"))?;
         let current = match str_field(block, "type") {
             "text" => {
-                let neutral = self.emit.live_delta(LiveKind::Text, str_field(block, "text"), out)?;
+                let neutral =
+                    self.emit
+                        .live_delta(LiveKind::Text, str_field(block, "text"), out)?;
                 Current::Text { neutral }
             }
             "thinking" => {
                 let text = str_field(block, "thinking").to_owned();
                 let neutral = self.emit.live_delta(LiveKind::Reasoning, &text, out)?;
-                Current::Thinking { start: block.clone(), signature: str_field(block, "signature").to_owned(), text, neutral }
+                Current::Thinking {
+                    start: block.clone(),
+                    signature: str_field(block, "signature").to_owned(),
+                    text,
+                    neutral,
+                }
             }
             "tool_use" => {
                 let id = str_field(block, "id").to_owned();
                 let name = str_field(block, "name").to_owned();
                 // Some gateways put the whole input in the start event instead of streaming it.
                 let json = match block.get("input") {
-                    Some(Value::Object(map)) if !map.is_empty() => Value::Object(map.clone()).to_string(),
+                    Some(Value::Object(map)) if !map.is_empty() => {
+                        Value::Object(map.clone()).to_string()
+                    }
                     _ => String::new(),
                 };
                 Current::ToolUse { id, name, json }
             }
-            _ => Current::Raw { start: block.clone(), json: String::new() },
+            _ => Current::Raw {
+                start: block.clone(),
+                json: String::new(),
+            },
         };
         self.current = Some((index, current));
         Ok(())
     }
 
-    fn block_delta(&mut self, value: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    fn block_delta(
+        &mut self,
+        value: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         let index = self.check_index(value)?;
-        let delta = value.get("delta").ok_or_else(|| protocol("content_block_delta without delta"))?;
+        let delta = value
+            .get("delta")
+            .ok_or_else(|| protocol("content_block_delta without delta"))?;
         let delta_type = str_field(delta, "type");
         let Some((_, current)) = self.current.as_mut() else {
-            return Err(protocol(format!("delta for block {index} that is not open")));
+            return Err(protocol(format!(
+                "delta for block {index} that is not open"
+            )));
         };
         match (current, delta_type) {
             (Current::Text { neutral }, "text_delta") => {
-                if let Some(i) = self.emit.live_delta(LiveKind::Text, str_field(delta, "text"), out)? {
+                if let Some(i) =
+                    self.emit
+                        .live_delta(LiveKind::Text, str_field(delta, "text"), out)?
+                {
                     *neutral = Some(i);
                 }
             }
@@ -215,16 +289,26 @@ impl AnthropicDecoder {
                     *neutral = Some(i);
                 }
             }
-            (Current::Thinking { signature, .. }, "signature_delta") => signature.push_str(str_field(delta, "signature")),
+            (Current::Thinking { signature, .. }, "signature_delta") => {
+                signature.push_str(str_field(delta, "signature"))
+            }
             (Current::ToolUse { json, .. } | Current::Raw { json, .. }, "input_json_delta") => {
                 json.push_str(str_field(delta, "partial_json"))
             }
-            (_, other) => return Err(protocol(format!("unexpected {other:?} delta for block {index}"))),
+            (_, other) => {
+                return Err(protocol(format!(
+                    "unexpected {other:?} delta for block {index}"
+                )))
+            }
         }
         Ok(())
     }
 
-    fn end_block(&mut self, current: Current, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    fn end_block(
+        &mut self,
+        current: Current,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         match current {
             Current::Text { neutral } => {
                 self.emit.close(out);
@@ -232,7 +316,12 @@ impl AnthropicDecoder {
                     self.parts.block(i);
                 }
             }
-            Current::Thinking { mut start, text, signature, neutral } => {
+            Current::Thinking {
+                mut start,
+                text,
+                signature,
+                neutral,
+            } => {
                 self.emit.close(out);
                 start["thinking"] = Value::String(text);
                 start["signature"] = Value::String(signature);
@@ -246,8 +335,12 @@ impl AnthropicDecoder {
             Current::Raw { mut start, json } => {
                 self.emit.close(out);
                 if !json.trim().is_empty() {
-                    let input: Value = serde_json::from_str(&json)
-                        .map_err(|e| protocol(format!("input of a {} block is not JSON: {e}", str_field(&start, "type"))))?;
+                    let input: Value = serde_json::from_str(&json).map_err(|e| {
+                        protocol(format!(
+                            "input of a {} block is not JSON: {e}",
+                            str_field(&start, "type")
+                        ))
+                    })?;
                     start["input"] = input;
                 }
                 self.parts.raw(start, Vec::new());
@@ -264,11 +357,15 @@ impl AnthropicDecoder {
             // is dropped (it cannot run and its JSON is incomplete); a thinking block without its signature
             // cannot be sent back, so it keeps only its shown text.
             if !truncated {
-                return Err(protocol(format!("message ended while block {index} was open")));
+                return Err(protocol(format!(
+                    "message ended while block {index} was open"
+                )));
             }
             match current {
                 Current::ToolUse { .. } => {}
-                Current::Thinking { signature, neutral, .. } if signature.is_empty() => {
+                Current::Thinking {
+                    signature, neutral, ..
+                } if signature.is_empty() => {
                     self.emit.close(out);
                     if let Some(i) = neutral {
                         self.parts.block(i);
@@ -287,10 +384,21 @@ impl AnthropicDecoder {
             Some("refusal") => StopReason::Refusal,
             _ => StopReason::Other,
         };
-        let id = self.message_id.clone().ok_or_else(|| protocol("message_stop before message_start"))?;
-        let entry = std::mem::take(&mut self.parts).finish().map(|content| (id, Entry { content }));
-        let model_state = state::next(FORMAT, std::mem::take(&mut self.previous), &self.request, entry)?;
-        self.emit.stop(stop_reason, self.usage.neutral(), model_state, out)?;
+        let id = self
+            .message_id
+            .clone()
+            .ok_or_else(|| protocol("message_stop before message_start"))?;
+        let entry = std::mem::take(&mut self.parts)
+            .finish()
+            .map(|content| (id, Entry { content }));
+        let model_state = state::next(
+            FORMAT,
+            std::mem::take(&mut self.previous),
+            &self.request,
+            entry,
+        )?;
+        self.emit
+            .stop(stop_reason, self.usage.neutral(), model_state, out)?;
         self.done = true;
         Ok(())
     }

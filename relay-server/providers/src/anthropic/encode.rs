@@ -10,10 +10,14 @@ use crate::tool_names::ToolNames;
 use crate::{AdapterError, ModelOptions, UpstreamRequest, DEFAULT_ANTHROPIC_MAX_TOKENS};
 
 pub(crate) fn validate_options(options: &ModelOptions) -> Result<(), AdapterError> {
-    let max_tokens = options.max_output_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
+    let max_tokens = options
+        .max_output_tokens
+        .unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
     if let Some(budget) = options.reasoning.as_ref().and_then(|r| r.budget_tokens) {
         if budget < 1024 {
-            return Err(AdapterError::InvalidRequest("reasoning.budget_tokens must be at least 1024 for Anthropic".into()));
+            return Err(AdapterError::InvalidRequest(
+                "reasoning.budget_tokens must be at least 1024 for Anthropic".into(),
+            ));
         }
         if budget >= max_tokens {
             return Err(AdapterError::InvalidRequest(format!(
@@ -24,7 +28,10 @@ pub(crate) fn validate_options(options: &ModelOptions) -> Result<(), AdapterErro
     Ok(())
 }
 
-pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<UpstreamRequest, AdapterError> {
+pub(crate) fn encode(
+    options: &ModelOptions,
+    request: &ModelRequest,
+) -> Result<UpstreamRequest, AdapterError> {
     validate_options(options)?;
     let entries = state::read::<Entry>(FORMAT, request)?;
     let names = ToolNames::new(request);
@@ -63,7 +70,9 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
         }
     }
 
-    let max_tokens = options.max_output_tokens.unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
+    let max_tokens = options
+        .max_output_tokens
+        .unwrap_or(DEFAULT_ANTHROPIC_MAX_TOKENS);
     let mut body = Map::new();
     body.insert("model".into(), json!(options.upstream_model));
     body.insert("max_tokens".into(), json!(max_tokens));
@@ -73,7 +82,12 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
     }
     body.insert(
         "messages".into(),
-        Value::Array(messages.into_iter().map(|(role, content)| json!({ "role": role, "content": content })).collect()),
+        Value::Array(
+            messages
+                .into_iter()
+                .map(|(role, content)| json!({ "role": role, "content": content }))
+                .collect(),
+        ),
     );
     if !request.tools.is_empty() {
         let tools = request
@@ -86,7 +100,10 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(budget) = options.reasoning.as_ref().and_then(|r| r.budget_tokens) {
-        body.insert("thinking".into(), json!({ "type": "enabled", "budget_tokens": budget }));
+        body.insert(
+            "thinking".into(),
+            json!({ "type": "enabled", "budget_tokens": budget }),
+        );
     }
     Ok(UpstreamRequest {
         path: "/messages",
@@ -101,7 +118,9 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> 
         match block {
             Block::Text { text } if text.is_empty() => {}
             Block::Text { text } => content.push(json!({ "type": "text", "text": text })),
-            Block::Image { source } => content.push(json!({ "type": "image", "source": image_source(source) })),
+            Block::Image { source } => {
+                content.push(json!({ "type": "image", "source": image_source(source) }))
+            }
             other => return Err(misplaced(other, "user", id)),
         }
     }
@@ -111,7 +130,9 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> 
 fn image_source(source: &ImageSource) -> Value {
     match source {
         ImageSource::Url { url } => json!({ "type": "url", "url": url }),
-        ImageSource::Base64 { media_type, data } => json!({ "type": "base64", "media_type": media_type, "data": data }),
+        ImageSource::Base64 { media_type, data } => {
+            json!({ "type": "base64", "media_type": media_type, "data": data })
+        }
     }
 }
 
@@ -119,8 +140,13 @@ fn tool_results(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> 
     blocks
         .iter()
         .map(|block| match block {
-            Block::ToolResult { call_id, content, is_error } => {
-                let mut v = json!({ "type": "tool_result", "tool_use_id": call_id, "content": content });
+            Block::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
+                let mut v =
+                    json!({ "type": "tool_result", "tool_use_id": call_id, "content": content });
                 if *is_error {
                     v["is_error"] = json!(true);
                 }
@@ -131,16 +157,24 @@ fn tool_results(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> 
         .collect()
 }
 
-fn assistant_block(block: &Block, names: &ToolNames, id: &str) -> Result<Option<Value>, AdapterError> {
+fn assistant_block(
+    block: &Block,
+    names: &ToolNames,
+    id: &str,
+) -> Result<Option<Value>, AdapterError> {
     Ok(match block {
         Block::Text { text } if text.is_empty() => None,
         Block::Text { text } => Some(json!({ "type": "text", "text": text })),
         // Shown reasoning without its signed thinking block cannot go back: Anthropic only accepts thinking it
         // signed. Its private state, when there was any, is sent through the ModelState path instead.
         Block::Reasoning { .. } => None,
-        Block::ToolCall { call_id, name, input } => {
-            Some(json!({ "type": "tool_use", "id": call_id, "name": names.provider(name), "input": input }))
-        }
+        Block::ToolCall {
+            call_id,
+            name,
+            input,
+        } => Some(
+            json!({ "type": "tool_use", "id": call_id, "name": names.provider(name), "input": input }),
+        ),
         other => return Err(misplaced(other, "assistant", id)),
     })
 }

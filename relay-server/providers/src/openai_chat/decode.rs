@@ -64,17 +64,26 @@ impl ChatDecoder {
         self.done
     }
 
-    pub(crate) fn feed(&mut self, _event: &str, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    pub(crate) fn feed(
+        &mut self,
+        _event: &str,
+        data: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         if self.done {
             return Ok(());
         }
         if data.trim() == "[DONE]" {
             return self.complete(out);
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| protocol(format!("malformed JSON chunk: {e}")))?;
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| protocol(format!("malformed JSON chunk: {e}")))?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
             // OpenAI-compatible servers and gateways report mid-stream failures as `{"error": {...}}`.
-            let kind = error.get("code").and_then(Value::as_str).or_else(|| error.get("type").and_then(Value::as_str));
+            let kind = error
+                .get("code")
+                .and_then(Value::as_str)
+                .or_else(|| error.get("type").and_then(Value::as_str));
             let message = error.get("message").and_then(Value::as_str).unwrap_or("");
             return Err(AdapterError::Upstream {
                 failure: UpstreamFailure::classify(kind.unwrap_or("")),
@@ -82,7 +91,8 @@ impl ChatDecoder {
             });
         }
         if !self.emit.started() {
-            let id = state::unique_message_id(chunk.get("id").and_then(Value::as_str), &self.request);
+            let id =
+                state::unique_message_id(chunk.get("id").and_then(Value::as_str), &self.request);
             self.message_id = Some(id.clone());
             self.emit.start(id, out)?;
         }
@@ -93,7 +103,10 @@ impl ChatDecoder {
             return Ok(());
         };
         // The relay always asks for one choice; extra choices (n > 1) are not part of this conversation.
-        let Some(choice) = choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0) else {
+        let Some(choice) = choices
+            .iter()
+            .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+        else {
             return Ok(());
         };
         if let Some(delta) = choice.get("delta") {
@@ -110,7 +123,10 @@ impl ChatDecoder {
             if let Some(text) = delta.get(field.as_str()).and_then(Value::as_str) {
                 if !text.is_empty() {
                     self.emit.live_delta(LiveKind::Reasoning, text, out)?;
-                    self.reasoning.get_or_insert_with(|| (field, String::new())).1.push_str(text);
+                    self.reasoning
+                        .get_or_insert_with(|| (field, String::new()))
+                        .1
+                        .push_str(text);
                 }
             }
         }
@@ -125,11 +141,20 @@ impl ChatDecoder {
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {
-                let index = call.get("index").and_then(Value::as_u64).unwrap_or(position as u64);
+                let index = call
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(position as u64);
                 let id = call.get("id").and_then(Value::as_str).unwrap_or("");
                 // A new id at a known index is a new call: some servers send every call complete at index 0.
                 let slot = match self.slots.get(&index) {
-                    Some(&slot) if id.is_empty() || self.tools[slot].id.is_empty() || self.tools[slot].id == id => slot,
+                    Some(&slot)
+                        if id.is_empty()
+                            || self.tools[slot].id.is_empty()
+                            || self.tools[slot].id == id =>
+                    {
+                        slot
+                    }
                     _ => {
                         self.tools.push(ToolAcc::default());
                         self.slots.insert(index, self.tools.len() - 1);
@@ -157,9 +182,14 @@ impl ChatDecoder {
 
     fn complete(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
         let Some(reason) = self.finish_reason.clone() else {
-            return Err(protocol("the Chat Completions stream ended without a finish_reason"));
+            return Err(protocol(
+                "the Chat Completions stream ended without a finish_reason",
+            ));
         };
-        let id = self.message_id.clone().ok_or_else(|| protocol("the stream ended before any chunk"))?;
+        let id = self
+            .message_id
+            .clone()
+            .ok_or_else(|| protocol("the stream ended before any chunk"))?;
         let truncated = reason == "length";
         let mut any_call = false;
         for (n, acc) in std::mem::take(&mut self.tools).into_iter().enumerate() {
@@ -168,7 +198,11 @@ impl ChatDecoder {
                 continue;
             }
             // Some compatible servers omit call ids; the runtime needs one to pair the result.
-            let call_id = if acc.id.is_empty() { format!("{id}-call-{n}") } else { acc.id };
+            let call_id = if acc.id.is_empty() {
+                format!("{id}-call-{n}")
+            } else {
+                acc.id
+            };
             let name = self.names.neutral(&acc.name).to_owned();
             self.emit.tool_call(&call_id, &name, &acc.arguments, out)?;
             any_call = true;
@@ -183,8 +217,16 @@ impl ChatDecoder {
             "content_filter" => StopReason::Refusal,
             _ => StopReason::Other,
         };
-        let entry = self.reasoning.take().map(|(field, text)| (id, Entry { field, text }));
-        let model_state = state::next(FORMAT, std::mem::take(&mut self.previous), &self.request, entry)?;
+        let entry = self
+            .reasoning
+            .take()
+            .map(|(field, text)| (id, Entry { field, text }));
+        let model_state = state::next(
+            FORMAT,
+            std::mem::take(&mut self.previous),
+            &self.request,
+            entry,
+        )?;
         let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;
         self.done = true;

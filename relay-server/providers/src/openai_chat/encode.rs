@@ -12,13 +12,20 @@ use crate::{AdapterError, ModelOptions, UpstreamRequest};
 /// Prefix that tells the model a tool failed: Chat Completions has no error flag on tool messages.
 pub(crate) const TOOL_ERROR_PREFIX: &str = "Error: ";
 
-pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<UpstreamRequest, AdapterError> {
+pub(crate) fn encode(
+    options: &ModelOptions,
+    request: &ModelRequest,
+) -> Result<UpstreamRequest, AdapterError> {
     let entries = state::read::<Entry>(FORMAT, request)?;
     let names = ToolNames::new(request);
     // Reasoning goes back only inside the current tool loop (after the last user message): that is where
     // reasoning models need it (DeepSeek rejects a tool loop without it), while earlier turns' reasoning is
     // ignored by such servers and only costs tokens.
-    let loop_start = request.messages.iter().rposition(|m| m.role == Role::User).map_or(0, |i| i + 1);
+    let loop_start = request
+        .messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |i| i + 1);
 
     let mut messages = Vec::new();
     if let Some(system) = options.system_prompt.as_deref().filter(|s| !s.is_empty()) {
@@ -26,14 +33,27 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
     }
     for (position, message) in request.messages.iter().enumerate() {
         match message.role {
-            Role::User => messages.push(json!({ "role": "user", "content": user_content(&message.blocks, &message.id)? })),
+            Role::User => messages.push(
+                json!({ "role": "user", "content": user_content(&message.blocks, &message.id)? }),
+            ),
             Role::Tool => {
                 for block in &message.blocks {
-                    let Block::ToolResult { call_id, content, is_error } = block else {
+                    let Block::ToolResult {
+                        call_id,
+                        content,
+                        is_error,
+                    } = block
+                    else {
                         return Err(misplaced(block, "tool", &message.id));
                     };
-                    let content = if *is_error { format!("{TOOL_ERROR_PREFIX}{content}") } else { content.clone() };
-                    messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
+                    let content = if *is_error {
+                        format!("{TOOL_ERROR_PREFIX}{content}")
+                    } else {
+                        content.clone()
+                    };
+                    messages.push(
+                        json!({ "role": "tool", "tool_call_id": call_id, "content": content }),
+                    );
                 }
             }
             Role::Assistant => {
@@ -56,14 +76,21 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
                 m.insert("role".into(), json!("assistant"));
                 m.insert(
                     "content".into(),
-                    if text.is_empty() && !tool_calls.is_empty() { Value::Null } else { Value::String(text) },
+                    if text.is_empty() && !tool_calls.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::String(text)
+                    },
                 );
                 if !tool_calls.is_empty() {
                     m.insert("tool_calls".into(), Value::Array(tool_calls));
                 }
                 if position >= loop_start {
                     if let Some(entry) = entries.get(&message.id) {
-                        m.insert(entry.field.as_str().into(), Value::String(entry.text.clone()));
+                        m.insert(
+                            entry.field.as_str().into(),
+                            Value::String(entry.text.clone()),
+                        );
                     }
                 }
                 messages.push(Value::Object(m));
@@ -94,7 +121,11 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
     if let Some(effort) = options.reasoning.as_ref().and_then(|r| r.effort) {
         body.insert("reasoning_effort".into(), json!(effort.as_str()));
     }
-    Ok(UpstreamRequest { path: "/chat/completions", headers: Vec::new(), body: Value::Object(body) })
+    Ok(UpstreamRequest {
+        path: "/chat/completions",
+        headers: Vec::new(),
+        body: Value::Object(body),
+    })
 }
 
 /// A lone text block is sent as a plain string (what every compatible server understands); anything else as
@@ -107,7 +138,8 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Value, AdapterError> {
     for block in blocks {
         match block {
             Block::Text { text } => parts.push(json!({ "type": "text", "text": text })),
-            Block::Image { source } => parts.push(json!({ "type": "image_url", "image_url": { "url": image_url(source) } })),
+            Block::Image { source } => parts
+                .push(json!({ "type": "image_url", "image_url": { "url": image_url(source) } })),
             other => return Err(misplaced(other, "user", id)),
         }
     }

@@ -43,7 +43,10 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 }
 
 fn upstream(code: &str, message: &str) -> AdapterError {
-    AdapterError::Upstream { failure: UpstreamFailure::classify(code), detail: format!("{code}: {message}") }
+    AdapterError::Upstream {
+        failure: UpstreamFailure::classify(code),
+        detail: format!("{code}: {message}"),
+    }
 }
 
 impl ResponsesDecoder {
@@ -68,14 +71,22 @@ impl ResponsesDecoder {
         self.done
     }
 
-    pub(crate) fn feed(&mut self, event: &str, data: &str, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    pub(crate) fn feed(
+        &mut self,
+        event: &str,
+        data: &str,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         if self.done {
             return Ok(());
         }
         let value: Value = serde_json::from_str(data)
             .map_err(|e| protocol(format!("malformed JSON in Responses event {event:?}: {e}")))?;
         let kind = value.get("type").and_then(Value::as_str).unwrap_or(event);
-        let output_index = value.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+        let output_index = value
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
         match kind {
             "response.created" => {
                 let id = value.pointer("/response/id").and_then(Value::as_str);
@@ -84,38 +95,85 @@ impl ResponsesDecoder {
                 self.emit.start(id, out)
             }
             "response.output_text.delta" => {
-                let part = value.get("content_index").and_then(Value::as_u64).unwrap_or(0);
-                self.live_delta(output_index, part, LiveKind::Text, str_field(&value, "delta"), out)
+                let part = value
+                    .get("content_index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                self.live_delta(
+                    output_index,
+                    part,
+                    LiveKind::Text,
+                    str_field(&value, "delta"),
+                    out,
+                )
             }
             "response.refusal.delta" => {
                 self.refusal = true;
-                let part = value.get("content_index").and_then(Value::as_u64).unwrap_or(0);
-                self.live_delta(output_index, part, LiveKind::Text, str_field(&value, "delta"), out)
+                let part = value
+                    .get("content_index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                self.live_delta(
+                    output_index,
+                    part,
+                    LiveKind::Text,
+                    str_field(&value, "delta"),
+                    out,
+                )
             }
             // Summaries are the reasoning OpenAI allows to be shown; `reasoning_text` is raw reasoning that
             // open-weight models behind Responses-compatible servers stream, shown the same way.
             "response.reasoning_summary_text.delta" => {
-                let part = value.get("summary_index").and_then(Value::as_u64).unwrap_or(0);
-                self.live_delta(output_index, part, LiveKind::Reasoning, str_field(&value, "delta"), out)
+                let part = value
+                    .get("summary_index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                self.live_delta(
+                    output_index,
+                    part,
+                    LiveKind::Reasoning,
+                    str_field(&value, "delta"),
+                    out,
+                )
             }
             "response.reasoning_text.delta" => {
-                let part = value.get("content_index").and_then(Value::as_u64).unwrap_or(0);
-                self.live_delta(output_index, 1000 + part, LiveKind::Reasoning, str_field(&value, "delta"), out)
+                let part = value
+                    .get("content_index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                self.live_delta(
+                    output_index,
+                    1000 + part,
+                    LiveKind::Reasoning,
+                    str_field(&value, "delta"),
+                    out,
+                )
             }
             "response.function_call_arguments.delta" => {
-                self.arguments.entry(output_index).or_default().push_str(str_field(&value, "delta"));
+                self.arguments
+                    .entry(output_index)
+                    .or_default()
+                    .push_str(str_field(&value, "delta"));
                 Ok(())
             }
             "response.output_item.done" => {
-                let item = value.get("item").ok_or_else(|| protocol("output_item.done without item"))?;
+                let item = value
+                    .get("item")
+                    .ok_or_else(|| protocol("output_item.done without item"))?;
                 self.item_done(output_index, item, out)
             }
             "response.completed" | "response.incomplete" => self.complete(kind, &value, out),
             "response.failed" => {
                 let error = value.pointer("/response/error").unwrap_or(&Value::Null);
-                Err(upstream(str_field(error, "code"), str_field(error, "message")))
+                Err(upstream(
+                    str_field(error, "code"),
+                    str_field(error, "message"),
+                ))
             }
-            "error" => Err(upstream(str_field(&value, "code"), str_field(&value, "message"))),
+            "error" => Err(upstream(
+                str_field(&value, "code"),
+                str_field(&value, "message"),
+            )),
             // response.in_progress, output_item.added, content_part.*, *.done text events, annotations…:
             // nothing the deltas and item.done events have not said already.
             _ => Ok(()),
@@ -151,16 +209,26 @@ impl ResponsesDecoder {
         self.live = None;
     }
 
-    fn item_done(&mut self, output_index: u64, item: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    fn item_done(
+        &mut self,
+        output_index: u64,
+        item: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         self.close_live(out);
         let blocks = self.item_blocks.remove(&output_index).unwrap_or_default();
         match str_field(item, "type") {
             "message" => blocks.into_iter().for_each(|i| self.parts.block(i)),
             "function_call" => {
                 let streamed = self.arguments.remove(&output_index).unwrap_or_default();
-                let arguments = item.get("arguments").and_then(Value::as_str).unwrap_or(&streamed);
+                let arguments = item
+                    .get("arguments")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&streamed);
                 let name = self.names.neutral(str_field(item, "name")).to_owned();
-                let i = self.emit.tool_call(str_field(item, "call_id"), &name, arguments, out)?;
+                let i = self
+                    .emit
+                    .tool_call(str_field(item, "call_id"), &name, arguments, out)?;
                 self.parts.block(i);
                 self.any_call = true;
             }
@@ -171,7 +239,12 @@ impl ResponsesDecoder {
         Ok(())
     }
 
-    fn complete(&mut self, kind: &str, value: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+    fn complete(
+        &mut self,
+        kind: &str,
+        value: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
         self.close_live(out);
         let response = value.get("response").unwrap_or(&Value::Null);
         // Items the token limit cut off never got their `done`: their shown text stays, a cut function call
@@ -188,15 +261,28 @@ impl ResponsesDecoder {
                 StopReason::EndTurn
             }
         } else {
-            match response.pointer("/incomplete_details/reason").and_then(Value::as_str) {
+            match response
+                .pointer("/incomplete_details/reason")
+                .and_then(Value::as_str)
+            {
                 Some("max_output_tokens") => StopReason::MaxTokens,
                 Some("content_filter") => StopReason::Refusal,
                 _ => StopReason::Other,
             }
         };
-        let id = self.message_id.clone().ok_or_else(|| protocol("response finished before response.created"))?;
-        let entry = std::mem::take(&mut self.parts).finish().map(|items| (id, Entry { items }));
-        let model_state = state::next(FORMAT, std::mem::take(&mut self.previous), &self.request, entry)?;
+        let id = self
+            .message_id
+            .clone()
+            .ok_or_else(|| protocol("response finished before response.created"))?;
+        let entry = std::mem::take(&mut self.parts)
+            .finish()
+            .map(|items| (id, Entry { items }));
+        let model_state = state::next(
+            FORMAT,
+            std::mem::take(&mut self.previous),
+            &self.request,
+            entry,
+        )?;
         let usage = response.get("usage").map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;
         self.done = true;
@@ -207,7 +293,9 @@ impl ResponsesDecoder {
         if self.done {
             Ok(())
         } else {
-            Err(protocol("the Responses stream ended before response.completed or response.incomplete"))
+            Err(protocol(
+                "the Responses stream ended before response.completed or response.incomplete",
+            ))
         }
     }
 }

@@ -10,7 +10,10 @@ use crate::state::{self, Planned};
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, ModelOptions, ReasoningSummary, UpstreamRequest};
 
-pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<UpstreamRequest, AdapterError> {
+pub(crate) fn encode(
+    options: &ModelOptions,
+    request: &ModelRequest,
+) -> Result<UpstreamRequest, AdapterError> {
     let entries = state::read::<Entry>(FORMAT, request)?;
     let names = ToolNames::new(request);
     let mut input = Vec::new();
@@ -30,10 +33,19 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
             }
             Role::Tool => {
                 for block in &message.blocks {
-                    let Block::ToolResult { call_id, content, is_error } = block else {
+                    let Block::ToolResult {
+                        call_id,
+                        content,
+                        is_error,
+                    } = block
+                    else {
                         return Err(misplaced(block, "tool", &message.id));
                     };
-                    let output = if *is_error { format!("{TOOL_ERROR_PREFIX}{content}") } else { content.clone() };
+                    let output = if *is_error {
+                        format!("{TOOL_ERROR_PREFIX}{content}")
+                    } else {
+                        content.clone()
+                    };
                     input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": output }));
                 }
             }
@@ -52,13 +64,16 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
                             flush(&mut text, &mut input);
                             input.push(raw.clone());
                         }
-                        Planned::Block(Block::Text { text: t }) => {
-                            text.push(json!({ "type": "output_text", "text": t, "annotations": [] }))
-                        }
+                        Planned::Block(Block::Text { text: t }) => text
+                            .push(json!({ "type": "output_text", "text": t, "annotations": [] })),
                         // Summaries without their reasoning item cannot go back; the item (when there was one)
                         // is sent verbatim through the ModelState path.
                         Planned::Block(Block::Reasoning { .. }) => {}
-                        Planned::Block(Block::ToolCall { call_id, name, input: arguments }) => {
+                        Planned::Block(Block::ToolCall {
+                            call_id,
+                            name,
+                            input: arguments,
+                        }) => {
                             flush(&mut text, &mut input);
                             input.push(json!({
                                 "type": "function_call",
@@ -67,7 +82,9 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
                                 "arguments": Value::Object(arguments.clone()).to_string(),
                             }));
                         }
-                        Planned::Block(other) => return Err(misplaced(other, "assistant", &message.id)),
+                        Planned::Block(other) => {
+                            return Err(misplaced(other, "assistant", &message.id))
+                        }
                     }
                 }
                 flush(&mut text, &mut input);
@@ -106,8 +123,15 @@ pub(crate) fn encode(options: &ModelOptions, request: &ModelRequest) -> Result<U
         if let Some(effort) = reasoning.effort {
             r.insert("effort".into(), json!(effort.as_str()));
         }
-        r.insert("summary".into(), json!(reasoning.summary.unwrap_or(ReasoningSummary::Auto).as_str()));
+        r.insert(
+            "summary".into(),
+            json!(reasoning.summary.unwrap_or(ReasoningSummary::Auto).as_str()),
+        );
         body.insert("reasoning".into(), Value::Object(r));
     }
-    Ok(UpstreamRequest { path: "/responses", headers: Vec::new(), body: Value::Object(body) })
+    Ok(UpstreamRequest {
+        path: "/responses",
+        headers: Vec::new(),
+        body: Value::Object(body),
+    })
 }

@@ -5,13 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use patchbridge_protocol::{
-    Block, BlockKind, Message, ModelRequest, ModelState, Role, StopReason, StreamEvent, ToolDefinition, Usage,
+    Block, BlockKind, Message, ModelRequest, ModelState, Role, StopReason, StreamEvent,
+    ToolDefinition, Usage,
 };
 use patchbridge_providers::{AdapterError, Decoder, ProviderKind};
 use serde_json::{json, Map, Value};
 
 pub fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
 }
 
 /// SSE framing per the WHATWG rules the relay's parser follows: `event:`/`data:` fields, multi-line data
@@ -52,7 +55,11 @@ pub fn sse_messages(text: &str) -> Vec<(String, String)> {
 }
 
 /// Decodes a fixture file for `request`. On failure returns the events emitted before it and the error.
-pub fn decode(kind: ProviderKind, request: &ModelRequest, rel: &str) -> Result<Vec<StreamEvent>, (Vec<StreamEvent>, AdapterError)> {
+pub fn decode(
+    kind: ProviderKind,
+    request: &ModelRequest,
+    rel: &str,
+) -> Result<Vec<StreamEvent>, (Vec<StreamEvent>, AdapterError)> {
     let text = std::fs::read_to_string(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let mut decoder = Decoder::new(kind, request).map_err(|e| (Vec::new(), e))?;
     let mut out = Vec::new();
@@ -74,7 +81,11 @@ pub fn decode_ok(kind: ProviderKind, request: &ModelRequest, rel: &str) -> Vec<S
     }
 }
 
-pub fn decode_err(kind: ProviderKind, request: &ModelRequest, rel: &str) -> (Vec<StreamEvent>, AdapterError) {
+pub fn decode_err(
+    kind: ProviderKind,
+    request: &ModelRequest,
+    rel: &str,
+) -> (Vec<StreamEvent>, AdapterError) {
     match decode(kind, request, rel) {
         Ok(events) => panic!("{rel}: expected an error, got {events:?}"),
         Err(x) => x,
@@ -82,11 +93,17 @@ pub fn decode_err(kind: ProviderKind, request: &ModelRequest, rel: &str) -> (Vec
 }
 
 /// The events as the relay would send them, including the final `error` event of a failed stream.
-pub fn with_error(result: Result<Vec<StreamEvent>, (Vec<StreamEvent>, AdapterError)>) -> Vec<StreamEvent> {
+pub fn with_error(
+    result: Result<Vec<StreamEvent>, (Vec<StreamEvent>, AdapterError)>,
+) -> Vec<StreamEvent> {
     match result {
         Ok(events) => events,
         Err((mut events, e)) => {
-            events.push(StreamEvent::Error { code: e.code().into(), message: e.message(), retryable: Some(e.retryable()) });
+            events.push(StreamEvent::Error {
+                code: e.code().into(),
+                message: e.message(),
+                retryable: Some(e.retryable()),
+            });
             events
         }
     }
@@ -96,13 +113,17 @@ pub fn with_error(result: Result<Vec<StreamEvent>, (Vec<StreamEvent>, AdapterErr
 /// file; every rewritten file is reviewed by hand before it is committed.
 pub fn assert_golden(rel_expected: &str, events: &[StreamEvent]) {
     let path = fixture(rel_expected);
-    let actual: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    let actual: String = events
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap() + "\n")
+        .collect();
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel_expected}: {e} (run with UPDATE_GOLDEN=1)"));
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{rel_expected}: {e} (run with UPDATE_GOLDEN=1)"));
     if expected != actual {
         panic!("{rel_expected} differs.\n--- expected\n{expected}\n--- actual\n{actual}");
     }
@@ -132,8 +153,15 @@ pub fn assemble(events: &[StreamEvent]) -> Assembled {
             }
             _ if n == 0 => panic!("first event must be message-start, got {event:?}"),
             StreamEvent::BlockStart { index, block } => {
-                assert!(open.is_none(), "block {index} started while another is open");
-                assert_eq!(*index as usize, blocks.len(), "block indexes must be 0..n in order");
+                assert!(
+                    open.is_none(),
+                    "block {index} started while another is open"
+                );
+                assert_eq!(
+                    *index as usize,
+                    blocks.len(),
+                    "block indexes must be 0..n in order"
+                );
                 open = Some((*index, block.clone(), String::new()));
             }
             StreamEvent::BlockDelta { index, delta } => {
@@ -148,13 +176,23 @@ pub fn assemble(events: &[StreamEvent]) -> Assembled {
                     BlockKind::Text => Block::Text { text },
                     BlockKind::Reasoning => Block::Reasoning { text },
                     BlockKind::ToolCall { call_id, name } => {
-                        let input: Map<String, Value> = serde_json::from_str(&text)
-                            .unwrap_or_else(|e| panic!("tool-call arguments must be a JSON object: {text:?}: {e}"));
-                        Block::ToolCall { call_id, name, input }
+                        let input: Map<String, Value> =
+                            serde_json::from_str(&text).unwrap_or_else(|e| {
+                                panic!("tool-call arguments must be a JSON object: {text:?}: {e}")
+                            });
+                        Block::ToolCall {
+                            call_id,
+                            name,
+                            input,
+                        }
                     }
                 });
             }
-            StreamEvent::MessageStop { stop_reason, usage, model_state } => {
+            StreamEvent::MessageStop {
+                stop_reason,
+                usage,
+                model_state,
+            } => {
                 assert!(open.is_none(), "message-stop with an open block");
                 end = Some((*stop_reason, *usage, model_state.clone()));
             }
@@ -162,11 +200,24 @@ pub fn assemble(events: &[StreamEvent]) -> Assembled {
         }
     }
     let (stop_reason, usage, model_state) = end.expect("stream must end with message-stop");
-    Assembled { message: Message { id: id.unwrap(), role: Role::Assistant, blocks }, stop_reason, usage, model_state }
+    Assembled {
+        message: Message {
+            id: id.unwrap(),
+            role: Role::Assistant,
+            blocks,
+        },
+        stop_reason,
+        usage,
+        model_state,
+    }
 }
 
 pub fn user(id: &str, text: &str) -> Message {
-    Message { id: id.into(), role: Role::User, blocks: vec![Block::Text { text: text.into() }] }
+    Message {
+        id: id.into(),
+        role: Role::User,
+        blocks: vec![Block::Text { text: text.into() }],
+    }
 }
 
 pub fn tool_result(id: &str, results: &[(&str, &str, bool)]) -> Message {
@@ -185,21 +236,40 @@ pub fn tool_result(id: &str, results: &[(&str, &str, bool)]) -> Message {
 }
 
 pub fn tool(name: &str, schema: Value) -> ToolDefinition {
-    ToolDefinition { name: name.into(), description: format!("{name} tool"), input_schema: schema }
+    ToolDefinition {
+        name: name.into(),
+        description: format!("{name} tool"),
+        input_schema: schema,
+    }
 }
 
 /// The page tools used by the decoding fixtures. Dotted names exercise the provider-safe name mapping.
 pub fn page_tools() -> Vec<ToolDefinition> {
     vec![
-        tool("todo.add", json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] })),
+        tool(
+            "todo.add",
+            json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] }),
+        ),
         tool("todo.list", json!({ "type": "object", "properties": {} })),
-        tool("local.clock_now", json!({ "type": "object", "properties": { "tz": { "type": "string" } } })),
-        tool("weather_get", json!({ "type": "object", "properties": { "city": { "type": "string" } } })),
+        tool(
+            "local.clock_now",
+            json!({ "type": "object", "properties": { "tz": { "type": "string" } } }),
+        ),
+        tool(
+            "weather_get",
+            json!({ "type": "object", "properties": { "city": { "type": "string" } } }),
+        ),
     ]
 }
 
 pub fn request(messages: Vec<Message>, model_state: Option<ModelState>) -> ModelRequest {
-    ModelRequest { model: None, messages, model_state, tools: page_tools(), conversation_id: None }
+    ModelRequest {
+        model: None,
+        messages,
+        model_state,
+        tools: page_tools(),
+        conversation_id: None,
+    }
 }
 
 /// The first turn every decoding fixture answers.
@@ -229,7 +299,11 @@ pub fn check_all_goldens(kind: ProviderKind, provider_dir: &str) {
     assert!(!files.is_empty());
     for rel in files {
         let events = with_error(decode(kind, &first_turn(), &rel));
-        let name = rel.strip_prefix(&format!("{provider_dir}/")).unwrap().replace('/', "-").replace(".sse", ".jsonl");
+        let name = rel
+            .strip_prefix(&format!("{provider_dir}/"))
+            .unwrap()
+            .replace('/', "-")
+            .replace(".sse", ".jsonl");
         assert_golden(&format!("{provider_dir}/expected/{name}"), &events);
     }
 }
