@@ -1,1 +1,98 @@
-//! PatchBridge relay (placeholder; see issue 3).
+//! PatchBridge relay: proxies model calls (OpenAI Chat Completions and compatible servers, OpenAI Responses,
+//! Anthropic Messages) as one neutral SSE stream, and stores each conversation's `{ messages, modelState }` by
+//! revision. Wire protocol: `docs/protocol.md`. Hosts mount [`router`]; the `patchbridge-relay` binary
+//! (`src/main.rs`) runs it standalone.
+//!
+//! Layout:
+//! - [`config`]: strict config file, env overrides, secrets, validation.
+//! - [`error`]: [`RelayError`], the one error enum (stable codes, `IntoResponse`).
+//! - [`identity`]: [`IdentityResolver`] and the development / JWT / trusted-proxy resolvers.
+//! - [`guard`]: Origin, content-type and identity checks in front of the API.
+//! - [`extract`]: bounded, strict JSON request bodies.
+//! - [`model`]: `POST {base}/model` and `GET {base}/models`.
+//! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
+//! - [`ops`], [`metrics`]: health, readiness, Prometheus.
+//! - [`state`]: [`AppState`]; this file: [`router`].
+
+pub mod config;
+pub mod conversations;
+pub mod error;
+pub mod extract;
+pub mod guard;
+pub mod identity;
+pub mod metrics;
+pub mod model;
+pub mod ops;
+pub mod state;
+pub mod store;
+
+use axum::http::{HeaderName, HeaderValue, Method};
+use axum::routing::get;
+use axum::{middleware, Router};
+use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::services::ServeDir;
+use tower_http::trace::TraceLayer;
+
+pub use error::RelayError;
+pub use identity::{IdentityResolver, UserId};
+pub use state::AppState;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The relay's routes: the API under the configured base path, `/healthz`, `/readyz`, `/metrics`, and (when
+/// configured) the static npm package at `/npm/` and example pages at `/examples/`.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/model", axum::routing::post(model::call))
+        .route("/models", get(model::models))
+        .route("/conversations", get(conversations::list).post(conversations::create))
+        .route(
+            "/conversations/{id}",
+            get(conversations::read).put(conversations::write).delete(conversations::delete),
+        )
+        .route_layer(middleware::from_fn_with_state(state.clone(), guard::api_guard));
+
+    let mut app = Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics));
+    let base = state.inner.base_path.clone();
+    app = if base == "/" { app.merge(api) } else { app.nest(&base, api) };
+    if let Some(dir) = &state.inner.npm_dir {
+        app = app.nest_service("/npm", ServeDir::new(dir));
+    }
+    if let Some(dir) = &state.inner.examples_dir {
+        app = app.nest_service("/examples", ServeDir::new(dir));
+        app = app.route("/", get(|| async { axum::response::Redirect::temporary("/examples/") }));
+    }
+    app = app.fallback(|| async { RelayError::NotFound });
+
+    let app = app
+        .layer(middleware::from_fn_with_state(state.clone(), ops::count_requests))
+        .with_state(state.clone());
+
+    let trace = TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+        let id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
+        tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = %id)
+    });
+    let app = app
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(trace)
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid));
+
+    if state.inner.allowed_origins.is_empty() {
+        app
+    } else {
+        let origins: Vec<HeaderValue> =
+            state.inner.allowed_origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()).collect();
+        app.layer(
+            CorsLayer::new()
+                .allow_origin(AllowOrigin::list(origins))
+                .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+                .allow_headers(AllowHeaders::mirror_request())
+                .expose_headers([REQUEST_ID])
+                .max_age(std::time::Duration::from_secs(600)),
+        )
+    }
+}

@@ -1,0 +1,13 @@
+-- Conversations stored whole, by revision. `context` is the ConversationContext JSON text, stored verbatim
+-- (TEXT, not JSONB, so nothing is re-encoded). Timestamps are unix microseconds.
+CREATE TABLE conversations (
+    user_id    TEXT   NOT NULL,
+    id         TEXT   NOT NULL,
+    title      TEXT   NOT NULL,
+    revision   BIGINT NOT NULL,
+    context    TEXT   NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (user_id, id)
+);
+CREATE INDEX conversations_by_user_updated ON conversations (user_id, updated_at DESC, id DESC);

@@ -1,0 +1,185 @@
+//! `{base}/conversations` handlers (`docs/protocol.md` §6): list, create, read, compare-and-set write, delete.
+//! Every query is scoped to the caller's user id, so another user's conversation is simply not found (404).
+
+use axum::extract::{Extension, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ConversationSummary};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::RelayError;
+use crate::extract::StrictJson;
+use crate::identity::UserId;
+use crate::state::AppState;
+use crate::store::{Cursor, StoredConversation, StoredSummary, WriteOutcome};
+
+/// Longest title accepted, in characters.
+pub const MAX_TITLE_CHARS: usize = 500;
+/// Page size bounds of the list.
+pub const MAX_PAGE: u32 = 100;
+pub const DEFAULT_PAGE: u32 = 20;
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateBody {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    context: Option<ConversationContext>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WriteBody {
+    expected_revision: u64,
+    #[serde(default)]
+    title: Option<String>,
+    context: ConversationContext,
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Extension(user): Extension<UserId>,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, RelayError> {
+    let limit = match q.limit.as_deref() {
+        None => DEFAULT_PAGE,
+        Some(text) => match text.parse::<u32>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
+            _ => return Err(RelayError::InvalidRequest(format!("limit must be an integer 1..={MAX_PAGE}"))),
+        },
+    };
+    let cursor = match q.cursor.as_deref() {
+        None | Some("") => None,
+        Some(text) => Some(Cursor::decode(text).ok_or_else(|| RelayError::InvalidRequest("invalid cursor".into()))?),
+    };
+    let (items, next) = state.store().list(&user.0, limit, cursor.as_ref()).await?;
+    let items: Vec<ConversationSummary> = items.into_iter().map(summary_of).collect();
+    Ok(Json(json!({ "items": items, "nextCursor": next.map(|c| c.encode()) })).into_response())
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Extension(user): Extension<UserId>,
+    StrictJson(body): StrictJson<CreateBody>,
+) -> Result<Response, RelayError> {
+    let title = check_title(body.title.unwrap_or_default())?;
+    let context = body.context.unwrap_or(ConversationContext { messages: Vec::new(), model_state: None });
+    let text = encode_context(&state, &context)?;
+    let id = format!("c_{}", uuid::Uuid::new_v4().simple());
+    let stored = state.store().create(&user.0, &id, &title, &text).await?;
+    tracing::info!(conversation = %id, "conversation created");
+    Ok((StatusCode::CREATED, Json(snapshot_of_parsed(stored, context))).into_response())
+}
+
+pub async fn read(
+    State(state): State<AppState>,
+    Extension(user): Extension<UserId>,
+    Path(id): Path<String>,
+) -> Result<Response, RelayError> {
+    let stored = state.store().get(&user.0, &id).await?.ok_or(RelayError::NotFound)?;
+    Ok(Json(snapshot_of(stored)?).into_response())
+}
+
+pub async fn write(
+    State(state): State<AppState>,
+    Extension(user): Extension<UserId>,
+    Path(id): Path<String>,
+    StrictJson(body): StrictJson<WriteBody>,
+) -> Result<Response, RelayError> {
+    let title = body.title.map(check_title).transpose()?;
+    let text = encode_context(&state, &body.context)?;
+    let expected = i64::try_from(body.expected_revision)
+        .map_err(|_| RelayError::InvalidRequest("expectedRevision is out of range".into()))?;
+    match state.store().write(&user.0, &id, expected, title.as_deref(), &text).await? {
+        WriteOutcome::Written(stored) => Ok(Json(snapshot_of_parsed(stored, body.context)).into_response()),
+        WriteOutcome::Conflict { current } => {
+            state.metrics().conversation_conflicts.inc();
+            Err(RelayError::RevisionConflict { current: current as u64 })
+        }
+        WriteOutcome::NotFound => Err(RelayError::NotFound),
+    }
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    Extension(user): Extension<UserId>,
+    Path(id): Path<String>,
+) -> Result<Response, RelayError> {
+    if state.store().delete(&user.0, &id).await? {
+        tracing::info!(conversation = %id, "conversation deleted");
+        Ok(StatusCode::NO_CONTENT.into_response())
+    } else {
+        Err(RelayError::NotFound)
+    }
+}
+
+fn check_title(title: String) -> Result<String, RelayError> {
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(RelayError::InvalidRequest(format!("title is longer than {MAX_TITLE_CHARS} characters")));
+    }
+    if title.chars().any(|c| c.is_control()) {
+        return Err(RelayError::InvalidRequest("title contains control characters".into()));
+    }
+    Ok(title)
+}
+
+/// Serialises a context and enforces the per-conversation size bound.
+fn encode_context(state: &AppState, context: &ConversationContext) -> Result<String, RelayError> {
+    let text = serde_json::to_string(context).map_err(RelayError::internal)?;
+    let limit = state.inner.limits.max_conversation_bytes;
+    if text.len() as u64 > limit {
+        return Err(RelayError::PayloadTooLarge(format!(
+            "conversation context is {} bytes; the limit is {limit}",
+            text.len()
+        )));
+    }
+    Ok(text)
+}
+
+fn rfc3339(micros: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1000)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_else(|| "1970-01-01T00:00:00Z".into())
+}
+
+fn summary_of(s: StoredSummary) -> ConversationSummary {
+    ConversationSummary {
+        id: s.id,
+        title: s.title,
+        revision: s.revision as u64,
+        created_at: rfc3339(s.created_at),
+        updated_at: rfc3339(s.updated_at),
+    }
+}
+
+fn summary_of_row(s: &StoredConversation) -> ConversationSummary {
+    ConversationSummary {
+        id: s.id.clone(),
+        title: s.title.clone(),
+        revision: s.revision as u64,
+        created_at: rfc3339(s.created_at),
+        updated_at: rfc3339(s.updated_at),
+    }
+}
+
+fn snapshot_of_parsed(stored: StoredConversation, context: ConversationContext) -> ConversationSnapshot {
+    ConversationSnapshot { conversation: summary_of_row(&stored), context }
+}
+
+/// Parses the stored context. A row that no longer parses is an explicit error, never replaced by other data.
+fn snapshot_of(stored: StoredConversation) -> Result<ConversationSnapshot, RelayError> {
+    let context: ConversationContext = serde_json::from_str(&stored.context).map_err(|e| {
+        RelayError::ConversationCorrupt { detail: format!("conversation {} revision {}: {e}", stored.id, stored.revision) }
+    })?;
+    Ok(snapshot_of_parsed(stored, context))
+}

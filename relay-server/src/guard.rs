@@ -1,0 +1,110 @@
+//! Middleware in front of every API route, in this order:
+//! 1. Origin: requests that change state (anything but GET/HEAD) need an `Origin` that is same-origin (its
+//!    host equals the `Host` header) or allow-listed, so a page on another site cannot drive the relay with
+//!    the user's credentials.
+//! 2. Content type: POST and PUT need `application/json` (which also forces browsers to preflight).
+//! 3. Identity: default deny; the resolved [`UserId`] is put in the request extensions.
+
+use axum::extract::{Request, State};
+use axum::http::{header, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::RelayError;
+use crate::identity::UserId;
+use crate::state::AppState;
+
+pub async fn api_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if let Err(e) = check_origin(&state, &request) {
+        return e.into_response();
+    }
+    if let Err(e) = check_content_type(&request) {
+        return e.into_response();
+    }
+    let (mut parts, body) = request.into_parts();
+    let user = match &state.inner.identity {
+        Some(resolver) => resolver.resolve(&parts).await,
+        None => None,
+    };
+    let Some(user) = user else {
+        return RelayError::Unauthenticated.into_response();
+    };
+    parts.extensions.insert(user);
+    next.run(Request::from_parts(parts, body)).await
+}
+
+fn changes_state(method: &Method) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+fn check_origin(state: &AppState, request: &Request) -> Result<(), RelayError> {
+    if !changes_state(request.method()) {
+        return Ok(());
+    }
+    let origin = request.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()).ok_or(RelayError::ForbiddenOrigin)?;
+    if origin_allowed(origin, request.headers().get(header::HOST).and_then(|v| v.to_str().ok()), &state.inner.allowed_origins) {
+        Ok(())
+    } else {
+        tracing::info!(origin, "origin refused");
+        Err(RelayError::ForbiddenOrigin)
+    }
+}
+
+/// Pure decision: allow-listed (exact normalised origin) or same host as the request.
+pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> bool {
+    let Ok(url) = url::Url::parse(origin) else { return false };
+    if !matches!(url.scheme(), "http" | "https") {
+        return false;
+    }
+    let normalised = url.origin().ascii_serialization();
+    if allowed.iter().any(|a| *a == normalised) {
+        return true;
+    }
+    let Some(host) = host else { return false };
+    let Some(origin_host) = url.host_str() else { return false };
+    let origin_authority = match url.port() {
+        Some(port) => format!("{origin_host}:{port}"),
+        None => origin_host.to_owned(),
+    };
+    // `Host` omits default ports; `Url::port` does too, so the two compare directly.
+    origin_authority.eq_ignore_ascii_case(host)
+}
+
+fn check_content_type(request: &Request) -> Result<(), RelayError> {
+    if !matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH) {
+        return Ok(());
+    }
+    let ct = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let essence = ct.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        Ok(())
+    } else {
+        Err(RelayError::UnsupportedMediaType)
+    }
+}
+
+/// Extracts the user the guard resolved.
+pub fn user_of(parts: &axum::http::Extensions) -> Result<UserId, RelayError> {
+    parts.get::<UserId>().cloned().ok_or(RelayError::Unauthenticated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_allowed;
+
+    #[test]
+    fn same_host_is_allowed_and_other_hosts_are_not() {
+        assert!(origin_allowed("http://127.0.0.1:8787", Some("127.0.0.1:8787"), &[]));
+        assert!(!origin_allowed("http://127.0.0.1:9999", Some("127.0.0.1:8787"), &[]));
+        assert!(!origin_allowed("https://evil.example", Some("relay.example"), &[]));
+        assert!(origin_allowed("https://relay.example", Some("relay.example"), &[]));
+    }
+
+    #[test]
+    fn allow_list_matches_normalised_origins_only() {
+        let allowed = vec!["https://app.example".to_string()];
+        assert!(origin_allowed("https://app.example", Some("relay.example"), &allowed));
+        assert!(!origin_allowed("https://app.example.evil", Some("relay.example"), &allowed));
+        assert!(!origin_allowed("null", Some("relay.example"), &allowed));
+    }
+}

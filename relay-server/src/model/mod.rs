@@ -1,0 +1,73 @@
+//! The model proxy: `POST {base}/model` (neutral request in, neutral SSE stream out) and `GET {base}/models`.
+//!
+//! - [`registry`]: configured models, or the scripted demo model.
+//! - [`upstream`]: sending to the provider with the one-retry rule; error classification and redaction.
+//! - [`stream`]: the response body pipeline (bounds, timeouts, SSE framing, decoding, metrics, cancellation).
+
+pub mod registry;
+pub mod stream;
+pub mod upstream;
+
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::response::sse::{KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures_util::stream as fstream;
+use patchbridge_protocol::ModelRequest;
+use patchbridge_providers::{encode_request, Decoder};
+
+use crate::error::RelayError;
+use crate::extract::StrictJson;
+use crate::state::AppState;
+use registry::ModelEntry;
+use stream::{adapter_error, sse_event, StreamBounds};
+
+pub async fn models(State(state): State<AppState>) -> Response {
+    Json(state.inner.models.describe()).into_response()
+}
+
+pub async fn call(State(state): State<AppState>, StrictJson(request): StrictJson<ModelRequest>) -> Result<Response, RelayError> {
+    let started = Instant::now();
+    let entry = state.inner.models.pick(request.model.as_deref())?.clone();
+    let model = match entry {
+        ModelEntry::Scripted => {
+            let events = patchbridge_providers::scripted::respond(&request);
+            state.metrics().model_call(registry::SCRIPTED_ID, "ok");
+            let body = fstream::iter(events.into_iter().map(|e| Ok::<_, std::convert::Infallible>(sse_event(&e))));
+            return Ok(Sse::new(body).into_response());
+        }
+        ModelEntry::Upstream(model) => model,
+    };
+    let kind = model.config.provider;
+    let upstream_request = encode_request(kind, &model.options, &request).map_err(adapter_error)?;
+    let decoder = Decoder::new(kind, &request).map_err(adapter_error)?;
+    tracing::info!(
+        model = %model.config.id,
+        provider = kind.as_str(),
+        conversation = request.conversation_id.as_deref().unwrap_or(""),
+        messages = request.messages.len(),
+        "model call"
+    );
+    let response = match upstream::send(&state, &model, &upstream_request, started).await {
+        Ok(r) => r,
+        Err(e) => {
+            state.metrics().model_call(&model.config.id, "error");
+            return Err(e);
+        }
+    };
+    let limits = state.inner.limits;
+    let bounds = StreamBounds {
+        max_upstream_bytes: limits.max_upstream_response_bytes,
+        max_events: limits.max_events_per_call,
+        first_byte: Duration::from_millis(limits.first_byte_timeout_ms),
+        idle: Duration::from_millis(limits.idle_timeout_ms),
+    };
+    let body = stream::relay(response, decoder, bounds, started, state.inner.metrics.clone(), model.config.id.clone());
+    // Keep-alive comments let proxies keep the connection and let us notice a vanished browser sooner.
+    let mut response = Sse::new(body).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response();
+    // Tell buffering reverse proxies (nginx) to pass events through at once.
+    response.headers_mut().insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
+    Ok(response)
+}

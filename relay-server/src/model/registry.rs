@@ -1,0 +1,91 @@
+//! The models a relay offers: the configured upstream models, or the scripted demo model when the relay was
+//! started for the demo with no model configured (never as a fallback for a broken configuration).
+
+use std::sync::Arc;
+
+use patchbridge_providers::ProviderKind;
+use serde_json::{json, Value};
+
+use crate::config::{Validated, ValidatedModel};
+use crate::error::RelayError;
+
+/// The id and provider name of the scripted demo model in `GET /models`.
+pub const SCRIPTED_ID: &str = "scripted";
+pub const SCRIPTED_PROVIDER: &str = "scripted-demo";
+
+#[derive(Clone)]
+pub enum ModelEntry {
+    Upstream(Arc<ValidatedModel>),
+    Scripted,
+}
+
+impl ModelEntry {
+    pub fn id(&self) -> &str {
+        match self {
+            ModelEntry::Upstream(m) => &m.config.id,
+            ModelEntry::Scripted => SCRIPTED_ID,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct ModelRegistry {
+    entries: Vec<ModelEntry>,
+    default_id: String,
+    preview_only: bool,
+}
+
+impl ModelRegistry {
+    pub fn new(config: &Validated) -> Self {
+        if config.demo_active {
+            return ModelRegistry { entries: vec![ModelEntry::Scripted], default_id: SCRIPTED_ID.into(), preview_only: true };
+        }
+        let entries = config.models.iter().map(|m| ModelEntry::Upstream(Arc::new(m.clone()))).collect();
+        let default_id = config.default_model.clone().unwrap_or_default();
+        ModelRegistry { entries, default_id, preview_only: false }
+    }
+
+    /// The model a request names, or the default. Unknown ids fail before any upstream call.
+    pub fn pick(&self, requested: Option<&str>) -> Result<&ModelEntry, RelayError> {
+        let id = requested.unwrap_or(&self.default_id);
+        self.entries.iter().find(|e| e.id() == id).ok_or_else(|| RelayError::UnknownModel(id.to_owned()))
+    }
+
+    /// The `GET {base}/models` document (`docs/protocol.md` §5).
+    pub fn describe(&self) -> Value {
+        let models: Vec<Value> = self
+            .entries
+            .iter()
+            .map(|e| match e {
+                ModelEntry::Upstream(m) => json!({
+                    "id": m.config.id,
+                    "provider": provider_name(m.config.provider),
+                    "label": m.config.label.clone().unwrap_or_else(|| m.config.id.clone()),
+                    "previewOnly": false,
+                    "capabilities": {
+                        "tools": m.config.capabilities.tools,
+                        "images": m.config.capabilities.images,
+                        "reasoning": m.config.capabilities.reasoning,
+                    },
+                }),
+                ModelEntry::Scripted => json!({
+                    "id": SCRIPTED_ID,
+                    "provider": SCRIPTED_PROVIDER,
+                    "label": "Scripted demo (not AI)",
+                    "previewOnly": true,
+                    "capabilities": { "tools": true, "images": false, "reasoning": false },
+                }),
+            })
+            .collect();
+        json!({
+            "protocolVersion": patchbridge_protocol::PROTOCOL_VERSION,
+            "previewOnly": self.preview_only,
+            "defaultModel": self.default_id,
+            "models": models,
+        })
+    }
+}
+
+fn provider_name(kind: ProviderKind) -> &'static str {
+    kind.as_str()
+}

@@ -1,0 +1,233 @@
+//! The body of a `POST {base}/model` response: upstream bytes → bounded, timed byte stream → SSE messages
+//! (`eventsource-stream`) → the adapter's [`Decoder`] → neutral events → SSE to the browser.
+//!
+//! The whole pipeline lives inside the response body stream and owns the upstream response, so when the
+//! browser disconnects and hyper drops the body, the upstream request is dropped (and its connection closed)
+//! at once. Nothing is spawned.
+//!
+//! After the first byte went to the browser failures are reported as one `error` event and the stream ends;
+//! nothing is retried.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::response::sse::Event;
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures_util::{Stream, StreamExt};
+use patchbridge_protocol::StreamEvent;
+use patchbridge_providers::{AdapterError, Decoder};
+
+use crate::error::RelayError;
+use crate::metrics::Metrics;
+
+/// Bounds of one call, copied from the configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamBounds {
+    pub max_upstream_bytes: u64,
+    pub max_events: u64,
+    pub first_byte: Duration,
+    pub idle: Duration,
+}
+
+/// Why the upstream byte stream ended early.
+#[derive(Debug)]
+enum ByteIssue {
+    FirstByteTimeout,
+    IdleTimeout,
+    TooLarge(u64),
+    Transport(reqwest::Error),
+}
+
+impl std::fmt::Display for ByteIssue {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            ByteIssue::FirstByteTimeout => write!(f, "first byte timeout"),
+            ByteIssue::IdleTimeout => write!(f, "idle timeout"),
+            ByteIssue::TooLarge(n) => write!(f, "upstream response exceeds {n} bytes"),
+            ByteIssue::Transport(e) => write!(f, "transport: {e}"),
+        }
+    }
+}
+
+/// Upstream body bytes with the byte bound, the first-byte deadline and the idle timeout applied.
+fn bounded_bytes(
+    response: reqwest::Response,
+    bounds: StreamBounds,
+    started: Instant,
+    metrics: Arc<Metrics>,
+    first_byte_at: Arc<std::sync::OnceLock<Instant>>,
+) -> impl Stream<Item = Result<bytes::Bytes, ByteIssue>> {
+    async_stream::stream! {
+        let mut body = response.bytes_stream();
+        let mut total: u64 = 0;
+        loop {
+            let first = first_byte_at.get().is_none();
+            let wait = if first { bounds.first_byte.saturating_sub(started.elapsed()) } else { bounds.idle };
+            match tokio::time::timeout(wait, body.next()).await {
+                Err(_) => {
+                    yield Err(if first { ByteIssue::FirstByteTimeout } else { ByteIssue::IdleTimeout });
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(Err(e))) => {
+                    yield Err(ByteIssue::Transport(e));
+                    break;
+                }
+                Ok(Some(Ok(chunk))) => {
+                    if first && first_byte_at.set(Instant::now()).is_ok() {
+                        metrics.upstream_first_byte.observe(started.elapsed().as_secs_f64());
+                    }
+                    total += chunk.len() as u64;
+                    if total > bounds.max_upstream_bytes {
+                        yield Err(ByteIssue::TooLarge(bounds.max_upstream_bytes));
+                        break;
+                    }
+                    yield Ok(chunk);
+                }
+            }
+        }
+    }
+}
+
+/// Turns one neutral event into an SSE message (`event: <type>`, `data: <json>`).
+pub fn sse_event(event: &StreamEvent) -> Event {
+    let json = serde_json::to_string(event).expect("stream events always serialise");
+    Event::default().event(event_type(event)).data(json)
+}
+
+pub fn event_type(event: &StreamEvent) -> &'static str {
+    match event {
+        StreamEvent::MessageStart { .. } => "message-start",
+        StreamEvent::BlockStart { .. } => "block-start",
+        StreamEvent::BlockDelta { .. } => "block-delta",
+        StreamEvent::BlockStop { .. } => "block-stop",
+        StreamEvent::MessageStop { .. } => "message-stop",
+        StreamEvent::Error { .. } => "error",
+    }
+}
+
+pub fn error_event(error: &RelayError) -> StreamEvent {
+    StreamEvent::Error { code: error.code().into(), message: error.public_message(), retryable: Some(error.retryable()) }
+}
+
+pub fn adapter_error(e: AdapterError) -> RelayError {
+    tracing::warn!(code = e.code(), detail = %crate::model::upstream::redact(&e.to_string(), &[]), "adapter error");
+    RelayError::Adapter { code: e.code(), message: e.message(), retryable: e.retryable() }
+}
+
+/// Counts the stream as open while it lives and records how it ended (also when the browser went away).
+struct StreamGuard {
+    metrics: Arc<Metrics>,
+    model: String,
+    outcome: &'static str,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.metrics.open_streams.dec();
+        if self.outcome == "cancelled" {
+            tracing::info!(model = %self.model, "browser disconnected: upstream request dropped");
+        }
+        self.metrics.model_call(&self.model, self.outcome);
+    }
+}
+
+/// The SSE event stream of one upstream call.
+pub fn relay(
+    response: reqwest::Response,
+    mut decoder: Decoder,
+    bounds: StreamBounds,
+    started: Instant,
+    metrics: Arc<Metrics>,
+    model: String,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    async_stream::stream! {
+        metrics.open_streams.inc();
+        let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled" };
+        let first_byte_at = Arc::new(std::sync::OnceLock::new());
+        let mut messages = Box::pin(bounded_bytes(response, bounds, started, metrics.clone(), first_byte_at.clone()).eventsource());
+        let mut out: Vec<StreamEvent> = Vec::new();
+        let mut sent: u64 = 0;
+        let mut first_event_sent = false;
+        let mut failure: Option<RelayError> = None;
+        let mut done = false;
+
+        while let Some(item) = messages.next().await {
+            let began = Instant::now();
+            match item {
+                Ok(message) => {
+                    // eventsource-stream names unnamed events "message"; adapters expect "" for "no event:".
+                    let name = if message.event == "message" { "" } else { message.event.as_str() };
+                    if let Err(e) = decoder.feed(name, &message.data, &mut out) {
+                        failure = Some(adapter_error(e));
+                    }
+                }
+                Err(EventStreamError::Transport(issue)) => {
+                    failure = Some(match issue {
+                        ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout => RelayError::UpstreamTimeout { detail: issue.to_string() },
+                        ByteIssue::TooLarge(_) => RelayError::UpstreamResponseTooLarge { detail: issue.to_string() },
+                        ByteIssue::Transport(_) => RelayError::UpstreamUnavailable { detail: issue.to_string() },
+                    });
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "upstream SSE framing error");
+                    failure = Some(RelayError::Adapter {
+                        code: "UPSTREAM_PROTOCOL_ERROR",
+                        message: "the model provider sent a stream that could not be understood".into(),
+                        retryable: false,
+                    });
+                }
+            }
+            for event in out.drain(..) {
+                if sent >= bounds.max_events {
+                    failure = Some(RelayError::UpstreamResponseTooLarge { detail: format!("more than {} events", bounds.max_events) });
+                    break;
+                }
+                sent += 1;
+                let sse = sse_event(&event);
+                if !first_event_sent {
+                    first_event_sent = true;
+                    let now = Instant::now();
+                    metrics.first_event.observe(started.elapsed().as_secs_f64());
+                    if let Some(at) = first_byte_at.get() {
+                        metrics.added_first_event.observe(now.saturating_duration_since(*at).as_secs_f64());
+                    }
+                }
+                yield Ok(sse);
+            }
+            metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
+            if failure.is_some() {
+                break;
+            }
+            if decoder.is_complete() {
+                done = true;
+                break;
+            }
+        }
+        if failure.is_none() && !done {
+            match decoder.finish(&mut out) {
+                Ok(()) => {
+                    for event in out.drain(..) {
+                        if sent >= bounds.max_events {
+                            failure = Some(RelayError::UpstreamResponseTooLarge { detail: format!("more than {} events", bounds.max_events) });
+                            break;
+                        }
+                        sent += 1;
+                        yield Ok(sse_event(&event));
+                    }
+                }
+                Err(e) => failure = Some(adapter_error(e)),
+            }
+        }
+        match failure {
+            Some(error) => {
+                error.log();
+                guard.outcome = "error";
+                yield Ok(sse_event(&error_event(&error)));
+            }
+            None => guard.outcome = "ok",
+        }
+        drop(messages);
+    }
+}

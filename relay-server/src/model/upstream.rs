@@ -1,0 +1,222 @@
+//! Sending one encoded request upstream, with the retry rule: at most one retry, only for connection errors,
+//! 429 and 5xx, and only before any byte went to the browser (this runs before the SSE response starts).
+//! Never for auth, bad request, policy or cancel (a dropped future simply stops). Upstream error bodies are
+//! logged redacted and never returned.
+
+use std::time::{Duration, Instant};
+
+use patchbridge_providers::UpstreamRequest;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+
+use crate::config::{AuthScheme, ValidatedModel};
+use crate::error::RelayError;
+use crate::state::AppState;
+
+/// What a failed attempt means (pure classification, unit-tested).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Connection refused/reset, DNS, TLS: retry once.
+    Connection,
+    /// 429: retry once.
+    RateLimited,
+    /// 5xx (and 408): retry once.
+    Unavailable,
+    /// Auth, bad request, policy, not found, too large: never retried.
+    Rejected,
+    /// No response headers within the first-byte timeout: not retried (it already used the caller's time).
+    Timeout,
+}
+
+impl Failure {
+    pub fn retryable(self) -> bool {
+        matches!(self, Failure::Connection | Failure::RateLimited | Failure::Unavailable)
+    }
+
+    pub fn from_status(status: u16) -> Failure {
+        match status {
+            429 => Failure::RateLimited,
+            408 | 500..=599 => Failure::Unavailable,
+            _ => Failure::Rejected,
+        }
+    }
+
+    fn into_error(self, detail: String) -> RelayError {
+        match self {
+            Failure::Connection | Failure::Unavailable => RelayError::UpstreamUnavailable { detail },
+            Failure::RateLimited => RelayError::UpstreamRateLimited { detail },
+            Failure::Rejected => RelayError::UpstreamRejected { detail },
+            Failure::Timeout => RelayError::UpstreamTimeout { detail },
+        }
+    }
+}
+
+/// The largest upstream error body read for the log.
+const ERROR_BODY_LOG_BYTES: usize = 4096;
+/// Longest wait honoured from a 429's `Retry-After` before the single retry; longer waits fail at once.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(2);
+const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(200);
+
+/// Sends the request; returns a 2xx response whose body has not been read yet.
+pub async fn send(
+    state: &AppState,
+    model: &ValidatedModel,
+    request: &UpstreamRequest,
+    started: Instant,
+) -> Result<reqwest::Response, RelayError> {
+    let url = join_url(&model.base_url, request.path);
+    let headers = build_headers(model, request)?;
+    let body = bytes::Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?);
+    let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
+    let secrets: Vec<&str> = model.api_key.iter().map(|s| s.expose()).collect();
+
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let remaining = first_byte.saturating_sub(started.elapsed());
+        let sent = state.inner.http.post(url.clone()).headers(headers.clone()).body(body.clone()).send();
+        let (failure, detail, retry_after) = match tokio::time::timeout(remaining, sent).await {
+            Err(_) => (Failure::Timeout, format!("no response headers within {} ms", first_byte.as_millis()), None),
+            Ok(Err(e)) => {
+                let failure = if e.is_timeout() && !e.is_connect() { Failure::Timeout } else { Failure::Connection };
+                (failure, redact(&format!("{e}"), &secrets), None)
+            }
+            Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+            Ok(Ok(response)) => {
+                let status = response.status().as_u16();
+                let retry_after = response
+                    .headers()
+                    .get(RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(Duration::from_secs);
+                let text = read_error_body(response).await;
+                tracing::warn!(
+                    model = %model.config.id,
+                    status,
+                    attempt,
+                    body = %redact(&text, &secrets),
+                    "upstream answered with an error"
+                );
+                (Failure::from_status(status), format!("upstream status {status}"), retry_after)
+            }
+        };
+        let delay = retry_after.unwrap_or(DEFAULT_RETRY_DELAY);
+        let can_wait = delay <= MAX_RETRY_AFTER && started.elapsed() + delay < first_byte;
+        if attempt == 1 && failure.retryable() && can_wait {
+            tracing::info!(model = %model.config.id, ?failure, detail, "retrying upstream call once");
+            state.metrics().upstream_retries.inc();
+            tokio::time::sleep(delay).await;
+            continue;
+        }
+        return Err(failure.into_error(detail));
+    }
+}
+
+/// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.
+pub fn join_url(base: &reqwest::Url, path: &str) -> reqwest::Url {
+    let mut url = base.clone();
+    let joined = format!("{}{}", base.path().trim_end_matches('/'), path);
+    url.set_path(&joined);
+    url
+}
+
+fn build_headers(model: &ValidatedModel, request: &UpstreamRequest) -> Result<HeaderMap, RelayError> {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    for (name, value) in &request.headers {
+        let name = HeaderName::from_static(name);
+        let value = HeaderValue::from_str(value).map_err(RelayError::internal)?;
+        headers.insert(name, value);
+    }
+    if let Some(key) = &model.api_key {
+        let (name, value) = match model.auth_scheme {
+            AuthScheme::Bearer => (AUTHORIZATION, format!("Bearer {}", key.expose())),
+            AuthScheme::XApiKey => (HeaderName::from_static("x-api-key"), key.expose().to_owned()),
+            AuthScheme::None => unreachable!("validated: no key with authScheme none"),
+        };
+        let mut value = HeaderValue::from_str(&value)
+            .map_err(|_| RelayError::internal(format!("model {}: API key is not a valid header value", model.config.id)))?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    Ok(headers)
+}
+
+async fn read_error_body(mut response: reqwest::Response) -> String {
+    let mut out = Vec::new();
+    let read = async {
+        while let Ok(Some(chunk)) = response.chunk().await {
+            out.extend_from_slice(&chunk);
+            if out.len() >= ERROR_BODY_LOG_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), read).await;
+    out.truncate(ERROR_BODY_LOG_BYTES);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Redacts an upstream text for the log: known secrets, `sk-…` style keys and bearer tokens are masked and
+/// the text is cut to a bounded length.
+pub fn redact(text: &str, secrets: &[&str]) -> String {
+    let mut out = text.chars().take(2000).collect::<String>();
+    for secret in secrets {
+        if secret.len() >= 4 {
+            out = out.replace(secret, "<redacted>");
+        }
+    }
+    let mut result = String::with_capacity(out.len());
+    let mut mask_next = false;
+    for (i, word) in out.split(' ').enumerate() {
+        if i > 0 {
+            result.push(' ');
+        }
+        let trimmed = word.trim_matches(|c: char| c == '"' || c == '\'' || c == ',');
+        let looks_like_key = trimmed.starts_with("sk-") && trimmed.len() > 8;
+        if mask_next || looks_like_key {
+            result.push_str("<redacted>");
+        } else {
+            result.push_str(word);
+        }
+        mask_next = word.eq_ignore_ascii_case("bearer");
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_connection_429_and_5xx_are_retryable() {
+        assert!(Failure::from_status(429).retryable());
+        assert!(Failure::from_status(500).retryable());
+        assert!(Failure::from_status(503).retryable());
+        assert!(Failure::from_status(529).retryable());
+        for status in [400, 401, 403, 404, 413, 422] {
+            assert!(!Failure::from_status(status).retryable(), "{status}");
+        }
+        assert!(Failure::Connection.retryable());
+        assert!(!Failure::Timeout.retryable());
+    }
+
+    #[test]
+    fn redaction_masks_keys_and_bearer_tokens() {
+        let text = r#"{"error":"Incorrect API key provided: sk-proj-abcdef123456", "auth": "Bearer abc.def.ghi", "k": "mysecretvalue"}"#;
+        let red = redact(text, &["mysecretvalue"]);
+        assert!(!red.contains("sk-proj-abcdef123456"), "{red}");
+        assert!(!red.contains("abc.def.ghi"), "{red}");
+        assert!(!red.contains("mysecretvalue"), "{red}");
+        assert!(red.contains("Incorrect API key provided"));
+    }
+
+    #[test]
+    fn join_keeps_the_base_path() {
+        let base = reqwest::Url::parse("https://api.openai.com/v1/").unwrap();
+        assert_eq!(join_url(&base, "/chat/completions").as_str(), "https://api.openai.com/v1/chat/completions");
+        let base = reqwest::Url::parse("http://127.0.0.1:11434/v1").unwrap();
+        assert_eq!(join_url(&base, "/chat/completions").as_str(), "http://127.0.0.1:11434/v1/chat/completions");
+    }
+}

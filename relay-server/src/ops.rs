@@ -1,0 +1,43 @@
+//! Operations endpoints and layers: `/healthz` (process alive), `/readyz` (database answers), `/metrics`
+//! (Prometheus text format), and the per-request metrics middleware.
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::state::AppState;
+
+pub async fn healthz() -> Response {
+    (StatusCode::OK, "ok\n").into_response()
+}
+
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    match state.store().ping().await {
+        Ok(()) => (StatusCode::OK, "ready\n").into_response(),
+        Err(e) => {
+            e.log();
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n").into_response()
+        }
+    }
+}
+
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+        state.metrics().render(),
+    )
+        .into_response()
+}
+
+/// Counts requests by matched route template (not raw path, so ids do not explode the label set).
+pub async fn count_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".into());
+    let response = next.run(request).await;
+    state.metrics().http_request(&route, response.status().as_u16());
+    response
+}

@@ -1,0 +1,84 @@
+//! [`AppState`]: everything the handlers share (settings, store, identity resolver, models, HTTP client,
+//! metrics). Cheap to clone.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{LimitsConfig, Validated};
+use crate::identity::{self, IdentityResolver};
+use crate::metrics::Metrics;
+use crate::model::registry::ModelRegistry;
+use crate::store::Store;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub base_path: String,
+    pub allowed_origins: Vec<String>,
+    pub npm_dir: Option<PathBuf>,
+    pub examples_dir: Option<PathBuf>,
+    pub limits: LimitsConfig,
+    pub store: Store,
+    pub identity: Option<Arc<dyn IdentityResolver>>,
+    pub models: ModelRegistry,
+    pub http: reqwest::Client,
+    pub metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    /// Builds the state from a validated configuration and an opened store. The identity resolver comes from
+    /// the configuration (none → every API answers 401); hosts replace it with [`AppState::with_identity`].
+    pub fn new(config: Validated, store: Store) -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_millis(config.limits.connect_timeout_ms))
+            .pool_idle_timeout(Duration::from_secs(90))
+            .user_agent(concat!("patchbridge-relay/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("http client: {e}"))?;
+        let identity = config.identity.as_ref().map(identity::from_config);
+        let models = ModelRegistry::new(&config);
+        Ok(AppState {
+            inner: Arc::new(Inner {
+                base_path: config.base_path,
+                allowed_origins: config.allowed_origins,
+                npm_dir: config.npm_dir,
+                examples_dir: config.examples_dir,
+                limits: config.limits,
+                store,
+                identity,
+                models,
+                http,
+                metrics: Metrics::new(),
+            }),
+        })
+    }
+
+    /// Replaces the identity resolver (hosts plug in their own sessions).
+    pub fn with_identity(self, resolver: Arc<dyn IdentityResolver>) -> Self {
+        let inner = Arc::try_unwrap(self.inner).unwrap_or_else(|arc| Inner {
+            base_path: arc.base_path.clone(),
+            allowed_origins: arc.allowed_origins.clone(),
+            npm_dir: arc.npm_dir.clone(),
+            examples_dir: arc.examples_dir.clone(),
+            limits: arc.limits,
+            store: arc.store.clone(),
+            identity: arc.identity.clone(),
+            models: arc.models.clone(),
+            http: arc.http.clone(),
+            metrics: arc.metrics.clone(),
+        });
+        AppState { inner: Arc::new(Inner { identity: Some(resolver), ..inner }) }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+}

@@ -1,0 +1,230 @@
+//! Conversation storage through one async SQL layer (sqlx): an embedded SQLite file by default (WAL,
+//! `synchronous=FULL`, so an acknowledged write survives kill -9) or PostgreSQL, so that several relay
+//! replicas share one database. The same SQL text runs on both (`$n` placeholders work on both).
+//!
+//! The revision check is one `UPDATE ... WHERE revision = $expected RETURNING ...` statement: the database
+//! makes it atomic, across connections and across relay processes.
+//!
+//! - this file: [`Store`] and its operations.
+//! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
+
+mod connect;
+
+use sqlx::{PgPool, SqlitePool};
+
+use crate::error::RelayError;
+
+/// One stored conversation row, context still as text (parsed by the caller so corruption is explicit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredConversation {
+    pub id: String,
+    pub title: String,
+    pub revision: i64,
+    pub context: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// Metadata only (lists never parse contexts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSummary {
+    pub id: String,
+    pub title: String,
+    pub revision: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// A keyset cursor: the last row of the previous page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    pub updated_at: i64,
+    pub id: String,
+}
+
+impl Cursor {
+    pub fn encode(&self) -> String {
+        format!("{}.{}", self.updated_at, self.id)
+    }
+    pub fn decode(text: &str) -> Option<Cursor> {
+        let (ts, id) = text.split_once('.')?;
+        let updated_at = ts.parse().ok()?;
+        if id.is_empty() || id.len() > 200 {
+            return None;
+        }
+        Some(Cursor { updated_at, id: id.to_owned() })
+    }
+}
+
+/// Outcome of a compare-and-set write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteOutcome {
+    Written(StoredConversation),
+    Conflict { current: i64 },
+    NotFound,
+}
+
+/// The database: SQLite or PostgreSQL.
+#[derive(Clone, Debug)]
+pub enum Store {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs the same expression against whichever pool is configured.
+macro_rules! on_pool {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match $store {
+            Store::Sqlite($pool) => $body,
+            Store::Postgres($pool) => $body,
+        }
+    };
+}
+
+type Row = (String, String, i64, String, i64, i64);
+type SummaryRow = (String, String, i64, i64, i64);
+
+fn row(r: Row) -> StoredConversation {
+    StoredConversation { id: r.0, title: r.1, revision: r.2, context: r.3, created_at: r.4, updated_at: r.5 }
+}
+
+/// Now in unix microseconds.
+pub fn now_micros() -> i64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(now.as_micros()).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// A cheap round trip for readiness.
+    pub async fn ping(&self) -> Result<(), RelayError> {
+        on_pool!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.map(|_| ()).map_err(RelayError::from))
+    }
+
+    /// One page, newest `updated_at` first; fetches `limit + 1` to know whether another page exists.
+    pub async fn list(
+        &self,
+        user: &str,
+        limit: u32,
+        after: Option<&Cursor>,
+    ) -> Result<(Vec<StoredSummary>, Option<Cursor>), RelayError> {
+        let fetch = i64::from(limit) + 1;
+        let rows: Vec<SummaryRow> = match after {
+            None => on_pool!(self, |pool| sqlx::query_as(
+                "SELECT id, title, revision, created_at, updated_at FROM conversations \
+                 WHERE user_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2"
+            )
+            .bind(user)
+            .bind(fetch)
+            .fetch_all(pool)
+            .await?),
+            Some(c) => on_pool!(self, |pool| sqlx::query_as(
+                "SELECT id, title, revision, created_at, updated_at FROM conversations \
+                 WHERE user_id = $1 AND (updated_at < $2 OR (updated_at = $2 AND id < $3)) \
+                 ORDER BY updated_at DESC, id DESC LIMIT $4"
+            )
+            .bind(user)
+            .bind(c.updated_at)
+            .bind(&c.id)
+            .bind(fetch)
+            .fetch_all(pool)
+            .await?),
+        };
+        let mut items: Vec<StoredSummary> = rows
+            .into_iter()
+            .map(|r| StoredSummary { id: r.0, title: r.1, revision: r.2, created_at: r.3, updated_at: r.4 })
+            .collect();
+        let next = if items.len() > limit as usize {
+            items.truncate(limit as usize);
+            items.last().map(|last| Cursor { updated_at: last.updated_at, id: last.id.clone() })
+        } else {
+            None
+        };
+        Ok((items, next))
+    }
+
+    pub async fn create(&self, user: &str, id: &str, title: &str, context: &str) -> Result<StoredConversation, RelayError> {
+        let now = now_micros();
+        let r: Row = on_pool!(self, |pool| sqlx::query_as(
+            "INSERT INTO conversations (user_id, id, title, revision, context, created_at, updated_at) \
+             VALUES ($1, $2, $3, 1, $4, $5, $5) \
+             RETURNING id, title, revision, context, created_at, updated_at"
+        )
+        .bind(user)
+        .bind(id)
+        .bind(title)
+        .bind(context)
+        .bind(now)
+        .fetch_one(pool)
+        .await?);
+        Ok(row(r))
+    }
+
+    pub async fn get(&self, user: &str, id: &str) -> Result<Option<StoredConversation>, RelayError> {
+        let r: Option<Row> = on_pool!(self, |pool| sqlx::query_as(
+            "SELECT id, title, revision, context, created_at, updated_at FROM conversations \
+             WHERE user_id = $1 AND id = $2"
+        )
+        .bind(user)
+        .bind(id)
+        .fetch_optional(pool)
+        .await?);
+        Ok(r.map(row))
+    }
+
+    /// Compare-and-set in one statement: writes only when the stored revision equals `expected`.
+    pub async fn write(
+        &self,
+        user: &str,
+        id: &str,
+        expected: i64,
+        title: Option<&str>,
+        context: &str,
+    ) -> Result<WriteOutcome, RelayError> {
+        let now = now_micros();
+        // updated_at never goes backwards for a row, so list order follows write order even if clocks step.
+        let r: Option<Row> = on_pool!(self, |pool| sqlx::query_as(
+            "UPDATE conversations SET title = COALESCE($1, title), context = $2, revision = revision + 1, \
+             updated_at = CASE WHEN updated_at >= $3 THEN updated_at + 1 ELSE $3 END \
+             WHERE user_id = $4 AND id = $5 AND revision = $6 \
+             RETURNING id, title, revision, context, created_at, updated_at"
+        )
+        .bind(title)
+        .bind(context)
+        .bind(now)
+        .bind(user)
+        .bind(id)
+        .bind(expected)
+        .fetch_optional(pool)
+        .await?);
+        if let Some(r) = r {
+            return Ok(WriteOutcome::Written(row(r)));
+        }
+        let current: Option<(i64,)> = on_pool!(self, |pool| sqlx::query_as(
+            "SELECT revision FROM conversations WHERE user_id = $1 AND id = $2"
+        )
+        .bind(user)
+        .bind(id)
+        .fetch_optional(pool)
+        .await?);
+        Ok(match current {
+            Some((current,)) => WriteOutcome::Conflict { current },
+            None => WriteOutcome::NotFound,
+        })
+    }
+
+    /// Deletes; `false` when there was no such conversation for this user.
+    pub async fn delete(&self, user: &str, id: &str) -> Result<bool, RelayError> {
+        let affected = on_pool!(self, |pool| sqlx::query("DELETE FROM conversations WHERE user_id = $1 AND id = $2")
+            .bind(user)
+            .bind(id)
+            .execute(pool)
+            .await?
+            .rows_affected());
+        Ok(affected == 1)
+    }
+
+    /// Closes the pool (waits for connections to finish).
+    pub async fn close(&self) {
+        on_pool!(self, |pool| pool.close().await)
+    }
+}
