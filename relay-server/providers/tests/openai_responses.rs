@@ -274,7 +274,7 @@ fn encodes_the_exact_request_body() {
                     { "type": "input_text", "text": "Add this." },
                     { "type": "input_image", "image_url": "data:image/png;base64,iVBOR", "detail": "auto" },
                 ] },
-                { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "Sure.", "annotations": [] }] },
+                { "type": "message", "role": "assistant", "content": "Sure." },
                 { "type": "function_call", "call_id": "call_1", "name": "todo_add", "arguments": "{\"text\":\"milk\"}" },
                 { "type": "function_call_output", "call_id": "call_1", "output": "Error: no space left" },
             ],
@@ -358,4 +358,17 @@ fn two_turns_carry_both_reasoning_items_in_order() {
             "message"
         ]
     );
+}
+
+/// Regression: assistant history was sent as `output_text` content parts without an item id, which OpenAI's
+/// schema rejects (that shape is the output form). It must use the input form with plain string content.
+#[test]
+fn regression_assistant_history_uses_the_input_message_form() {
+    let messages = vec![
+        user("u1", "hi"),
+        Message { id: "a1".into(), role: Role::Assistant, blocks: vec![Block::Text { text: "Hello!".into() }] },
+        user("u2", "bye"),
+    ];
+    let body = encode_request(KIND, &options(), &request(messages, None)).unwrap().body;
+    assert_eq!(body["input"][1], json!({ "type": "message", "role": "assistant", "content": "Hello!" }));
 }

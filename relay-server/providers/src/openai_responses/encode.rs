@@ -51,9 +51,11 @@ pub(crate) fn encode(
             }
             Role::Assistant => {
                 let entry = entries.get(&message.id).map(|e| &e.items);
-                // Consecutive text blocks form one assistant message item.
-                let mut text: Vec<Value> = Vec::new();
-                let flush = |text: &mut Vec<Value>, input: &mut Vec<Value>| {
+                // Consecutive text blocks form one assistant message item. Its content is a plain string: the
+                // input form of an assistant message (`EasyInputMessage`); `output_text` parts are only valid
+                // in the output form, which also needs the item id and status.
+                let mut text = String::new();
+                let flush = |text: &mut String, input: &mut Vec<Value>| {
                     if !text.is_empty() {
                         input.push(json!({ "type": "message", "role": "assistant", "content": std::mem::take(text) }));
                     }
@@ -64,8 +66,7 @@ pub(crate) fn encode(
                             flush(&mut text, &mut input);
                             input.push(raw.clone());
                         }
-                        Planned::Block(Block::Text { text: t }) => text
-                            .push(json!({ "type": "output_text", "text": t, "annotations": [] })),
+                        Planned::Block(Block::Text { text: t }) => text.push_str(t),
                         // Summaries without their reasoning item cannot go back; the item (when there was one)
                         // is sent verbatim through the ModelState path.
                         Planned::Block(Block::Reasoning { .. }) => {}
