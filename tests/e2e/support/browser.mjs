@@ -1,0 +1,28 @@
+// Headless Chromium (Debian's /usr/bin/chromium, or $CHROMIUM_PATH) driven by playwright-core, and a page that
+// records console errors and uncaught exceptions so a test can assert the demo ran cleanly.
+
+import { chromium } from 'playwright-core';
+
+export async function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A fresh page (own context) whose console errors and page errors land in `page.problems`. */
+export async function newPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') page.problems.push(`console: ${msg.text()}`); });
+  page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
+  return page;
+}
+
+/** Types a message into the demo's composer and sends it. */
+export async function sendFromPage(page, text) {
+  await page.fill('#input', text);
+  await page.click('#send');
+}
