@@ -258,7 +258,9 @@ fn send_while_busy_fails_with_agent_busy_and_bad_input_with_invalid_input() {
     let bad = s.controller.send(vec![Block::Reasoning { text: "x".into() }]).now_or_never().unwrap();
     assert_eq!(bad.unwrap_err().code, ErrorCode::InvalidInput);
     let image = vec![Block::Image { source: ImageSource::Url { url: "https://x/y.png".into() } }];
-    let _ = s.controller.send(image); // accepted (model has no script left: fails later, not here)
+    let accepted = s.controller.send(image);
+    assert_eq!(s.controller.state().status, Status::Running, "image blocks are accepted");
+    drop(accepted);
 }
 
 #[test]
