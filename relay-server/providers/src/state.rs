@@ -49,46 +49,78 @@ pub(crate) fn read<E: DeserializeOwned>(
     Ok(data.messages)
 }
 
-/// The full next state: previous entries of messages still in the request, plus the new message's entry.
-pub(crate) fn next<E: Serialize>(
+/// What a decoder keeps from the request to build the full next state: the previous entries of messages
+/// still in the request (pruned up front, so an orphan entry is never carried) and the request's message ids
+/// (to keep the new id unique). The request itself is not kept: a stream holds only what it needs.
+#[derive(Debug)]
+pub(crate) struct Continuation<E> {
     format: &'static str,
-    mut previous: BTreeMap<String, E>,
-    request: &ModelRequest,
-    new_entry: Option<(String, E)>,
-) -> Result<Option<ModelState>, AdapterError> {
-    let ids: HashSet<&str> = request.messages.iter().map(|m| m.id.as_str()).collect();
-    previous.retain(|id, _| ids.contains(id.as_str()));
-    if let Some((id, entry)) = new_entry {
-        previous.insert(id, entry);
-    }
-    if previous.is_empty() {
-        return Ok(None);
-    }
-    let data = serde_json::to_value(StateData { messages: previous }).map_err(|e| {
-        AdapterError::InvalidRequest(format!("model state could not be serialised: {e}"))
-    })?;
-    Ok(Some(ModelState {
-        format: format.to_owned(),
-        data,
-    }))
+    previous: BTreeMap<String, E>,
+    used_ids: HashSet<String>,
+    message_count: usize,
 }
 
-/// The id for the new assistant message: the provider's id unless it is missing or already used in this
-/// conversation (some OpenAI-compatible servers send constant ids), in which case a deterministic suffix makes
-/// it unique, because ModelState entries are keyed by message id.
+impl<E: Serialize + DeserializeOwned> Continuation<E> {
+    pub(crate) fn new(format: &'static str, request: &ModelRequest) -> Result<Self, AdapterError> {
+        let used_ids: HashSet<String> = request.messages.iter().map(|m| m.id.clone()).collect();
+        let mut previous = read::<E>(format, request)?;
+        previous.retain(|id, _| used_ids.contains(id));
+        Ok(Continuation {
+            format,
+            previous,
+            used_ids,
+            message_count: request.messages.len(),
+        })
+    }
+
+    /// The id for the new assistant message (see [`unique_id`]).
+    pub(crate) fn message_id(&self, provider_id: Option<&str>) -> String {
+        unique_id(provider_id, &self.used_ids, self.message_count)
+    }
+
+    /// The full next state: the previous entries plus the new message's entry; `None` when empty.
+    pub(crate) fn next_state(
+        &mut self,
+        new_entry: Option<(String, E)>,
+    ) -> Result<Option<ModelState>, AdapterError> {
+        let mut messages = std::mem::take(&mut self.previous);
+        if let Some((id, entry)) = new_entry {
+            messages.insert(id, entry);
+        }
+        if messages.is_empty() {
+            return Ok(None);
+        }
+        let data = serde_json::to_value(StateData { messages }).map_err(|e| {
+            AdapterError::InvalidRequest(format!("model state could not be serialised: {e}"))
+        })?;
+        Ok(Some(ModelState {
+            format: self.format.to_owned(),
+            data,
+        }))
+    }
+}
+
+/// The id for a new assistant message of `request` (see [`unique_id`]).
 pub(crate) fn unique_message_id(provider_id: Option<&str>, request: &ModelRequest) -> String {
-    let used: HashSet<&str> = request.messages.iter().map(|m| m.id.as_str()).collect();
+    let used: HashSet<String> = request.messages.iter().map(|m| m.id.clone()).collect();
+    unique_id(provider_id, &used, request.messages.len())
+}
+
+/// The provider's id unless it is missing or already used in this conversation (some OpenAI-compatible
+/// servers send constant ids), in which case a deterministic suffix makes it unique, because ModelState entries
+/// are keyed by message id.
+fn unique_id(provider_id: Option<&str>, used: &HashSet<String>, message_count: usize) -> String {
     let base = match provider_id {
         Some(id) if !id.trim().is_empty() => id.to_owned(),
         _ => "assistant".to_owned(),
     };
-    if !used.contains(base.as_str()) {
+    if !used.contains(&base) {
         return base;
     }
-    let mut n = request.messages.len();
+    let mut n = message_count;
     loop {
         let candidate = format!("{base}-{n}");
-        if !used.contains(candidate.as_str()) {
+        if !used.contains(&candidate) {
             return candidate;
         }
         n += 1;

@@ -366,9 +366,20 @@ fn two_turns_carry_both_reasoning_items_in_order() {
 fn regression_assistant_history_uses_the_input_message_form() {
     let messages = vec![
         user("u1", "hi"),
-        Message { id: "a1".into(), role: Role::Assistant, blocks: vec![Block::Text { text: "Hello!".into() }] },
+        Message {
+            id: "a1".into(),
+            role: Role::Assistant,
+            blocks: vec![Block::Text {
+                text: "Hello!".into(),
+            }],
+        },
         user("u2", "bye"),
     ];
-    let body = encode_request(KIND, &options(), &request(messages, None)).unwrap().body;
-    assert_eq!(body["input"][1], json!({ "type": "message", "role": "assistant", "content": "Hello!" }));
+    let body = encode_request(KIND, &options(), &request(messages, None))
+        .unwrap()
+        .body;
+    assert_eq!(
+        body["input"][1],
+        json!({ "type": "message", "role": "assistant", "content": "Hello!" })
+    );
 }

@@ -5,14 +5,12 @@
 //! and is also kept verbatim with its signature in ModelState; `redacted_thinking` and server tool blocks
 //! (`server_tool_use`, `web_search_tool_result`, …) are kept verbatim in ModelState only.
 
-use std::collections::BTreeMap;
-
 use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use super::{Entry, FORMAT};
 use crate::emit::{Emitter, LiveKind};
-use crate::state::{self, PartsBuilder};
+use crate::state::{Continuation, PartsBuilder};
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, UpstreamFailure};
 
@@ -39,8 +37,7 @@ enum Current {
 }
 
 pub(crate) struct AnthropicDecoder {
-    request: ModelRequest,
-    previous: BTreeMap<String, Entry>,
+    continuation: Continuation<Entry>,
     names: ToolNames,
     emit: Emitter,
     message_id: Option<String>,
@@ -104,9 +101,8 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 impl AnthropicDecoder {
     pub(crate) fn new(request: &ModelRequest) -> Result<Self, AdapterError> {
         Ok(AnthropicDecoder {
-            previous: state::read(FORMAT, request)?,
+            continuation: Continuation::new(FORMAT, request)?,
             names: ToolNames::new(request),
-            request: request.clone(),
             emit: Emitter::default(),
             message_id: None,
             current: None,
@@ -153,10 +149,9 @@ impl AnthropicDecoder {
                 if let Some(usage) = message.get("usage") {
                     self.usage.merge(usage);
                 }
-                let id = state::unique_message_id(
-                    message.get("id").and_then(Value::as_str),
-                    &self.request,
-                );
+                let id = self
+                    .continuation
+                    .message_id(message.get("id").and_then(Value::as_str));
                 self.message_id = Some(id.clone());
                 self.emit.start(id, out)
             }
@@ -391,12 +386,7 @@ impl AnthropicDecoder {
         let entry = std::mem::take(&mut self.parts)
             .finish()
             .map(|content| (id, Entry { content }));
-        let model_state = state::next(
-            FORMAT,
-            std::mem::take(&mut self.previous),
-            &self.request,
-            entry,
-        )?;
+        let model_state = self.continuation.next_state(entry)?;
         self.emit
             .stop(stop_reason, self.usage.neutral(), model_state, out)?;
         self.done = true;

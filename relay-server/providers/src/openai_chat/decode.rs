@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, Emitter, LiveKind};
-use crate::state;
+use crate::state::Continuation;
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, UpstreamFailure};
 
@@ -23,8 +23,7 @@ struct ToolAcc {
 }
 
 pub(crate) struct ChatDecoder {
-    request: ModelRequest,
-    previous: BTreeMap<String, Entry>,
+    continuation: Continuation<Entry>,
     names: ToolNames,
     emit: Emitter,
     message_id: Option<String>,
@@ -45,9 +44,8 @@ fn protocol(msg: impl Into<String>) -> AdapterError {
 impl ChatDecoder {
     pub(crate) fn new(request: &ModelRequest) -> Result<Self, AdapterError> {
         Ok(ChatDecoder {
-            previous: state::read(FORMAT, request)?,
+            continuation: Continuation::new(FORMAT, request)?,
             names: ToolNames::new(request),
-            request: request.clone(),
             emit: Emitter::default(),
             message_id: None,
             reasoning: None,
@@ -91,8 +89,9 @@ impl ChatDecoder {
             });
         }
         if !self.emit.started() {
-            let id =
-                state::unique_message_id(chunk.get("id").and_then(Value::as_str), &self.request);
+            let id = self
+                .continuation
+                .message_id(chunk.get("id").and_then(Value::as_str));
             self.message_id = Some(id.clone());
             self.emit.start(id, out)?;
         }
@@ -221,12 +220,7 @@ impl ChatDecoder {
             .reasoning
             .take()
             .map(|(field, text)| (id, Entry { field, text }));
-        let model_state = state::next(
-            FORMAT,
-            std::mem::take(&mut self.previous),
-            &self.request,
-            entry,
-        )?;
+        let model_state = self.continuation.next_state(entry)?;
         let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;
         self.done = true;

@@ -12,13 +12,12 @@ use serde_json::Value;
 
 use super::{Entry, FORMAT};
 use crate::emit::{Emitter, LiveKind};
-use crate::state::{self, PartsBuilder};
+use crate::state::{Continuation, PartsBuilder};
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, UpstreamFailure};
 
 pub(crate) struct ResponsesDecoder {
-    request: ModelRequest,
-    previous: BTreeMap<String, Entry>,
+    continuation: Continuation<Entry>,
     names: ToolNames,
     emit: Emitter,
     message_id: Option<String>,
@@ -52,9 +51,8 @@ fn upstream(code: &str, message: &str) -> AdapterError {
 impl ResponsesDecoder {
     pub(crate) fn new(request: &ModelRequest) -> Result<Self, AdapterError> {
         Ok(ResponsesDecoder {
-            previous: state::read(FORMAT, request)?,
+            continuation: Continuation::new(FORMAT, request)?,
             names: ToolNames::new(request),
-            request: request.clone(),
             emit: Emitter::default(),
             message_id: None,
             live: None,
@@ -90,7 +88,7 @@ impl ResponsesDecoder {
         match kind {
             "response.created" => {
                 let id = value.pointer("/response/id").and_then(Value::as_str);
-                let id = state::unique_message_id(id, &self.request);
+                let id = self.continuation.message_id(id);
                 self.message_id = Some(id.clone());
                 self.emit.start(id, out)
             }
@@ -277,12 +275,7 @@ impl ResponsesDecoder {
         let entry = std::mem::take(&mut self.parts)
             .finish()
             .map(|items| (id, Entry { items }));
-        let model_state = state::next(
-            FORMAT,
-            std::mem::take(&mut self.previous),
-            &self.request,
-            entry,
-        )?;
+        let model_state = self.continuation.next_state(entry)?;
         let usage = response.get("usage").map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;
         self.done = true;
