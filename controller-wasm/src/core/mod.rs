@@ -21,6 +21,8 @@
 //! - `driver` (private) — races the loop against the gate and the deadline.
 //! - `agent_loop` (private) — the loop itself.
 
+#![warn(missing_docs)]
+
 pub mod abort;
 pub mod aggregate;
 pub mod controller;
