@@ -119,6 +119,7 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
     const signatures = Object.values(entries).flatMap((e) => e.content).map((p) => p.raw?.signature).filter(Boolean);
     assert.deepEqual(signatures.sort(), [SIG1, SIG2].sort());
     assert.ok(entries[last.id], 'the max-tokens message has its own ModelState entry');
+    assert.deepEqual(JSON.parse(JSON.stringify(controller.getModelState())), modelState);
     savedAtRevision2 = stored.body;
   });
 
@@ -149,6 +150,8 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
     assert.equal(state.conversation.revision, 2);
     assert.deepEqual(JSON.parse(JSON.stringify(state.messages)), savedAtRevision2.context.messages);
     assert.ok(!state.messages.some((m) => /slow/.test(textOf(m))), 'the cancelled turn is not part of the history');
+    assert.deepEqual(JSON.parse(JSON.stringify(reloaded.getModelState())), savedAtRevision2.context.modelState,
+      'the ModelState of revision 2 is restored with its messages');
 
     // Another user cannot load it.
     const stranger = relayController(relay, { user: 'mallory' });

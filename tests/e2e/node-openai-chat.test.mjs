@@ -173,6 +173,7 @@ describe('OpenAI Chat Completions through the relay', () => {
       format: 'openai-chat/v1',
       data: { messages: { [last.id]: { field: 'reasoning_content', text: 'The user wants a long story; start with a classic opening.' } } },
     });
+    assert.deepEqual(JSON.parse(JSON.stringify(controller.getModelState())), stored.body.context.modelState);
     assert.deepEqual(upstream.unexpected, []);
     controller.destroy();
   });

@@ -21,6 +21,19 @@ export async function newPage(browser) {
   return page;
 }
 
+/**
+ * `page.waitForFunction` with a 10 s default, whose timeout error also lists the page's console errors and
+ * uncaught exceptions (the usual reason a demo page never reaches a state).
+ */
+export async function waitInPage(page, fn, arg, ms = 10_000) {
+  try {
+    return await page.waitForFunction(fn, arg, { timeout: ms });
+  } catch (error) {
+    const problems = page.problems.length ? page.problems.join('\n') : '(no console errors)';
+    throw new Error(`${error.message}\nwaiting for: ${String(fn).slice(0, 200)}\npage problems:\n${problems}`);
+  }
+}
+
 /** Types a message into the demo's composer and sends it. */
 export async function sendFromPage(page, text) {
   await page.fill('#input', text);
