@@ -69,7 +69,12 @@ fn bounded_bytes(
                     yield Err(if first { ByteIssue::FirstByteTimeout } else { ByteIssue::IdleTimeout });
                     break;
                 }
-                Ok(None) => break,
+                Ok(None) => {
+                    // End of body: terminate a last event that lacks its blank line. The WHATWG rules drop
+                    // it, but the providers' own SDKs dispatch it, and recorded streams end that way.
+                    yield Ok(bytes::Bytes::from_static(b"\n\n"));
+                    break;
+                }
                 Ok(Some(Err(e))) => {
                     yield Err(ByteIssue::Transport(e));
                     break;

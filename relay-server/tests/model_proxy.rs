@@ -1,0 +1,431 @@
+//! `POST /api/model` against fake upstream servers (real HTTP on 127.0.0.1) speaking the providers' real SSE
+//! formats: golden replays of the providers crate's fixtures (whole and split at awkward byte offsets), the
+//! exact request bodies and headers sent upstream, retry rules, bounds, timeouts, and cancellation when the
+//! browser disconnects.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use common::*;
+use patchbridge_protocol::ModelRequest;
+use patchbridge_providers::{encode_request, ProviderKind};
+use serde_json::{json, Value};
+
+const KEY: &str = "sk-test-relay-key-0123456789";
+
+fn set_key() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY (edition 2021: set_var is safe): every test sets the same value before any thread reads it.
+    ONCE.call_once(|| std::env::set_var("PB_TEST_UPSTREAM_KEY", KEY));
+}
+
+fn model(id: &str, provider: &str, fake: &FakeUpstream) -> Value {
+    json!({ "id": id, "provider": provider, "baseUrl": fake.base_url(), "upstreamModel": format!("{id}-upstream"),
+            "apiKey": { "env": "PB_TEST_UPSTREAM_KEY" } })
+}
+
+/// A relay (SQLite) with one model of each provider at `fake`, plus `extra` config.
+async fn relay_for(fake: &FakeUpstream, db: &TestDb, extra: Value) -> Relay {
+    set_key();
+    let mut config = base_config(
+        db,
+        json!({ "models": [
+            model("chat", "openai-chat", fake),
+            model("responses", "openai-responses", fake),
+            model("claude", "anthropic-messages", fake),
+        ] }),
+    );
+    merge(&mut config, extra);
+    relay(config).await
+}
+
+async fn post_model(r: &Relay, body: Value) -> (StatusCode, String) {
+    let response = r.send(req("POST", "/api/model", "alice", Some(body))).await;
+    let status = response.status();
+    (status, body_text(response).await)
+}
+
+fn read_fixture(rel: &str) -> String {
+    std::fs::read_to_string(provider_fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn golden(rel: &str) -> Vec<Value> {
+    read_fixture(rel).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn fixtures_of(dir: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for sub in ["", "/recorded"] {
+        let path = provider_fixture(&format!("{dir}{sub}"));
+        let Ok(entries) = std::fs::read_dir(&path) else { continue };
+        for e in entries {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            if let Some(stem) = name.strip_suffix(".sse") {
+                let expected = if sub.is_empty() { format!("{dir}/expected/{stem}.jsonl") } else { format!("{dir}/expected/recorded-{stem}.jsonl") };
+                out.push((format!("{dir}{sub}/{name}"), expected));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Replays every fixture of one provider through the relay's HTTP path and compares the neutral events with
+/// the providers crate's golden files, for the whole body and for bodies split into 1- and 7-byte chunks.
+async fn replay_all_goldens(provider: &str, model_id: &str, dir: &str) {
+    let files = fixtures_of(dir);
+    assert!(files.len() >= 5, "fixtures for {dir} exist ({} found)", files.len());
+    for (fixture, expected_file) in files {
+        let expected = golden(&expected_file);
+        for chunk in [usize::MAX, 7, 1] {
+            let fake = FakeUpstream::start(vec![Reply::Sse { body: read_fixture(&fixture), chunk, delay: Duration::ZERO }]).await;
+            let db = TestDb::new(Backend::Sqlite);
+            let r = relay_for(&fake, &db, json!({})).await;
+            let (status, text) = post_model(&r, first_turn_request(model_id)).await;
+            assert_eq!(status, StatusCode::OK, "{fixture}: {text}");
+            let events = events_of(&text);
+            assert_eq!(events, expected, "{provider} {fixture} (chunk {chunk}) differs from {expected_file}");
+            assert_eq!(fake.requests().len(), 1, "{fixture}: one upstream call, never retried after the stream began");
+        }
+    }
+}
+
+#[tokio::test]
+async fn openai_chat_fixtures_replay_to_golden_events() {
+    replay_all_goldens("openai-chat", "chat", "openai-chat").await;
+}
+
+#[tokio::test]
+async fn openai_responses_fixtures_replay_to_golden_events() {
+    replay_all_goldens("openai-responses", "responses", "openai-responses").await;
+}
+
+#[tokio::test]
+async fn anthropic_fixtures_replay_to_golden_events() {
+    replay_all_goldens("anthropic-messages", "claude", "anthropic-messages").await;
+}
+
+/// The upstream receives exactly the adapter's encoding of the request, at the adapter's path, with the
+/// provider's auth header built from the secret and the adapter's extra headers.
+#[tokio::test]
+async fn upstream_gets_exact_body_path_and_auth_headers() {
+    let cases = [
+        ("chat", ProviderKind::OpenAiChat, "openai-chat/recorded/173417d55340.sse"),
+        ("responses", ProviderKind::OpenAiResponses, "openai-responses/text.sse"),
+        ("claude", ProviderKind::AnthropicMessages, "anthropic-messages/recorded/basic_response.sse"),
+    ];
+    for (id, kind, fixture) in cases {
+        let fake = FakeUpstream::start(vec![Reply::sse(read_fixture(fixture))]).await;
+        let db = TestDb::new(Backend::Sqlite);
+        let r = relay_for(&fake, &db, json!({})).await;
+        let request = first_turn_request(id);
+        let (status, text) = post_model(&r, request.clone()).await;
+        assert_eq!(status, StatusCode::OK, "{text}");
+        let got = fake.requests();
+        assert_eq!(got.len(), 1);
+        let neutral: ModelRequest = serde_json::from_value(request).unwrap();
+        let options = patchbridge_providers::ModelOptions::new(format!("{id}-upstream"));
+        let expected = encode_request(kind, &options, &neutral).unwrap();
+        assert_eq!(got[0].path, format!("/v1{}", expected.path), "{id}");
+        assert_eq!(got[0].body, expected.body, "{id}: body is the adapter's encoding, unmodified");
+        assert_eq!(got[0].body["stream"], true);
+        assert_eq!(got[0].body["model"], format!("{id}-upstream"));
+        let h = &got[0].headers;
+        assert_eq!(h["content-type"], "application/json");
+        assert_eq!(h["accept"], "text/event-stream");
+        for (name, value) in &expected.headers {
+            assert_eq!(h[*name], value.as_str(), "{id}: adapter header {name}");
+        }
+        match kind {
+            ProviderKind::AnthropicMessages => {
+                assert_eq!(h["x-api-key"], KEY);
+                assert!(h.get("authorization").is_none());
+                assert!(h.get("anthropic-version").is_some());
+            }
+            _ => {
+                assert_eq!(h["authorization"], format!("Bearer {KEY}"));
+                assert!(h.get("x-api-key").is_none());
+            }
+        }
+    }
+}
+
+fn text_stream() -> String {
+    read_fixture("openai-chat/recorded/173417d55340.sse")
+}
+
+fn last_event(text: &str) -> Value {
+    events_of(text).pop().expect("at least one event")
+}
+
+#[tokio::test]
+async fn rate_limit_then_ok_is_retried_once() {
+    let fake = FakeUpstream::start(vec![
+        Reply::Status { status: 429, body: r#"{"error":{"message":"slow down"}}"#.into() },
+        Reply::sse(text_stream()),
+    ])
+    .await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(last_event(&text)["type"], "message-stop");
+    assert_eq!(fake.requests().len(), 2, "one retry");
+    assert!(r.state.metrics().render().contains("relay_upstream_retries_total 1"));
+}
+
+#[tokio::test]
+async fn server_error_then_ok_is_retried_once_and_twice_fails() {
+    let fake = FakeUpstream::start(vec![Reply::Status { status: 503, body: "{}".into() }, Reply::sse(text_stream())]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, _) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(fake.requests().len(), 2);
+
+    let fake = FakeUpstream::start(vec![Reply::Status { status: 429, body: "{}".into() }]).await;
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["error"]["code"], "UPSTREAM_RATE_LIMITED");
+    assert_eq!(fake.requests().len(), 2, "exactly one retry, not more");
+}
+
+#[tokio::test]
+async fn auth_and_bad_request_errors_are_not_retried_and_not_echoed() {
+    for status in [401, 403, 400, 422] {
+        let leak = r#"{"error":{"message":"Incorrect API key provided: sk-leaked-zzzzzzzz internal-detail-42"}}"#;
+        let fake = FakeUpstream::start(vec![Reply::Status { status, body: leak.into() }, Reply::sse(text_stream())]).await;
+        let db = TestDb::new(Backend::Sqlite);
+        let r = relay_for(&fake, &db, json!({})).await;
+        let (got, text) = post_model(&r, first_turn_request("chat")).await;
+        assert_eq!(got, StatusCode::BAD_GATEWAY, "{status}");
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["error"]["code"], "UPSTREAM_REJECTED");
+        assert!(!text.contains("sk-leaked") && !text.contains("internal-detail-42"), "upstream body never echoed: {text}");
+        assert_eq!(fake.requests().len(), 1, "{status} is never retried");
+    }
+}
+
+#[tokio::test]
+async fn connection_refused_is_upstream_unavailable() {
+    // A port that was just free: nothing listens there.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    set_key();
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(
+        &db,
+        json!({ "models": [ { "id": "chat", "provider": "openai-chat", "baseUrl": format!("http://127.0.0.1:{port}/v1"),
+                              "upstreamModel": "m", "apiKey": { "env": "PB_TEST_UPSTREAM_KEY" } } ] }),
+    ))
+    .await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "UPSTREAM_UNAVAILABLE");
+    assert!(r.state.metrics().render().contains("relay_upstream_retries_total 1"), "connection errors are retried once");
+}
+
+#[tokio::test]
+async fn failure_after_first_byte_is_an_error_event_without_retry() {
+    // The stream stops in the middle (no finish_reason, no [DONE]): events so far, then one error event.
+    let full = text_stream();
+    let cut = full.split("\n\n").take(3).collect::<Vec<_>>().join("\n\n") + "\n\n";
+    let fake = FakeUpstream::start(vec![Reply::sse(cut), Reply::sse(full)]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert_eq!(events[0]["type"], "message-start");
+    assert!(events.iter().any(|e| e["type"] == "block-delta"));
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "error");
+    assert_eq!(last["code"], "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(fake.requests().len(), 1, "no retry once bytes went to the browser");
+}
+
+#[tokio::test]
+async fn oversized_upstream_stream_is_cut_with_an_error_event() {
+    let fake = FakeUpstream::start(vec![Reply::Sse { body: text_stream(), chunk: 200, delay: Duration::ZERO }]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "maxUpstreamResponseBytes": 700 } })).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    let last = last_event(&text);
+    assert_eq!(last["type"], "error");
+    assert_eq!(last["code"], "UPSTREAM_RESPONSE_TOO_LARGE");
+    assert!(!events_of(&text).iter().any(|e| e["type"] == "message-stop"));
+}
+
+#[tokio::test]
+async fn too_many_events_are_cut_at_the_bound() {
+    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "maxEventsPerCall": 3 } })).await;
+    let (_, text) = post_model(&r, first_turn_request("chat")).await;
+    let events = events_of(&text);
+    assert_eq!(events.len(), 4, "3 events then the error: {events:?}");
+    assert_eq!(events[3]["code"], "UPSTREAM_RESPONSE_TOO_LARGE");
+}
+
+#[tokio::test]
+async fn idle_upstream_times_out_with_an_error_event() {
+    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
+    let fake = FakeUpstream::start(vec![Reply::Stall { prefix: first }]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "idleTimeoutMs": 300 } })).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert_eq!(events[0]["type"], "message-start");
+    let last = events.last().unwrap();
+    assert_eq!(last["code"], "UPSTREAM_TIMEOUT");
+    assert_eq!(last["retryable"], true);
+    assert!(eventually(Duration::from_secs(2), || fake.disconnected.load(Ordering::SeqCst)).await, "upstream dropped");
+}
+
+#[tokio::test]
+async fn no_response_headers_is_a_first_byte_timeout() {
+    let fake = FakeUpstream::start(vec![Reply::Hang]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "firstByteTimeoutMs": 300 } })).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "UPSTREAM_TIMEOUT");
+    assert_eq!(fake.requests().len(), 1, "a timeout is not retried");
+}
+
+/// Regression pin for "browser disconnect must cancel upstream at once": the fake upstream keeps its stream
+/// open forever; when the browser drops the connection the relay must drop the upstream request.
+#[tokio::test]
+async fn browser_disconnect_cancels_the_upstream_request() {
+    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
+    let fake = FakeUpstream::start(vec![Reply::Stall { prefix: first }]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "idleTimeoutMs": 600000 } })).await;
+    let addr = r.serve().await;
+    let client = reqwest::Client::new();
+    let mut response = client
+        .post(format!("http://{addr}/api/model"))
+        .header("content-type", "application/json")
+        .header("origin", format!("http://{addr}"))
+        .header("x-patchbridge-user", "alice")
+        .body(first_turn_request("chat").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let chunk = response.chunk().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&chunk).contains("message-start"));
+    assert!(fake.stream_started.load(Ordering::SeqCst));
+    assert!(!fake.disconnected.load(Ordering::SeqCst));
+    drop(response);
+    drop(client);
+    assert!(
+        eventually(Duration::from_secs(3), || fake.disconnected.load(Ordering::SeqCst)).await,
+        "upstream request must be dropped when the browser goes away"
+    );
+    assert!(eventually(Duration::from_secs(2), || r.state.metrics().render().contains("relay_open_streams 0")).await);
+    assert!(r.state.metrics().render().contains("outcome=\"cancelled\""));
+}
+
+#[tokio::test]
+async fn unknown_model_and_foreign_model_state_fail_before_any_upstream_call() {
+    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("nope")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "UNKNOWN_MODEL");
+
+    let mut request = first_turn_request("chat");
+    request["modelState"] = json!({ "format": "anthropic-messages/v1", "data": {} });
+    let (status, text) = post_model(&r, request).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "MODEL_STATE_FORMAT_MISMATCH");
+
+    let mut request = first_turn_request("chat");
+    request["temperature"] = json!(1);
+    let (status, text) = post_model(&r, request).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(text.contains("temperature"), "{text}");
+
+    let mut request = first_turn_request("chat");
+    request.as_object_mut().unwrap().remove("modelState");
+    let (status, _) = post_model(&r, request).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "modelState key is required");
+    assert_eq!(fake.requests().len(), 0);
+}
+
+#[tokio::test]
+async fn models_lists_configured_models_and_default() {
+    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "defaultModel": "claude" })).await;
+    let (status, body) = r.call("GET", "/api/models", "alice", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["protocolVersion"], 1);
+    assert_eq!(body["previewOnly"], false);
+    assert_eq!(body["defaultModel"], "claude");
+    let providers: Vec<&str> = body["models"].as_array().unwrap().iter().map(|m| m["provider"].as_str().unwrap()).collect();
+    assert_eq!(providers, ["openai-chat", "openai-responses", "anthropic-messages"]);
+    assert_eq!(body["models"][0]["capabilities"], json!({ "tools": true, "images": false, "reasoning": false }));
+    assert!(!body.to_string().contains(KEY) && !body.to_string().contains("127.0.0.1"), "no secrets or URLs");
+
+    // No `model` in the request: the default (claude) is used.
+    let fake2 = FakeUpstream::start(vec![Reply::sse(read_fixture("anthropic-messages/recorded/basic_response.sse"))]).await;
+    let r2 = relay_for(&fake2, &db, json!({ "defaultModel": "claude" })).await;
+    let mut request = first_turn_request("x");
+    request.as_object_mut().unwrap().remove("model");
+    let (status, _) = post_model(&r2, request).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(fake2.requests()[0].path, "/v1/messages");
+}
+
+#[tokio::test]
+async fn demo_mode_serves_the_scripted_model_labelled_preview_only() {
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({ "demo": true }))).await;
+    let (_, body) = r.call("GET", "/api/models", "alice", None).await;
+    assert_eq!(body["previewOnly"], true);
+    assert_eq!(body["models"][0]["provider"], "scripted-demo");
+    assert_eq!(body["models"][0]["previewOnly"], true);
+    assert!(body["models"][0]["label"].as_str().unwrap().contains("not AI"));
+    let mut request = first_turn_request("scripted");
+    request["messages"][0]["blocks"][0]["text"] = json!("hello");
+    let (status, text) = post_model(&r, request).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert_eq!(events[0]["type"], "message-start");
+    assert_eq!(events.last().unwrap()["type"], "message-stop", "{events:?}");
+}
+
+#[tokio::test]
+async fn metrics_report_the_relays_added_latency() {
+    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, _) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = r.call("GET", "/metrics", "", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = r.state.metrics().render();
+    for name in [
+        "relay_upstream_first_byte_seconds_count 1",
+        "relay_first_event_seconds_count 1",
+        "relay_added_first_event_seconds_count 1",
+        "relay_model_calls_total{model=\"chat\",outcome=\"ok\"} 1",
+    ] {
+        assert!(text.contains(name), "missing `{name}` in\n{text}");
+    }
+    let chunks = text.lines().find(|l| l.starts_with("relay_chunk_processing_seconds_count")).unwrap();
+    let n: u64 = chunks.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(n >= 5, "one observation per upstream SSE message: {chunks}");
+}
