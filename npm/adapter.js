@@ -80,6 +80,7 @@ export function tryToJson(value) {
 
 // Flushing a partially filled batch waits for the event loop to be idle (a macrotask), so a producer that yields
 // synchronously-available events fills whole batches while a network stream is still delivered without delay.
+// A full batch or a message-stop (nothing may follow it) is handed over at once.
 const scheduleIdle = typeof setImmediate === 'function'
   ? (fn) => setImmediate(fn)
   : (() => {
@@ -132,16 +133,20 @@ export class Pump {
         if (step === null || typeof step !== 'object') throw new TypeError('iterator result is not an object');
         if (step.done) break;
         const value = step.value;
+        // `last`: a message-stop ends the message, so the batch is complete and Rust should have it now.
+        let last;
         if (this.raw) {
           this.lines.push(value);
+          last = value.startsWith('{"type":"message-stop"');
         } else {
           const text = JSON.stringify(value);
           if (text === undefined) throw new TypeError('model stream yielded a value that is not JSON');
           this.lines.push(text);
+          last = value.type === 'message-stop';
         }
         const n = this.lines.length;
         if (this.waiter !== null) {
-          if (n >= BATCH) this.wake();
+          if (n >= BATCH || last) this.wake();
           else if (!this.idleScheduled) { this.idleScheduled = true; scheduleIdle(() => { this.idleScheduled = false; this.wake(); }); }
         }
         if (n >= HIGH_WATER) await new Promise((resolve) => { this.resume = resolve; });
@@ -328,4 +333,23 @@ export function emitDelta(observer, index, delta) {
 export function quiet(promise) {
   promise.then(undefined, () => {});
   return promise;
+}
+
+/**
+ * The request a custom model receives: a frozen object whose fields are materialised from Rust on first access
+ * (one JSON parse for the whole request). A model that never reads the history does not pay for copying it.
+ */
+export function lazyRequest(handle) {
+  let data = null;
+  const load = () => {
+    if (data === null) { data = parseFrozen(handle.json()); handle.free(); }
+    return data;
+  };
+  return Object.freeze({
+    get model() { return load().model; },
+    get messages() { return load().messages; },
+    get modelState() { return load().modelState; },
+    get tools() { return load().tools; },
+    get conversationId() { return load().conversationId; },
+  });
 }

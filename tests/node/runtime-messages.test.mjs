@@ -2,7 +2,7 @@
 // ModelState passed through verbatim and never shown.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput } from './helpers.mjs';
+import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput, until } from './helpers.mjs';
 
 const { DefaultAgentRuntime, AgentError } = agent;
 
@@ -81,7 +81,8 @@ test('item 1: deltas are only in the draft; the stable message appears after blo
   }]);
   const runtime = new DefaultAgentRuntime(model, { limits: fullLimits() });
   const execution = runtime.start(userInput('hi'), (event) => seen.push(event));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await until(() => seen.filter((e) => e.type === 'block-delta').length === 2);
+  await new Promise((resolve) => setTimeout(resolve, 10));
   const typesBefore = seen.map((e) => e.type);
   assert.deepEqual(seen.filter((e) => e.type === 'block-delta').map((e) => e.delta), ['Hel', 'lo']);
   assert.ok(!typesBefore.includes('message-completed'), 'no stable message while the block is open');

@@ -1,1 +1,356 @@
-//! `createAgentController` (pending the core controller).
+//! `createAgentController(options)` and the `AgentController` class over the core [`Controller`].
+//!
+//! State snapshots: the core notifies synchronously on every change (every delta); here changes only mark the
+//! snapshot stale and schedule one microtask that builds a new deep-frozen state object and hands it to the
+//! subscribers, so a batch of deltas costs one snapshot. `getState()` always returns the current state (built
+//! on demand when stale). The `messages` array is cached by the core's `Rc`, so an unchanged message list keeps
+//! its identity across snapshots, and message objects already shown are reused when messages are appended.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Promise, Reflect};
+use patchbridge_protocol::{Block, Message};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::error::to_js;
+use super::host::{frozen, JsModel, JsPlatform};
+use super::js;
+use super::options::{self, get, is_missing};
+use super::relay::{Relay, RelayModel, RelayStore};
+use crate::core::controller::{Controller, ControllerOptions, ControllerState, InspectionSource};
+use crate::core::{AgentError, ConversationStore, DefaultAgentRuntime, ErrorCode, Model};
+
+const OPTION_KEYS: [&str; 6] = ["endpoint", "headers", "model", "tools", "conversationId", "runtime"];
+
+/// The JS-side view of the state: the last snapshot, whether it is stale, the cached messages, listeners.
+#[derive(Default)]
+struct View {
+    snapshot: RefCell<Option<JsValue>>,
+    stale: Cell<bool>,
+    scheduled: Cell<bool>,
+    /// The core's messages `Rc` the cached array was built from, the frozen array, and its frozen elements.
+    messages: RefCell<Option<(Rc<Vec<Message>>, JsValue, Vec<JsValue>)>>,
+    listeners: RefCell<Vec<(u32, Function)>>,
+    next_listener: Cell<u32>,
+}
+
+thread_local! {
+    static NO_MESSAGES: Rc<Vec<Message>> = Rc::new(Vec::new());
+}
+
+impl View {
+    /// The frozen messages array for `messages`, reusing the cached array when the core's `Rc` is unchanged and
+    /// the cached message objects for an unchanged prefix.
+    fn messages_js(&self, messages: &Rc<Vec<Message>>) -> JsValue {
+        let mut cache = self.messages.borrow_mut();
+        if let Some((rc, array, _)) = &*cache {
+            if Rc::ptr_eq(rc, messages) {
+                return array.clone();
+            }
+        }
+        let mut elements = Vec::with_capacity(messages.len());
+        let reusable = cache.as_ref();
+        for (i, message) in messages.iter().enumerate() {
+            let reused = reusable.and_then(|(old, _, objects)| match (old.get(i), objects.get(i)) {
+                (Some(previous), Some(object)) if previous == message => Some(object.clone()),
+                _ => None,
+            });
+            elements.push(reused.unwrap_or_else(|| frozen(message)));
+        }
+        let array = Array::new();
+        for element in &elements {
+            array.push(element);
+        }
+        let array = js::deep_freeze(&array);
+        *cache = Some((messages.clone(), array.clone(), elements));
+        array
+    }
+
+    fn build(&self, state: &ControllerState) -> JsValue {
+        // The core's projection for everything but the messages (which are cached above) and the error (an
+        // AgentError instance rather than plain data).
+        let mut light = state.clone();
+        light.messages = NO_MESSAGES.with(Rc::clone);
+        light.error = None;
+        let object = js::parse_json(&light.to_json().to_string());
+        let _ = Reflect::set(&object, &JsValue::from_str("messages"), &self.messages_js(&state.messages));
+        if let Some(error) = &state.error {
+            let _ = Reflect::set(&object, &JsValue::from_str("error"), &to_js(error));
+        }
+        js::deep_freeze(&object)
+    }
+}
+
+struct Shared {
+    core: Controller,
+    view: View,
+}
+
+impl Shared {
+    fn current(&self) -> JsValue {
+        if self.view.stale.get() || self.view.snapshot.borrow().is_none() {
+            let snapshot = self.view.build(&self.core.state());
+            *self.view.snapshot.borrow_mut() = Some(snapshot);
+            self.view.stale.set(false);
+        }
+        self.view.snapshot.borrow().clone().unwrap_or(JsValue::NULL)
+    }
+
+    /// Delivers the current snapshot to every subscriber (once per microtask, however many changes happened).
+    fn flush(&self) {
+        self.view.scheduled.set(false);
+        if self.view.listeners.borrow().is_empty() {
+            return;
+        }
+        let state = self.current();
+        let listeners: Vec<Function> = self.view.listeners.borrow().iter().map(|(_, f)| f.clone()).collect();
+        for listener in listeners {
+            if let Err(thrown) = listener.call1(&JsValue::NULL, &state) {
+                js::console_error2("@patchbridge/agent: a state subscriber threw", &thrown);
+            }
+        }
+    }
+}
+
+fn schedule(shared: &Rc<Shared>) {
+    shared.view.stale.set(true);
+    if shared.view.scheduled.replace(true) {
+        return;
+    }
+    let weak = Rc::downgrade(shared);
+    js::queue_microtask(&Closure::once_into_js(move || {
+        if let Some(shared) = weak.upgrade() {
+            shared.flush();
+        }
+    }));
+}
+
+/// The stateful controller returned by `createAgentController`.
+#[wasm_bindgen(js_name = AgentController)]
+pub struct JsController {
+    shared: Rc<Shared>,
+}
+
+/// `createAgentController({ endpoint?, headers?, model?, tools?, conversationId?, runtime? })`.
+///
+/// `endpoint` selects the relay (model stream at `{endpoint}/model`, conversations at `{endpoint}/conversations`);
+/// `model` is either a custom model object `{ stream(request, signal) }` (used instead of the relay's model
+/// stream) or, with an endpoint, a relay model id string. Throws `AgentError` on invalid options.
+#[wasm_bindgen(js_name = createAgentController)]
+pub fn create_agent_controller(options: JsValue) -> Result<JsController, JsValue> {
+    build_controller(&options).map_err(|e| to_js(&e))
+}
+
+fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
+    let invalid = |m: &str| AgentError::new(ErrorCode::InvalidOptions, m.to_owned());
+    if !options.is_object() {
+        return Err(invalid("createAgentController expects an options object { endpoint } or { model }"));
+    }
+    options::check_keys(options, &OPTION_KEYS, "createAgentController", ErrorCode::InvalidOptions)?;
+    let endpoint = options::opt_string(options, "endpoint", "options", ErrorCode::InvalidOptions)?;
+    if endpoint.as_deref().is_some_and(str::is_empty) {
+        return Err(invalid("options.endpoint must be a non-empty URL"));
+    }
+    let headers = get(options, "headers");
+    if !is_missing(&headers) && !headers.is_object() && !headers.is_function() {
+        return Err(invalid("options.headers must be an object or a function returning one (per request)"));
+    }
+    let relay = endpoint.as_deref().map(|e| Relay::new(e, headers.clone()));
+    let raw_model = get(options, "model");
+    let relay_model = |id: Option<String>| -> Result<(Rc<dyn Model>, Option<String>), AgentError> {
+        match &relay {
+            Some(relay) => Ok((Rc::new(RelayModel { relay: relay.clone() }), id)),
+            None => Err(invalid(
+                "createAgentController needs options.endpoint (a relay) or options.model (a custom model object)",
+            )),
+        }
+    };
+    let (model, model_id) = if let Some(id) = raw_model.as_string() {
+        relay_model(Some(id))?
+    } else if is_missing(&raw_model) {
+        relay_model(None)?
+    } else if raw_model.is_object() {
+        (Rc::new(JsModel::new(raw_model.clone())?) as Rc<dyn Model>, None)
+    } else {
+        return Err(invalid("options.model must be a model object { stream(request, signal) } or a relay model id"));
+    };
+    let runtime_options = options::runtime_options(&get(options, "runtime"), false, "options.runtime")?;
+    let runtime = DefaultAgentRuntime::new(model, runtime_options, Rc::new(JsPlatform))?;
+    let store: Option<Rc<dyn ConversationStore>> = relay.map(|relay| Rc::new(RelayStore { relay }) as Rc<dyn ConversationStore>);
+    let has_store = store.is_some();
+    let core = Controller::new(runtime, ControllerOptions { store, model: model_id });
+
+    let tools = get(options, "tools");
+    if !is_missing(&tools) {
+        if !Array::is_array(&tools) {
+            return Err(AgentError::new(ErrorCode::InvalidTool, "options.tools must be an array of tool definitions"));
+        }
+        for def in Array::from(&tools).iter() {
+            let (spec, handler) = options::tool(&def)?;
+            core.register_tool(spec, handler)?;
+        }
+    }
+    let conversation_id = options::opt_string(options, "conversationId", "options", ErrorCode::InvalidOptions)?;
+    if conversation_id.is_some() && !has_store {
+        return Err(invalid("options.conversationId needs options.endpoint (conversations live in the relay)"));
+    }
+
+    let shared = Rc::new(Shared { core, view: View::default() });
+    let weak = Rc::downgrade(&shared);
+    shared.core.subscribe(Box::new(move |_state: &ControllerState| {
+        if let Some(shared) = weak.upgrade() {
+            schedule(&shared);
+        }
+    }));
+    if let Some(id) = conversation_id {
+        // The load's failure is in `state.error` (and `loadConversation` callers get it as a rejection).
+        let loading = shared.core.load_conversation(&id);
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = loading.await;
+        });
+    }
+    Ok(JsController { shared })
+}
+
+fn quiet_promise<F>(future: F) -> Promise
+where
+    F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
+{
+    js::quiet(&future_to_promise(future))
+}
+
+fn rejected(error: &AgentError) -> Promise {
+    js::quiet(&Promise::reject(&to_js(error)))
+}
+
+fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
+    if let Some(text) = input.as_string() {
+        return Ok(vec![Block::Text { text }]);
+    }
+    if !Array::is_array(input) {
+        return Err(AgentError::new(ErrorCode::InvalidInput, "send expects a string or an array of text/image blocks"));
+    }
+    let text = js::try_to_json(input)
+        .ok_or_else(|| AgentError::new(ErrorCode::InvalidInput, "send: blocks must be plain JSON"))?;
+    serde_json::from_str(&text).map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("send: invalid blocks: {e}")))
+}
+
+#[wasm_bindgen(js_class = AgentController)]
+impl JsController {
+    /// Calls `listener(state)` after changes (coalesced per microtask); returns the unsubscribe function.
+    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        let listener: Function = listener
+            .dyn_into()
+            .map_err(|_| to_js(&AgentError::new(ErrorCode::InvalidOptions, "subscribe expects a function")))?;
+        let view = &self.shared.view;
+        let id = view.next_listener.get();
+        view.next_listener.set(id + 1);
+        view.listeners.borrow_mut().push((id, listener));
+        let weak = Rc::downgrade(&self.shared);
+        let unsubscribe = Closure::<dyn FnMut()>::new(move || {
+            if let Some(shared) = weak.upgrade() {
+                shared.view.listeners.borrow_mut().retain(|(lid, _)| *lid != id);
+            }
+        });
+        Ok(unsubscribe.into_js_value())
+    }
+
+    /// The current state: `{ status, messages, draft, toolResults, pendingConfirmation, lastOutcome, error,
+    /// conversation, toolRevision }`, deep-frozen.
+    #[wasm_bindgen(js_name = getState)]
+    pub fn get_state(&self) -> JsValue {
+        self.shared.current()
+    }
+
+    /// Sends a user message (a string, or an array of text/image blocks) and runs one turn. Resolves with the
+    /// outcome (`completed`, `max-tokens`, `cancelled`); rejects with an `AgentError` (also in `state.error`).
+    pub fn send(&self, input: JsValue) -> Promise {
+        let blocks = match user_blocks(&input) {
+            Ok(blocks) => blocks,
+            Err(e) => return rejected(&e),
+        };
+        let turn = self.shared.core.send(blocks);
+        quiet_promise(async move {
+            match turn.await {
+                Ok(outcome) => Ok(JsValue::from_str(outcome.as_str())),
+                Err(e) => Err(to_js(&e)),
+            }
+        })
+    }
+
+    /// Cancels the running turn; returns whether one was cancelled.
+    pub fn abort(&self) -> bool {
+        self.shared.core.abort()
+    }
+
+    /// Approves the pending tool confirmation (throws `AGENT_NO_PENDING_INTERRUPT` when none is pending).
+    #[wasm_bindgen(js_name = approveTool)]
+    pub fn approve_tool(&self) -> Result<(), JsValue> {
+        self.shared.core.approve_tool().map_err(|e| to_js(&e))
+    }
+
+    /// Rejects the pending tool confirmation; the model sees an error tool result (with `reason`, if given).
+    #[wasm_bindgen(js_name = rejectTool)]
+    pub fn reject_tool(&self, reason: Option<String>) -> Result<(), JsValue> {
+        self.shared.core.reject_tool(reason).map_err(|e| to_js(&e))
+    }
+
+    /// Registers a tool for the next turn; returns the registry revision.
+    #[wasm_bindgen(js_name = registerTool)]
+    pub fn register_tool(&self, definition: JsValue) -> Result<f64, JsValue> {
+        let (spec, handler) = options::tool(&definition).map_err(|e| to_js(&e))?;
+        self.shared.core.register_tool(spec, handler).map(|r| r as f64).map_err(|e| to_js(&e))
+    }
+
+    /// Unregisters a tool by name (next turn); returns whether it existed.
+    #[wasm_bindgen(js_name = unregisterTool)]
+    pub fn unregister_tool(&self, name: &str) -> Result<bool, JsValue> {
+        self.shared.core.unregister_tool(name).map_err(|e| to_js(&e))
+    }
+
+    /// `{ source: 'current-execution' | 'current-registry', snapshot: { revision, tools } }`.
+    #[wasm_bindgen(js_name = getToolInspectionSource)]
+    pub fn get_tool_inspection_source(&self) -> JsValue {
+        let inspection = self.shared.core.tool_inspection_source();
+        let source = match inspection.source {
+            InspectionSource::CurrentExecution => "current-execution",
+            InspectionSource::CurrentRegistry => "current-registry",
+        };
+        let value = serde_json::json!({
+            "source": source,
+            "snapshot": { "revision": inspection.snapshot.revision, "tools": inspection.snapshot.specs_json() },
+        });
+        js::parse_frozen(&value.to_string())
+    }
+
+    /// Loads a stored conversation (idle only); rejects with `AGENT_CONVERSATION_CORRUPT`, `AGENT_RELAY_ERROR`…
+    #[wasm_bindgen(js_name = loadConversation)]
+    pub fn load_conversation(&self, id: JsValue) -> Promise {
+        let Some(id) = id.as_string() else {
+            return rejected(&AgentError::new(ErrorCode::InvalidInput, "loadConversation expects a conversation id string"));
+        };
+        let loading = self.shared.core.load_conversation(&id);
+        quiet_promise(async move { loading.await.map(|_| JsValue::UNDEFINED).map_err(|e| to_js(&e)) })
+    }
+
+    /// Starts a new, empty conversation (idle only; saved on the first completed turn).
+    #[wasm_bindgen(js_name = newConversation)]
+    pub fn new_conversation(&self) -> Result<(), JsValue> {
+        self.shared.core.new_conversation().map_err(|e| to_js(&e))
+    }
+
+    /// The provider state that goes with the stable messages (for hosts that persist conversations themselves).
+    #[wasm_bindgen(js_name = getModelState)]
+    pub fn get_model_state(&self) -> JsValue {
+        frozen(&self.shared.core.model_state())
+    }
+
+    /// Cancels any running turn, drops subscribers and makes every later call fail with `AGENT_DESTROYED`.
+    pub fn destroy(&self) {
+        self.shared.core.destroy();
+        self.shared.view.stale.set(true);
+        self.shared.view.listeners.borrow_mut().clear();
+    }
+}

@@ -34,12 +34,15 @@ pub fn method(object: &JsValue, key: &str) -> Option<Function> {
     Reflect::get(object, &JsValue::from_str(key)).ok().and_then(|f| f.dyn_into::<Function>().ok())
 }
 
-/// The JSON text of a serialisable core value as a deep-frozen JS value.
+/// JSON text of a serialisable value. Always through `serde_json::Value` (as the core does), so each type has
+/// one serializer instantiation and only `Value` is written as text: this keeps the wasm small.
+pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_value(value).map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// A serialisable core value as a deep-frozen JS value.
 pub fn frozen<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
-    match serde_json::to_string(value) {
-        Ok(text) => js::parse_frozen(&text),
-        Err(_) => JsValue::NULL,
-    }
+    js::parse_frozen(&json_text(value))
 }
 
 /// Awaits a JS promise, mapping a rejection with [`error::from_js`].
@@ -71,7 +74,7 @@ impl Platform for JsPlatform {
 
 /// `{ hookIndex, eventType, executionId, error }` with `error` an `AgentError` instance, deep-frozen.
 pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
-    let object = js::parse_json(&serde_json::to_string(failure).unwrap_or_else(|_| "{}".into()));
+    let object = js::parse_json(&json_text(failure));
     let _ = Reflect::set(&object, &JsValue::from_str("error"), &error::to_js(&failure.error));
     js::deep_freeze(&object)
 }
@@ -144,9 +147,24 @@ pub fn stream_from_js(returned: Result<JsValue, JsValue>, code: ErrorCode, what:
     }
 }
 
+/// A model request kept in Rust until the custom model reads a field (`lazyRequest` in adapter.js): the history
+/// grows with every step of a tool loop, so copying it eagerly would make each step O(conversation).
+#[wasm_bindgen]
+pub struct RequestHandle {
+    request: Rc<ModelRequest>,
+}
+
+#[wasm_bindgen]
+impl RequestHandle {
+    /// The request as JSON text (read once, then the handle is freed).
+    pub fn json(&self) -> String {
+        json_text(&*self.request)
+    }
+}
+
 impl Model for JsModel {
     fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
-        let js_request = frozen(&*request);
+        let js_request = js::lazy_request(RequestHandle { request });
         let returned = self.stream.call2(&self.object, &js_request, &mirror_signal(&signal));
         stream_from_js(returned, ErrorCode::ModelFailed, "model.stream failed")
     }

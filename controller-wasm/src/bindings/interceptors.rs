@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::error;
-use super::host::{await_js, frozen, method, mirror_signal, stream_from_js, tool_result_json};
+use super::host::{await_js, frozen, json_text, method, mirror_signal, stream_from_js, tool_result_json};
 use super::js;
 use crate::core::{
     AbortSignal, AgentError, ErrorCode, EventStream, ModelCallContext, ModelInterceptor, ModelNext,
@@ -41,7 +41,7 @@ impl RustEventStream {
             match item {
                 Some(Ok(event)) => {
                     *slot.borrow_mut() = Some(stream);
-                    Ok(JsValue::from_str(&serde_json::to_string(&event).unwrap_or_default()))
+                    Ok(JsValue::from_str(&json_text(&event)))
                 }
                 Some(Err(e)) => Err(error::to_js(&e)),
                 None => Ok(JsValue::UNDEFINED),

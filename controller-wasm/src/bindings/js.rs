@@ -93,3 +93,15 @@ extern "C" {
     #[wasm_bindgen(js_name = quiet)]
     pub fn quiet(promise: &Promise) -> Promise;
 }
+
+#[wasm_bindgen(raw_module = "../adapter.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = lazyRequest)]
+    pub fn lazy_request(handle: super::host::RequestHandle) -> JsValue;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = queueMicrotask)]
+    pub fn queue_microtask(callback: &JsValue);
+}

@@ -12,7 +12,7 @@ use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ModelReque
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use super::host::{await_js, mirror_signal};
+use super::host::{await_js, json_text, mirror_signal};
 use super::js;
 use super::stream::PumpStream;
 use crate::core::{AbortSignal, AgentError, ConversationStore, ErrorCode, EventStream, Model};
@@ -71,7 +71,7 @@ pub struct RelayModel {
 
 impl Model for RelayModel {
     fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
-        let body = serde_json::to_string(&*request).unwrap_or_default();
+        let body = json_text(&*request);
         let url = self.relay.url("/model");
         let promise = js::relay_stream(&url, &self.relay.headers, body, &mirror_signal(&signal));
         stream::once(async move {

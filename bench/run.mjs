@@ -1,0 +1,176 @@
+// Runtime benchmark of the BUILT package (npm/). Prints figures and ratios against baselines measured in the
+// same run; never fails on timing (machines are shared and noisy). Run: scripts/bench.sh (node --expose-gc).
+//
+//   1. size     — wasm raw/gzip, JS glue (generated + adapter + errors + entry) raw/gzip, total gzip vs 80 KiB.
+//   2. stream   — a 100,000-delta custom-model stream through DefaultAgentRuntime (with and without an observer)
+//                 vs a bare `for await` over the same generator; deltas/s and heap growth.
+//   3. toolloop — a 50-step tool loop (model call → tool call → result, 50 times, then a final answer); ms/step
+//                 vs a bare JavaScript loop doing the same iteration and tool calls without a runtime.
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { DefaultAgentRuntime } from '../npm/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 100_000);
+const STEPS = Number(process.env.BENCH_STEPS ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const gc = globalThis.gc ?? (() => {});
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const mb = (n) => `${(n / 1048576).toFixed(1)} MB`;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function size() {
+  const file = (p) => readFileSync(`${root}/npm/${p}`);
+  const gz = (b) => gzipSync(b, { level: 9 }).length;
+  const wasm = file('pkg/patchbridge_agent_bg.wasm');
+  const glueFiles = ['pkg/patchbridge_agent.js', 'adapter.js', 'errors.js', 'index.js'];
+  const glue = Buffer.concat(glueFiles.map(file));
+  console.log('== size');
+  console.log(`wasm            ${kib(wasm.length)} raw, ${kib(gz(wasm))} gzip`);
+  for (const f of glueFiles) console.log(`  ${f.padEnd(26)} ${kib(file(f).length)} raw, ${kib(gz(file(f)))} gzip`);
+  console.log(`JS glue total   ${kib(glue.length)} raw, ${kib(gz(glue))} gzip`);
+  const total = gz(wasm) + gz(glue);
+  console.log(`wasm + glue     ${kib(total)} gzip (target <= 80 KiB: ${total <= 80 * 1024 ? 'met' : 'NOT met'})`);
+}
+
+const limits = {
+  maxModelCalls: 1000, maxToolCalls: 1000, maxDurationMs: 600_000,
+  maxModelOutputCharacters: 100_000_000, maxToolResultCharacters: 1_000_000,
+};
+const input = { messages: [{ id: 'u', role: 'user', blocks: [{ type: 'text', text: 'go' }] }], modelState: null };
+
+async function* deltaStream(n) {
+  yield { type: 'message-start', id: 'a' };
+  yield { type: 'block-start', index: 0, block: { type: 'text' } };
+  for (let i = 0; i < n; i += 1) yield { type: 'block-delta', index: 0, delta: 'tok ' };
+  yield { type: 'block-stop', index: 0 };
+  yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
+}
+
+async function bare() {
+  let count = 0;
+  let text = '';
+  for await (const event of deltaStream(DELTAS)) {
+    if (event.type === 'block-delta') { count += 1; text += event.delta; }
+  }
+  if (count !== DELTAS || text.length !== DELTAS * 4) throw new Error('baseline miscounted');
+}
+
+async function throughRuntime(withObserver) {
+  const runtime = new DefaultAgentRuntime({ stream: () => deltaStream(DELTAS) }, { limits });
+  let seen = 0;
+  const observer = withObserver ? (event) => { if (event.type === 'block-delta') seen += 1; } : undefined;
+  const result = await runtime.start(input, observer).result;
+  const text = result.messages[1].blocks[0].text;
+  if (text.length !== DELTAS * 4) throw new Error('runtime lost deltas');
+  if (withObserver && seen !== DELTAS) throw new Error(`observer saw ${seen} deltas`);
+}
+
+async function measure(fn) {
+  const times = [];
+  let heap = 0;
+  for (let r = 0; r < ROUNDS; r += 1) {
+    gc();
+    const before = process.memoryUsage();
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+    const after = process.memoryUsage();
+    heap = Math.max(heap, after.heapUsed - before.heapUsed);
+  }
+  return { ms: median(times), heap };
+}
+
+async function stream() {
+  console.log(`\n== stream: ${DELTAS.toLocaleString('en')} deltas (median of ${ROUNDS} rounds, after 1 warm-up)`);
+  await bare(); await throughRuntime(false); await throughRuntime(true);
+  const base = await measure(bare);
+  const plain = await measure(() => throughRuntime(false));
+  const observed = await measure(() => throughRuntime(true));
+  const rate = (m) => Math.round(DELTAS / (m.ms / 1000));
+  const line = (label, m) => console.log(`${label.padEnd(40)} ${String(rate(m).toLocaleString('en')).padStart(11)} deltas/s  ${m.ms.toFixed(1).padStart(7)} ms  heap +${mb(m.heap)}`);
+  line('bare for-await baseline', base);
+  line('DefaultAgentRuntime, no observer', plain);
+  line('DefaultAgentRuntime, observer per delta', observed);
+  console.log(`runtime / baseline: ${(rate(plain) / rate(base)).toFixed(2)} (no observer), ${(rate(observed) / rate(base)).toFixed(2)} (observer); target >= 500,000 deltas/s: ${rate(plain) >= 500_000 ? 'met' : 'NOT met'}`);
+  const wasmMem = process.memoryUsage().arrayBuffers;
+  console.log(`process rss ${mb(process.memoryUsage().rss)}, arrayBuffers (incl. wasm memory) ${mb(wasmMem)}`);
+}
+
+function loopModel(steps) {
+  let call = 0;
+  return {
+    stream() {
+      call += 1;
+      const n = call;
+      return (async function* () {
+        yield { type: 'message-start' };
+        if (n <= steps) {
+          yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: `c${n}`, name: 'step' } };
+          yield { type: 'block-delta', index: 0, delta: `{"n":${n}}` };
+          yield { type: 'block-stop', index: 0 };
+          yield { type: 'message-stop', stopReason: 'tool-use', modelState: null };
+        } else {
+          yield { type: 'block-start', index: 0, block: { type: 'text' } };
+          yield { type: 'block-delta', index: 0, delta: 'done' };
+          yield { type: 'block-stop', index: 0 };
+          yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
+        }
+      })();
+    },
+  };
+}
+
+const stepTool = {
+  name: 'step', description: 'one step', inputSchema: { type: 'object' }, readOnly: true,
+  execute: (args, ctx) => ({ toolCallId: ctx.callId, content: `ok ${args.n}`, isError: false }),
+};
+
+async function toolLoopRuntime() {
+  const runtime = new DefaultAgentRuntime(loopModel(STEPS), { limits });
+  const result = await runtime.start({ ...input, tools: [stepTool] }).result;
+  if (result.messages.length !== 2 + STEPS * 2) throw new Error(`tool loop produced ${result.messages.length} messages`);
+}
+
+async function toolLoopBare() {
+  const model = loopModel(STEPS);
+  const messages = [];
+  for (;;) {
+    const calls = [];
+    let args = '';
+    for await (const event of model.stream()) {
+      if (event.type === 'block-start' && event.block.type === 'tool-call') calls.push(event.block);
+      else if (event.type === 'block-delta') args += event.delta;
+    }
+    if (calls.length === 0) break;
+    const parsed = JSON.parse(args);
+    messages.push(await stepTool.execute(parsed, { callId: calls[0].callId }));
+  }
+  if (messages.length !== STEPS) throw new Error('bare loop miscounted');
+}
+
+async function toolLoop() {
+  console.log(`\n== tool loop: ${STEPS} steps (median of ${ROUNDS * 4} rounds, after warm-up)`);
+  for (let i = 0; i < 3; i += 1) { await toolLoopRuntime(); await toolLoopBare(); }
+  const times = [];
+  const bareTimes = [];
+  for (let r = 0; r < ROUNDS * 4; r += 1) {
+    let t0 = performance.now();
+    await toolLoopRuntime();
+    times.push(performance.now() - t0);
+    t0 = performance.now();
+    await toolLoopBare();
+    bareTimes.push(performance.now() - t0);
+  }
+  const perStep = median(times) / STEPS;
+  const barePerStep = median(bareTimes) / STEPS;
+  console.log(`DefaultAgentRuntime   ${perStep.toFixed(4)} ms/step (${median(times).toFixed(2)} ms per ${STEPS}-step run)`);
+  console.log(`bare JS loop baseline ${barePerStep.toFixed(4)} ms/step`);
+  console.log(`target <= 0.1 ms/step: ${perStep <= 0.1 ? 'met' : 'NOT met'}`);
+}
+
+size();
+await stream();
+await toolLoop();
