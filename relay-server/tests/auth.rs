@@ -1,0 +1,306 @@
+//! Identity (default deny, development, JWT HS256 / RS256 PEM / JWKS, trusted proxy, host-supplied resolver),
+//! Origin and content-type checks, and CORS.
+
+mod common;
+
+use std::future::Future;
+use std::os::unix::fs::PermissionsExt;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::*;
+use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
+use patchbridge_relay::{IdentityResolver, UserId};
+use serde_json::{json, Value};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jwt").join(name)
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+async fn status_of(r: &Relay, request: Request<Body>) -> (StatusCode, Value) {
+    let response = r.send(request).await;
+    let status = response.status();
+    let text = body_text(response).await;
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn get(path: &str) -> axum::http::request::Builder {
+    Request::builder().method("GET").uri(path).header("host", HOST)
+}
+
+fn post(path: &str, body: Value) -> Request<Body> {
+    Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("host", HOST)
+        .header("origin", ORIGIN)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn without_identity_every_api_answers_401() {
+    let db = TestDb::new(Backend::Sqlite);
+    let mut config = base_config(&db, json!({}));
+    config.as_object_mut().unwrap().remove("identity");
+    let r = relay(config).await;
+    let requests = vec![
+        get("/api/models").body(Body::empty()).unwrap(),
+        get("/api/conversations").header("x-patchbridge-user", "alice").body(Body::empty()).unwrap(),
+        get("/api/conversations/c_x").body(Body::empty()).unwrap(),
+        post("/api/conversations", json!({})),
+        post("/api/model", first_turn_request("scripted")),
+    ];
+    for request in requests {
+        let path = request.uri().to_string();
+        let (status, body) = status_of(&r, request).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(body["error"]["code"], "UNAUTHENTICATED", "{path}");
+    }
+    let (status, _) = status_of(&r, get("/healthz").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "health needs no identity");
+    let (status, _) = status_of(&r, get("/readyz").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn development_identity_reads_header_or_query() {
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({}))).await;
+    let (status, _) = status_of(&r, get("/api/models?user=alice").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = status_of(&r, get("/api/models").header("x-patchbridge-user", "bob").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = status_of(&r, get("/api/models").header("x-patchbridge-user", "  ").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = status_of(&r, get("/api/models").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[derive(serde::Serialize)]
+struct Claims<'a> {
+    sub: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exp: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    iss: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    aud: Option<&'a str>,
+}
+
+fn bearer(token: &str) -> Request<Body> {
+    get("/api/conversations").header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap()
+}
+
+const HS_SECRET: &str = "0123456789abcdef0123456789abcdef-test-secret";
+
+#[tokio::test]
+async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret_file = dir.path().join("jwt-secret");
+    std::fs::write(&secret_file, format!("{HS_SECRET}\n")).unwrap();
+    std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(
+        &db,
+        json!({ "identity": { "mode": "jwt", "hs256Secret": { "file": secret_file }, "issuer": "https://idp.test", "audience": "relay" } }),
+    ))
+    .await;
+    let key = EncodingKey::from_secret(HS_SECRET.as_bytes());
+    let sign = |claims: &Claims| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
+    let good = Claims { sub: "alice", exp: Some(now() + 600), iss: Some("https://idp.test"), aud: Some("relay") };
+    let (status, body) = status_of(&r, bearer(&sign(&good))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let expired = Claims { exp: Some(now() - 3600), ..good };
+    let no_exp = Claims { exp: None, ..good };
+    let wrong_iss = Claims { iss: Some("https://evil.test"), ..good };
+    let wrong_aud = Claims { aud: Some("other"), ..good };
+    for (what, token) in [
+        ("expired", sign(&expired)),
+        ("no exp", sign(&no_exp)),
+        ("wrong issuer", sign(&wrong_iss)),
+        ("wrong audience", sign(&wrong_aud)),
+        ("wrong secret", encode(&Header::new(Algorithm::HS256), &good, &EncodingKey::from_secret(b"another-secret-another-secret-xx")).unwrap()),
+        ("garbage", "not.a.jwt".to_owned()),
+    ] {
+        let (status, body) = status_of(&r, bearer(&token)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}");
+        assert_eq!(body["error"]["code"], "UNAUTHENTICATED");
+    }
+    // `sub` scopes conversations.
+    let alice = sign(&good);
+    let bob = sign(&Claims { sub: "bob", ..good });
+    let create = Request::builder()
+        .method("POST")
+        .uri("/api/conversations")
+        .header("host", HOST)
+        .header("origin", ORIGIN)
+        .header("content-type", "application/json")
+        .header("authorization", format!("Bearer {alice}"))
+        .body(Body::from("{}"))
+        .unwrap();
+    let (status, created) = status_of(&r, create).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let path = format!("/api/conversations/{}", created["conversation"]["id"].as_str().unwrap());
+    let as_bob = get(&path).header("authorization", format!("Bearer {bob}")).body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, as_bob).await.0, StatusCode::NOT_FOUND);
+    let as_alice = get(&path).header("authorization", format!("Bearer {alice}")).body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, as_alice).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn jwt_rs256_with_pem_key_and_with_jwks() {
+    let private = std::fs::read(fixture("test-private.pem")).unwrap();
+    let other = std::fs::read(fixture("other-private.pem")).unwrap();
+    let key = EncodingKey::from_rsa_pem(&private).unwrap();
+    let other_key = EncodingKey::from_rsa_pem(&other).unwrap();
+    let claims = Claims { sub: "carol", exp: Some(now() + 600), iss: None, aud: None };
+    for identity in [
+        json!({ "mode": "jwt", "rs256PublicKeyFile": fixture("test-public.pem") }),
+        json!({ "mode": "jwt", "jwksFile": fixture("test-jwks.json") }),
+    ] {
+        let db = TestDb::new(Backend::Sqlite);
+        let r = relay(base_config(&db, json!({ "identity": identity.clone() }))).await;
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some("test-key-1".into());
+        let good = encode(&header, &claims, &key).unwrap();
+        assert_eq!(status_of(&r, bearer(&good)).await.0, StatusCode::OK, "{identity}");
+        let forged = encode(&header, &claims, &other_key).unwrap();
+        assert_eq!(status_of(&r, bearer(&forged)).await.0, StatusCode::UNAUTHORIZED, "{identity}");
+        // An HS256 token signed with the public key text must not pass (algorithm confusion).
+        let public = std::fs::read(fixture("test-public.pem")).unwrap();
+        let confused = encode(&Header::new(Algorithm::HS256), &claims, &EncodingKey::from_secret(&public)).unwrap();
+        assert_eq!(status_of(&r, bearer(&confused)).await.0, StatusCode::UNAUTHORIZED, "{identity}");
+    }
+}
+
+#[tokio::test]
+async fn trusted_proxy_header_is_the_user() {
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({ "identity": { "mode": "trusted-proxy", "header": "X-Auth-User" } }))).await;
+    let ok = get("/api/conversations").header("x-auth-user", "dave").body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
+    let missing = get("/api/conversations").header("x-patchbridge-user", "dave").body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, missing).await.0, StatusCode::UNAUTHORIZED);
+    let doubled =
+        get("/api/conversations").header("x-auth-user", "dave").header("x-auth-user", "eve").body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, doubled).await.0, StatusCode::UNAUTHORIZED, "an appended second header is refused");
+}
+
+struct TenantResolver;
+
+impl IdentityResolver for TenantResolver {
+    fn resolve<'a>(&'a self, parts: &'a axum::http::request::Parts) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+        Box::pin(async move {
+            let cookie = parts.headers.get("cookie")?.to_str().ok()?;
+            cookie.strip_prefix("session=valid-").map(|u| UserId(format!("tenant1/{u}")))
+        })
+    }
+}
+
+#[tokio::test]
+async fn hosts_can_plug_their_own_resolver() {
+    let db = TestDb::new(Backend::Sqlite);
+    let mut config = base_config(&db, json!({}));
+    config.as_object_mut().unwrap().remove("identity");
+    let base = relay(config).await;
+    let state = base.state.clone().with_identity(Arc::new(TenantResolver));
+    let r = Relay { app: patchbridge_relay::router(state.clone()), state };
+    let ok = get("/api/conversations").header("cookie", "session=valid-frank").body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
+    let bad = get("/api/conversations").header("cookie", "session=forged").body(Body::empty()).unwrap();
+    assert_eq!(status_of(&r, bad).await.0, StatusCode::UNAUTHORIZED);
+}
+
+fn write_request(origin: Option<&str>, content_type: Option<&str>) -> Request<Body> {
+    let mut b = Request::builder().method("POST").uri("/api/conversations").header("host", HOST).header("x-patchbridge-user", "alice");
+    if let Some(o) = origin {
+        b = b.header("origin", o);
+    }
+    if let Some(ct) = content_type {
+        b = b.header("content-type", ct);
+    }
+    b.body(Body::from("{}")).unwrap()
+}
+
+#[tokio::test]
+async fn state_changing_requests_need_allowed_origin_and_json() {
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({ "server": { "allowedOrigins": ["https://app.example"] } }))).await;
+    let cases: [(Option<&str>, Option<&str>, StatusCode, &str); 8] = [
+        (Some(ORIGIN), Some("application/json"), StatusCode::CREATED, ""),
+        (Some("https://app.example"), Some("application/json; charset=utf-8"), StatusCode::CREATED, ""),
+        (None, Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
+        (Some("https://evil.example"), Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
+        (Some("null"), Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
+        (Some("http://relay.test:8080"), Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
+        (Some(ORIGIN), Some("text/plain"), StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE"),
+        (Some(ORIGIN), None, StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE"),
+    ];
+    for (origin, ct, expected, code) in cases {
+        let (status, body) = status_of(&r, write_request(origin, ct)).await;
+        assert_eq!(status, expected, "origin {origin:?} content-type {ct:?}: {body}");
+        if !code.is_empty() {
+            assert_eq!(body["error"]["code"], code);
+        }
+    }
+    let delete = Request::builder()
+        .method("DELETE")
+        .uri("/api/conversations/c_x")
+        .header("host", HOST)
+        .header("x-patchbridge-user", "alice")
+        .header("origin", "https://evil.example")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(status_of(&r, delete).await.0, StatusCode::FORBIDDEN);
+    // Only 2 conversations were created by the accepted requests.
+    let (_, page) = r.call("GET", "/api/conversations", "alice", None).await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn cors_answers_only_configured_origins() {
+    let preflight = |origin: &str| {
+        Request::builder()
+            .method("OPTIONS")
+            .uri("/api/model")
+            .header("host", HOST)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "content-type, authorization")
+            .body(Body::empty())
+            .unwrap()
+    };
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({ "server": { "allowedOrigins": ["https://app.example"] } }))).await;
+    let response = r.send(preflight("https://app.example")).await;
+    assert_eq!(response.headers()["access-control-allow-origin"], "https://app.example");
+    let methods = response.headers()["access-control-allow-methods"].to_str().unwrap().to_owned();
+    assert!(methods.contains("POST"), "{methods}");
+    let response = r.send(preflight("https://evil.example")).await;
+    assert!(response.headers().get("access-control-allow-origin").is_none());
+
+    let db2 = TestDb::new(Backend::Sqlite);
+    let r2 = relay(base_config(&db2, json!({}))).await;
+    let response = r2.send(preflight("https://app.example")).await;
+    assert!(response.headers().get("access-control-allow-origin").is_none(), "no CORS without configured origins");
+}
+
+#[tokio::test]
+async fn request_ids_are_generated_or_propagated() {
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({}))).await;
+    let response = r.send(get("/healthz").body(Body::empty()).unwrap()).await;
+    let id = response.headers()["x-request-id"].to_str().unwrap().to_owned();
+    assert_eq!(id.len(), 36, "a UUID: {id}");
+    let response = r.send(get("/healthz").header("x-request-id", "abc-123").body(Body::empty()).unwrap()).await;
+    assert_eq!(response.headers()["x-request-id"], "abc-123");
+}
