@@ -357,3 +357,42 @@ fn listeners_are_notified_and_can_unsubscribe() {
     assert!(statuses.contains(&Status::Running) && statuses.contains(&Status::Saving));
     assert_eq!(statuses.last(), Some(&Status::Idle));
 }
+
+#[test]
+fn tool_calls_left_unanswered_by_an_abort_are_closed_so_the_next_turn_is_valid() {
+    let mut s = setup(vec![
+        tool_calls("m1", &[("c1", "write", "{}"), ("c2", "write", "{}")]),
+        text_reply("m2", "ok, stopped", StopReason::EndTurn),
+    ]);
+    let (tool, runs) = echo_tool("written");
+    s.controller.register_tool(spec("write", false, false), tool).unwrap();
+    s.send("do both");
+    s.controller.approve_tool().unwrap();
+    s.harness.stall();
+    assert_eq!(runs.get(), 1);
+    s.controller.abort();
+    s.harness.stall();
+    assert_eq!(s.outcome().unwrap().unwrap(), Outcome::Cancelled);
+    let state = s.controller.state();
+    let last = state.messages.last().unwrap();
+    assert_eq!(last.role, Role::Tool);
+    assert_eq!(
+        last.blocks[0],
+        Block::ToolResult { call_id: "c1".into(), content: "written".into(), is_error: false },
+        "the published result is kept"
+    );
+    match &last.blocks[1] {
+        Block::ToolResult { call_id, is_error, content } => {
+            assert_eq!(call_id, "c2");
+            assert!(*is_error);
+            assert!(content.contains("did not complete"), "{content}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.store.creates.get(), 0, "still nothing saved for the cancelled turn");
+    s.send("never mind");
+    assert_eq!(s.outcome().unwrap().unwrap(), Outcome::Completed);
+    let request = s.model.requests.borrow()[1].clone();
+    assert_eq!(request.messages.len(), 4, "user, assistant, tool, user");
+    assert_eq!(s.store.conversations.borrow()[0].1.messages.len(), 5);
+}
