@@ -23,15 +23,16 @@ pub const MAX_DURATION_MS: u64 = 2_147_483_647;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
-    /// Model calls per execution.
+    /// `maxModelCalls`: model calls per execution.
     pub max_model_calls: u64,
-    /// Tool calls accepted per execution, cumulative over all batches.
+    /// `maxToolCalls`: tool calls accepted per execution, cumulative over all batches.
     pub max_tool_calls: u64,
-    /// Wall time of the whole execution (model, tools and confirmation waits), in milliseconds.
+    /// `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms.
     pub max_duration_ms: u64,
-    /// Text + shown reasoning + tool-argument characters aggregated from one model call.
+    /// `maxModelOutputCharacters`: text + shown reasoning + tool-argument characters aggregated from one model
+    /// call, counted as Unicode scalar values.
     pub max_model_output_characters: u64,
-    /// Characters of one tool result's `content`.
+    /// `maxToolResultCharacters`: characters (Unicode scalar values) of one tool result's `content`.
     pub max_tool_result_characters: u64,
 }
 
