@@ -94,9 +94,14 @@ impl fmt::Display for StrictJsonError {
 /// Parses `text` as one JSON document without duplicate keys, then as `T`.
 pub fn parse_strict<T: DeserializeOwned>(text: &str) -> Result<T, StrictJsonError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let NoDuplicates(value) = serde_path_to_error::deserialize(&mut de).map_err(|e| StrictJsonError {
-        path: e.path().to_string(),
-        message: e.inner().to_string(),
+    let NoDuplicates(value) = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let mut path = e.path().to_string();
+        let message = e.inner().to_string();
+        // The duplicate is detected in its parent object; name the key itself in the path.
+        if let Some(key) = message.strip_prefix("duplicate key `").and_then(|rest| rest.split('`').next()) {
+            path = if path.is_empty() || path == "." { key.to_owned() } else { format!("{path}.{key}") };
+        }
+        StrictJsonError { path, message }
     })?;
     de.end().map_err(|e| StrictJsonError { path: String::new(), message: format!("trailing data: {e}") })?;
     serde_path_to_error::deserialize(value).map_err(|e| StrictJsonError {

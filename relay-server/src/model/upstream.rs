@@ -180,7 +180,7 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
         } else {
             result.push_str(word);
         }
-        mask_next = word.eq_ignore_ascii_case("bearer");
+        mask_next = trimmed.eq_ignore_ascii_case("bearer");
     }
     result
 }
