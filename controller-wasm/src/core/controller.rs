@@ -15,165 +15,21 @@ use std::rc::{Rc, Weak};
 
 use futures::future::{FutureExt, LocalBoxFuture};
 use patchbridge_protocol::{
-    Block, ConversationContext, ConversationSnapshot, Message, ModelState, Role, StreamEvent,
+    Block, ConversationContext, ConversationSnapshot, Message, ModelState, Role,
 };
-use serde::Serialize;
-use serde_json::{json, Value};
 
-use super::aggregate::DraftBlock;
+use super::controller_state::apply_event;
+pub use super::controller_state::{
+    ControllerState, ConversationInfo, Draft, InspectionSource, Status, ToolInspection,
+};
 use super::error::{AgentError, ErrorCode};
 use super::execution::{
-    AgentExecution, ExecutionEvent, ExecutionInput, Interrupt, InterruptResponse, Outcome,
+    AgentExecution, ExecutionEvent, ExecutionInput, InterruptResponse, Outcome,
 };
 use super::host::{ConversationStore, ToolHandler};
 use super::messages::check_messages;
-use super::registry::{ToolRegistry, ToolRegistrySnapshot, ToolSpec};
+use super::registry::{ToolRegistry, ToolSpec};
 use super::runtime::DefaultAgentRuntime;
-use super::tool_result::ToolCallResult;
-
-/// What the controller is doing (closed set).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
-    /// Ready for `send`.
-    Idle,
-    /// Loading a conversation from the store.
-    Loading,
-    /// An execution is running.
-    Running,
-    /// The execution waits for `approve_tool` / `reject_tool`.
-    AwaitingConfirmation,
-    /// Saving the finished turn.
-    Saving,
-    /// `destroy` was called; every method fails with `AGENT_DESTROYED`.
-    Destroyed,
-}
-
-impl Status {
-    /// The kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Idle => "idle",
-            Status::Loading => "loading",
-            Status::Running => "running",
-            Status::AwaitingConfirmation => "awaiting-confirmation",
-            Status::Saving => "saving",
-            Status::Destroyed => "destroyed",
-        }
-    }
-}
-
-/// The assistant message being streamed (never persisted).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Draft {
-    /// The message id.
-    pub id: String,
-    /// Blocks so far (tool-call buffers hold raw argument JSON).
-    pub blocks: Vec<DraftBlock>,
-}
-
-/// The stored conversation this controller is attached to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConversationInfo {
-    /// Conversation id.
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// The revision the in-memory state corresponds to.
-    pub revision: u64,
-}
-
-/// A cheap-to-clone projection of the controller (shared `Rc`s; cloning copies no messages).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ControllerState {
-    /// Activity.
-    pub status: Status,
-    /// Stable messages, oldest first.
-    pub messages: Rc<Vec<Message>>,
-    /// The assistant message being streamed, if any.
-    pub draft: Option<Rc<Draft>>,
-    /// Validated tool results of the running batch (before its tool message becomes stable).
-    pub tool_results: Rc<Vec<ToolCallResult>>,
-    /// The pending `tool-confirmation`, if any.
-    pub pending_confirmation: Option<Interrupt>,
-    /// Outcome of the last finished turn.
-    pub last_outcome: Option<Outcome>,
-    /// The last error (cleared when a new turn or load starts).
-    pub error: Option<AgentError>,
-    /// The attached stored conversation.
-    pub conversation: Option<ConversationInfo>,
-    /// The tool registry's current revision.
-    pub tool_revision: u64,
-}
-
-impl ControllerState {
-    fn initial() -> Self {
-        ControllerState {
-            status: Status::Idle,
-            messages: Rc::new(Vec::new()),
-            draft: None,
-            tool_results: Rc::new(Vec::new()),
-            pending_confirmation: None,
-            last_outcome: None,
-            error: None,
-            conversation: None,
-            tool_revision: 0,
-        }
-    }
-
-    /// The state as JSON (camelCase; the draft as `{ id, role: "assistant", blocks: [...] }` with each block's
-    /// `type`, `text` (or `callId`, `name`, `argumentsText`) and `complete`).
-    pub fn to_json(&self) -> Value {
-        let draft = self.draft.as_ref().map(|draft| {
-            let blocks: Vec<Value> = draft
-                .blocks
-                .iter()
-                .map(|block| match &block.kind {
-                    patchbridge_protocol::BlockKind::Text => json!({ "type": "text", "text": block.buffer, "complete": block.stopped }),
-                    patchbridge_protocol::BlockKind::Reasoning => {
-                        json!({ "type": "reasoning", "text": block.buffer, "complete": block.stopped })
-                    }
-                    patchbridge_protocol::BlockKind::ToolCall { call_id, name } => json!({
-                        "type": "tool-call", "callId": call_id, "name": name, "argumentsText": block.buffer,
-                        "complete": block.stopped,
-                    }),
-                })
-                .collect();
-            json!({ "id": draft.id, "role": "assistant", "blocks": blocks })
-        });
-        json!({
-            "status": self.status,
-            "messages": &*self.messages,
-            "draft": draft,
-            "toolResults": &*self.tool_results,
-            "pendingConfirmation": self.pending_confirmation,
-            "lastOutcome": self.last_outcome,
-            "error": self.error,
-            "conversation": self.conversation,
-            "toolRevision": self.tool_revision,
-        })
-    }
-}
-
-/// Which tool set an inspector should show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum InspectionSource {
-    /// A turn is running: its frozen snapshot (what the model was actually given).
-    CurrentExecution,
-    /// Idle: the registry as it is now (what the next turn will get).
-    CurrentRegistry,
-}
-
-/// The answer of [`Controller::tool_inspection_source`].
-#[derive(Debug, Clone)]
-pub struct ToolInspection {
-    /// Where the snapshot comes from.
-    pub source: InspectionSource,
-    /// The tools.
-    pub snapshot: Rc<ToolRegistrySnapshot>,
-}
 
 /// Controller construction options.
 #[derive(Clone, Default)]
@@ -477,18 +333,22 @@ impl Controller {
             .blocks
             .iter()
             .filter_map(|block| match block {
-                Block::ToolCall { call_id, name, .. } => Some(match published.iter().find(|r| &r.tool_call_id == call_id) {
-                    Some(result) => Block::ToolResult {
-                        call_id: call_id.clone(),
-                        content: result.content.clone(),
-                        is_error: result.is_error,
+                Block::ToolCall { call_id, name, .. } => Some(
+                    match published.iter().find(|r| &r.tool_call_id == call_id) {
+                        Some(result) => Block::ToolResult {
+                            call_id: call_id.clone(),
+                            content: result.content.clone(),
+                            is_error: result.is_error,
+                        },
+                        None => Block::ToolResult {
+                            call_id: call_id.clone(),
+                            content: format!(
+                                "The call to {name} did not complete: the turn ended ({why})."
+                            ),
+                            is_error: true,
+                        },
                     },
-                    None => Block::ToolResult {
-                        call_id: call_id.clone(),
-                        content: format!("The call to {name} did not complete: the turn ended ({why})."),
-                        is_error: true,
-                    },
-                }),
+                ),
                 _ => None,
             })
             .collect();
@@ -496,7 +356,11 @@ impl Controller {
             return;
         }
         let id = format!("msg_{}", self.inner.runtime.platform().new_id());
-        messages.push(Message { id, role: Role::Tool, blocks });
+        messages.push(Message {
+            id,
+            role: Role::Tool,
+            blocks,
+        });
     }
 
     async fn persist(
@@ -671,69 +535,13 @@ fn update_inner(inner: &Inner, change: impl FnOnce(&mut ControllerState)) {
 
 /// Projects execution events into the state. Deltas append to the draft in place: `Rc::make_mut` copies only
 /// if a listener kept an old state alive.
+/// Projects execution events into the state and notifies listeners.
 fn observe(weak: &Weak<Inner>, event: &ExecutionEvent<'_>) {
     let Some(inner) = weak.upgrade() else { return };
     if inner.state.borrow().status == Status::Destroyed {
         return;
     }
-    update_inner(&inner, |s| match event {
-        ExecutionEvent::MessageStarted { id, .. } => {
-            s.draft = Some(Rc::new(Draft {
-                id: id.to_string(),
-                blocks: Vec::new(),
-            }));
-        }
-        ExecutionEvent::Stream(stream) => {
-            if let Some(draft) = &mut s.draft {
-                let draft = Rc::make_mut(draft);
-                match stream {
-                    StreamEvent::BlockStart { block, .. } => draft.blocks.push(DraftBlock {
-                        kind: block.clone(),
-                        buffer: String::new(),
-                        stopped: false,
-                        arguments: None,
-                    }),
-                    StreamEvent::BlockDelta { delta, .. } => {
-                        if let Some(last) = draft.blocks.last_mut() {
-                            last.buffer.push_str(delta);
-                        }
-                    }
-                    StreamEvent::BlockStop { .. } => {
-                        if let Some(last) = draft.blocks.last_mut() {
-                            last.stopped = true;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        ExecutionEvent::MessageCompleted(message) => {
-            Rc::make_mut(&mut s.messages).push((*message).clone());
-            match message.role {
-                Role::Tool => s.tool_results = Rc::new(Vec::new()),
-                _ => s.draft = None,
-            }
-        }
-        ExecutionEvent::ToolResult {
-            call_id,
-            content,
-            is_error,
-        } => {
-            Rc::make_mut(&mut s.tool_results).push(ToolCallResult {
-                tool_call_id: call_id.to_string(),
-                content: content.to_string(),
-                is_error: *is_error,
-            });
-        }
-        ExecutionEvent::Interrupt(interrupt) => {
-            s.pending_confirmation = Some((*interrupt).clone());
-            s.status = Status::AwaitingConfirmation;
-        }
-        ExecutionEvent::InterruptResolved { .. } => {
-            s.pending_confirmation = None;
-            s.status = Status::Running;
-        }
-    });
+    update_inner(&inner, |s| apply_event(s, event));
 }
 
 fn info_of(snapshot: &ConversationSnapshot) -> ConversationInfo {

@@ -16,7 +16,8 @@
 //! - [`execution`] — [`AgentExecution`], [`ExecutionInput`], [`ExecutionResult`], [`Outcome`], observer events,
 //!   interrupts.
 //! - [`runtime`] — [`DefaultAgentRuntime`], [`RuntimeOptions`].
-//! - [`controller`] — [`Controller`]: conversation state, persistence, confirmation projection, registry.
+//! - [`controller`] — [`Controller`]: turns, persistence, confirmation, registry.
+//! - [`controller_state`] — [`ControllerState`] and the projection of execution events into it (pure).
 //! - `state` (private) — the terminal gate, interrupt slot, progress and publication rules of one execution.
 //! - `driver` (private) — races the loop against the gate and the deadline.
 //! - `agent_loop` (private) — the loop itself.
@@ -26,6 +27,7 @@
 pub mod abort;
 pub mod aggregate;
 pub mod controller;
+pub mod controller_state;
 pub mod error;
 pub mod execution;
 pub mod hooks;
