@@ -246,10 +246,17 @@ async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
         assert_eq!(body["error"]["code"], "CONVERSATION_CORRUPT");
         assert!(body.get("context").is_none(), "no fallback data");
     }
-    // The list still works (it never parses contexts).
+    // The list still works (it never parses contexts) and shows the revision, with which a PUT replaces it.
     let (status, page) = r.call("GET", "/api/conversations", "alice", None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let rev = page["items"][0]["revision"].as_u64().unwrap();
+    let path = format!("/api/conversations/{id}");
+    let (status, _) = r.call("PUT", &path, "alice", Some(json!({ "expectedRevision": rev, "context": context("repaired") }))).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, read) = r.call("GET", &path, "alice", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(read["context"], context("repaired"));
 }
 
 async fn context_over_size_bound_is_413_and_not_stored(backend: Backend) {

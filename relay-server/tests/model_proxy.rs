@@ -429,3 +429,29 @@ async fn metrics_report_the_relays_added_latency() {
     let n: u64 = chunks.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(n >= 5, "one observation per upstream SSE message: {chunks}");
 }
+
+/// A browser that goes away while the relay still waits for the upstream's response headers cancels the
+/// upstream request too (the handler future is dropped with the connection).
+#[tokio::test]
+async fn browser_disconnect_before_upstream_headers_cancels_the_upstream_request() {
+    let fake = FakeUpstream::start(vec![Reply::Hang]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "firstByteTimeoutMs": 600000 } })).await;
+    let addr = r.serve().await;
+    let client = reqwest::Client::new();
+    let pending = client
+        .post(format!("http://{addr}/api/model"))
+        .header("content-type", "application/json")
+        .header("origin", format!("http://{addr}"))
+        .header("x-patchbridge-user", "alice")
+        .body(first_turn_request("chat").to_string())
+        .send();
+    // Give the request time to reach the upstream, then abandon it.
+    let _ = tokio::time::timeout(Duration::from_millis(500), pending).await;
+    assert!(fake.stream_started.load(Ordering::SeqCst), "the upstream got the request");
+    drop(client);
+    assert!(
+        eventually(Duration::from_secs(3), || fake.disconnected.load(Ordering::SeqCst)).await,
+        "upstream request must be dropped when the browser goes away before the stream starts"
+    );
+}

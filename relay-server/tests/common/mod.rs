@@ -309,6 +309,8 @@ impl FakeUpstream {
                 (StatusCode::from_u16(status).unwrap(), [("content-type", "application/json")], body).into_response()
             }
             Reply::Hang => {
+                let _guard = DisconnectFlag { flag: self.disconnected.clone(), finished: false };
+                self.stream_started.store(true, Ordering::SeqCst);
                 std::future::pending::<()>().await;
                 unreachable!()
             }
