@@ -353,3 +353,8 @@ export function lazyRequest(handle) {
     get conversationId() { return load().conversationId; },
   });
 }
+
+/** Frozen data plus a live AbortSignal (which must stay unfrozen to be abortable). */
+export function withSignal(data, signal) {
+  return Object.freeze({ ...data, signal });
+}

@@ -25,7 +25,9 @@ use crate::core::{
 pub fn mirror_signal(signal: &AbortSignal) -> JsValue {
     let controller = js::new_abort_controller();
     let js_signal = controller.signal();
-    signal.on_abort(Box::new(move || controller.abort()));
+    signal.on_abort(Box::new(move || {
+        let _ = controller.abort();
+    }));
     js_signal
 }
 

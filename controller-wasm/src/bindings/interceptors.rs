@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use futures::{FutureExt, StreamExt};
 use js_sys::{Array, Function, Reflect};
+
 use patchbridge_protocol::ModelRequest;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -113,11 +114,10 @@ impl JsToolInterceptor {
     }
 }
 
-/// `{ callId, tool, arguments, executionId, signal }`, deep-frozen.
+/// `{ callId, tool, arguments, executionId, signal }`: the data deep-frozen, the live `AbortSignal` not (a frozen
+/// signal could not be aborted).
 fn invocation_js(invocation: &ToolInvocation) -> JsValue {
-    let object = js::parse_json(&invocation.to_json().to_string());
-    let _ = Reflect::set(&object, &JsValue::from_str("signal"), &mirror_signal(&invocation.signal));
-    js::deep_freeze(&object)
+    js::with_signal(&js::parse_frozen(&invocation.to_json().to_string()), &mirror_signal(&invocation.signal))
 }
 
 impl ToolInterceptor for JsToolInterceptor {

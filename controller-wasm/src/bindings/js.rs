@@ -59,8 +59,9 @@ extern "C" {
     pub fn new_abort_controller() -> JsAbortController;
     #[wasm_bindgen(method, getter)]
     pub fn signal(this: &JsAbortController) -> JsValue;
-    #[wasm_bindgen(method)]
-    pub fn abort(this: &JsAbortController);
+    /// `catch`: whatever `abort` listeners throw must not unwind through the core's abort callbacks.
+    #[wasm_bindgen(method, catch)]
+    pub fn abort(this: &JsAbortController) -> Result<(), JsValue>;
 }
 
 #[wasm_bindgen]
@@ -104,4 +105,11 @@ extern "C" {
 extern "C" {
     #[wasm_bindgen(js_name = queueMicrotask)]
     pub fn queue_microtask(callback: &JsValue);
+}
+
+#[wasm_bindgen(raw_module = "../adapter.js")]
+extern "C" {
+    /// `Object.freeze({ ...data, signal })`.
+    #[wasm_bindgen(js_name = withSignal)]
+    pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
 }
