@@ -32,20 +32,42 @@ fn sse_messages(text: &str) -> Vec<(String, String)> {
 fn main() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
     let cases = [
-        (ProviderKind::OpenAiChat, "openai-chat/recorded/d61558011839.sse"),
-        (ProviderKind::OpenAiChat, "openai-chat/recorded/f82268f2fefd.sse"),
-        (ProviderKind::AnthropicMessages, "anthropic-messages/recorded/tool_use_response.sse"),
-        (ProviderKind::AnthropicMessages, "anthropic-messages/thinking_tool_use.sse"),
-        (ProviderKind::OpenAiResponses, "openai-responses/reasoning_tool_call.sse"),
+        (
+            ProviderKind::OpenAiChat,
+            "openai-chat/recorded/d61558011839.sse",
+        ),
+        (
+            ProviderKind::OpenAiChat,
+            "openai-chat/recorded/f82268f2fefd.sse",
+        ),
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/tool_use_response.sse",
+        ),
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/thinking_tool_use.sse",
+        ),
+        (
+            ProviderKind::OpenAiResponses,
+            "openai-responses/reasoning_tool_call.sse",
+        ),
     ];
     let request = ModelRequest {
         model: None,
-        messages: vec![Message { id: "u1".into(), role: Role::User, blocks: vec![Block::Text { text: "hi".into() }] }],
+        messages: vec![Message {
+            id: "u1".into(),
+            role: Role::User,
+            blocks: vec![Block::Text { text: "hi".into() }],
+        }],
         model_state: None,
         tools: vec![],
         conversation_id: None,
     };
-    println!("{:<52} {:>9} {:>12} {:>12} {:>7}", "fixture", "messages", "decode ns", "parse ns", "ratio");
+    println!(
+        "{:<52} {:>9} {:>12} {:>12} {:>7}",
+        "fixture", "messages", "decode ns", "parse ns", "ratio"
+    );
     for (kind, file) in cases {
         let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
         let messages = sse_messages(&text);
@@ -71,6 +93,13 @@ fn main() {
             }
         }
         let parse = start.elapsed().as_nanos() as f64 / (rounds * messages.len()) as f64;
-        println!("{:<52} {:>9} {:>12.0} {:>12.0} {:>7.2}", file, messages.len(), decode, parse, decode / parse);
+        println!(
+            "{:<52} {:>9} {:>12.0} {:>12.0} {:>7.2}",
+            file,
+            messages.len(),
+            decode,
+            parse,
+            decode / parse
+        );
     }
 }

@@ -550,3 +550,14 @@ fn state_without_reasoning_in_the_new_message_keeps_old_entries() {
     ));
     assert_eq!(b.model_state, a.model_state);
 }
+
+#[test]
+fn content_sent_as_typed_parts_is_decoded() {
+    // Mistral-style servers stream `content` as a list of `text` and `thinking` parts.
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("content_parts.sse")));
+    assert_eq!(
+        a.message.blocks,
+        vec![Block::Reasoning { text: "Consider it.".into() }, Block::Text { text: "Done.".into() }]
+    );
+    assert_eq!(a.stop_reason, StopReason::EndTurn);
+}

@@ -129,8 +129,34 @@ impl ChatDecoder {
                 }
             }
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str) {
-            self.emit.live_delta(LiveKind::Text, text, out)?;
+        match delta.get("content") {
+            Some(Value::String(text)) => {
+                self.emit.live_delta(LiveKind::Text, text, out)?;
+            }
+            // Some compatible servers (Mistral among them) stream content as a list of typed parts.
+            Some(Value::Array(parts)) => {
+                for part in parts {
+                    let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            self.emit.live_delta(LiveKind::Text, text, out)?;
+                        }
+                        Some("thinking") => {
+                            for piece in part
+                                .get("thinking")
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                            {
+                                let text = piece.get("text").and_then(Value::as_str).unwrap_or("");
+                                self.emit.live_delta(LiveKind::Reasoning, text, out)?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
         }
         if let Some(text) = delta.get("refusal").and_then(Value::as_str) {
             if !text.is_empty() {

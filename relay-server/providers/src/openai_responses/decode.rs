@@ -86,12 +86,8 @@ impl ResponsesDecoder {
             .and_then(Value::as_u64)
             .unwrap_or(0);
         match kind {
-            "response.created" => {
-                let id = value.pointer("/response/id").and_then(Value::as_str);
-                let id = self.continuation.message_id(id);
-                self.message_id = Some(id.clone());
-                self.emit.start(id, out)
-            }
+            // Some Responses-compatible servers skip `response.created` and begin with `in_progress`.
+            "response.created" | "response.in_progress" => self.start(&value, out),
             "response.output_text.delta" => {
                 let part = value
                     .get("content_index")
@@ -207,6 +203,45 @@ impl ResponsesDecoder {
         self.live = None;
     }
 
+    fn start(&mut self, value: &Value, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.emit.started() {
+            return Ok(());
+        }
+        let id = value.pointer("/response/id").and_then(Value::as_str);
+        let id = self.continuation.message_id(id);
+        self.message_id = Some(id.clone());
+        self.emit.start(id, out)
+    }
+
+    /// Emits the text parts of a message item, or the summary parts of a reasoning item, that arrived whole.
+    fn unstreamed_content(
+        &mut self,
+        item: &Value,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<Vec<u32>, AdapterError> {
+        let (parts, kind) = match str_field(item, "type") {
+            "message" => (item.get("content"), LiveKind::Text),
+            "reasoning" => (item.get("summary"), LiveKind::Reasoning),
+            _ => return Ok(Vec::new()),
+        };
+        let mut blocks = Vec::new();
+        for part in parts.and_then(Value::as_array).into_iter().flatten() {
+            let text = match str_field(part, "type") {
+                "output_text" | "summary_text" => str_field(part, "text"),
+                "refusal" => {
+                    self.refusal = true;
+                    str_field(part, "refusal")
+                }
+                _ => "",
+            };
+            if let Some(i) = self.emit.live_delta(kind, text, out)? {
+                blocks.push(i);
+                self.emit.close(out);
+            }
+        }
+        Ok(blocks)
+    }
+
     fn item_done(
         &mut self,
         output_index: u64,
@@ -214,7 +249,11 @@ impl ResponsesDecoder {
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
         self.close_live(out);
-        let blocks = self.item_blocks.remove(&output_index).unwrap_or_default();
+        let mut blocks = self.item_blocks.remove(&output_index).unwrap_or_default();
+        // A server that sends an item's content only in `output_item.done` (no deltas) still shows it.
+        if blocks.is_empty() {
+            blocks = self.unstreamed_content(item, out)?;
+        }
         match str_field(item, "type") {
             "message" => blocks.into_iter().for_each(|i| self.parts.block(i)),
             "function_call" => {
