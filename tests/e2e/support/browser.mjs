@@ -16,7 +16,14 @@ export async function newPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   const page = await context.newPage();
   page.problems = [];
-  page.on('console', (msg) => { if (msg.type() === 'error') page.problems.push(`console: ${msg.text()}`); });
+  // "Failed to load resource" console lines do not name the URL; the response listener below does.
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) page.problems.push(`console: ${msg.text()}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) page.problems.push(`http ${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => page.problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText})`));
   page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
   return page;
 }
