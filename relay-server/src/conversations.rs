@@ -54,12 +54,19 @@ pub async fn list(
         None => DEFAULT_PAGE,
         Some(text) => match text.parse::<u32>() {
             Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
-            _ => return Err(RelayError::InvalidRequest(format!("limit must be an integer 1..={MAX_PAGE}"))),
+            _ => {
+                return Err(RelayError::InvalidRequest(format!(
+                    "limit must be an integer 1..={MAX_PAGE}"
+                )))
+            }
         },
     };
     let cursor = match q.cursor.as_deref() {
         None | Some("") => None,
-        Some(text) => Some(Cursor::decode(text).ok_or_else(|| RelayError::InvalidRequest("invalid cursor".into()))?),
+        Some(text) => Some(
+            Cursor::decode(text)
+                .ok_or_else(|| RelayError::InvalidRequest("invalid cursor".into()))?,
+        ),
     };
     let (items, next) = state.store().list(&user.0, limit, cursor.as_ref()).await?;
     let items: Vec<ConversationSummary> = items.into_iter().map(summary_of).collect();
@@ -72,12 +79,19 @@ pub async fn create(
     StrictJson(body): StrictJson<CreateBody>,
 ) -> Result<Response, RelayError> {
     let title = check_title(body.title.unwrap_or_default())?;
-    let context = body.context.unwrap_or(ConversationContext { messages: Vec::new(), model_state: None });
+    let context = body.context.unwrap_or(ConversationContext {
+        messages: Vec::new(),
+        model_state: None,
+    });
     let text = encode_context(&state, &context)?;
     let id = format!("c_{}", uuid::Uuid::new_v4().simple());
     let stored = state.store().create(&user.0, &id, &title, &text).await?;
     tracing::info!(conversation = %id, "conversation created");
-    Ok((StatusCode::CREATED, Json(snapshot_of_parsed(stored, context))).into_response())
+    Ok((
+        StatusCode::CREATED,
+        Json(snapshot_of_parsed(stored, context)),
+    )
+        .into_response())
 }
 
 pub async fn read(
@@ -85,7 +99,11 @@ pub async fn read(
     Extension(user): Extension<UserId>,
     Path(id): Path<String>,
 ) -> Result<Response, RelayError> {
-    let stored = state.store().get(&user.0, &id).await?.ok_or(RelayError::NotFound)?;
+    let stored = state
+        .store()
+        .get(&user.0, &id)
+        .await?
+        .ok_or(RelayError::NotFound)?;
     Ok(Json(snapshot_of(stored)?).into_response())
 }
 
@@ -99,11 +117,19 @@ pub async fn write(
     let text = encode_context(&state, &body.context)?;
     let expected = i64::try_from(body.expected_revision)
         .map_err(|_| RelayError::InvalidRequest("expectedRevision is out of range".into()))?;
-    match state.store().write(&user.0, &id, expected, title.as_deref(), &text).await? {
-        WriteOutcome::Written(stored) => Ok(Json(snapshot_of_parsed(stored, body.context)).into_response()),
+    match state
+        .store()
+        .write(&user.0, &id, expected, title.as_deref(), &text)
+        .await?
+    {
+        WriteOutcome::Written(stored) => {
+            Ok(Json(snapshot_of_parsed(stored, body.context)).into_response())
+        }
         WriteOutcome::Conflict { current } => {
             state.metrics().conversation_conflicts.inc();
-            Err(RelayError::RevisionConflict { current: current as u64 })
+            Err(RelayError::RevisionConflict {
+                current: current as u64,
+            })
         }
         WriteOutcome::NotFound => Err(RelayError::NotFound),
     }
@@ -124,10 +150,14 @@ pub async fn delete(
 
 fn check_title(title: String) -> Result<String, RelayError> {
     if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(RelayError::InvalidRequest(format!("title is longer than {MAX_TITLE_CHARS} characters")));
+        return Err(RelayError::InvalidRequest(format!(
+            "title is longer than {MAX_TITLE_CHARS} characters"
+        )));
     }
     if title.chars().any(|c| c.is_control()) {
-        return Err(RelayError::InvalidRequest("title contains control characters".into()));
+        return Err(RelayError::InvalidRequest(
+            "title contains control characters".into(),
+        ));
     }
     Ok(title)
 }
@@ -148,7 +178,10 @@ fn encode_context(state: &AppState, context: &ConversationContext) -> Result<Str
 fn rfc3339(micros: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1000)
         .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
         .unwrap_or_else(|| "1970-01-01T00:00:00Z".into())
 }
 
@@ -172,14 +205,24 @@ fn summary_of_row(s: &StoredConversation) -> ConversationSummary {
     }
 }
 
-fn snapshot_of_parsed(stored: StoredConversation, context: ConversationContext) -> ConversationSnapshot {
-    ConversationSnapshot { conversation: summary_of_row(&stored), context }
+fn snapshot_of_parsed(
+    stored: StoredConversation,
+    context: ConversationContext,
+) -> ConversationSnapshot {
+    ConversationSnapshot {
+        conversation: summary_of_row(&stored),
+        context,
+    }
 }
 
 /// Parses the stored context. A row that no longer parses is an explicit error, never replaced by other data.
 fn snapshot_of(stored: StoredConversation) -> Result<ConversationSnapshot, RelayError> {
-    let context: ConversationContext = serde_json::from_str(&stored.context).map_err(|e| {
-        RelayError::ConversationCorrupt { detail: format!("conversation {} revision {}: {e}", stored.id, stored.revision) }
-    })?;
+    let context: ConversationContext =
+        serde_json::from_str(&stored.context).map_err(|e| RelayError::ConversationCorrupt {
+            detail: format!(
+                "conversation {} revision {}: {e}",
+                stored.id, stored.revision
+            ),
+        })?;
     Ok(snapshot_of_parsed(stored, context))
 }

@@ -28,7 +28,11 @@ pub enum RelayError {
     UnknownModel(String),
     /// An adapter refused the request (its stable code, e.g. `MODEL_STATE_FORMAT_MISMATCH`).
     #[error("{message}")]
-    Adapter { code: &'static str, message: String, retryable: bool },
+    Adapter {
+        code: &'static str,
+        message: String,
+        retryable: bool,
+    },
     #[error("upstream unavailable")]
     UpstreamUnavailable { detail: String },
     #[error("upstream timed out")]
@@ -136,7 +140,9 @@ impl RelayError {
     }
 
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        RelayError::Internal { detail: detail.to_string() }
+        RelayError::Internal {
+            detail: detail.to_string(),
+        }
     }
 }
 
@@ -149,16 +155,18 @@ impl From<sqlx::Error> for RelayError {
 impl IntoResponse for RelayError {
     fn into_response(self) -> Response {
         self.log();
-        let mut body = json!({ "error": { "code": self.code(), "message": self.public_message() } });
+        let mut body =
+            json!({ "error": { "code": self.code(), "message": self.public_message() } });
         if let RelayError::RevisionConflict { current } = self {
             body["error"]["currentRevision"] = json!(current);
         }
         let status = self.status();
         let mut response = (status, axum::Json(body)).into_response();
         if status == StatusCode::UNAUTHORIZED {
-            response
-                .headers_mut()
-                .insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
+            response.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
         }
         response
     }

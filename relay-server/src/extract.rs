@@ -35,8 +35,15 @@ pub async fn read_limited(request: Request, limit: usize) -> Result<bytes::Bytes
     }
     match Limited::new(request.into_body(), limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(RelayError::InvalidRequest(format!("could not read the request body: {e}"))),
+        Err(e)
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err(too_large())
+        }
+        Err(e) => Err(RelayError::InvalidRequest(format!(
+            "could not read the request body: {e}"
+        ))),
     }
 }
 
@@ -52,6 +59,8 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RelayError> {
             RelayError::InvalidRequest(format!("invalid JSON body at `{path}`: {inner}"))
         }
     })?;
-    de.end().map_err(|e| RelayError::InvalidRequest(format!("trailing data after the JSON body: {e}")))?;
+    de.end().map_err(|e| {
+        RelayError::InvalidRequest(format!("trailing data after the JSON body: {e}"))
+    })?;
     Ok(value)
 }

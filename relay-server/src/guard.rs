@@ -41,8 +41,19 @@ fn check_origin(state: &AppState, request: &Request) -> Result<(), RelayError> {
     if !changes_state(request.method()) {
         return Ok(());
     }
-    let origin = request.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()).ok_or(RelayError::ForbiddenOrigin)?;
-    if origin_allowed(origin, request.headers().get(header::HOST).and_then(|v| v.to_str().ok()), &state.inner.allowed_origins) {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .ok_or(RelayError::ForbiddenOrigin)?;
+    if origin_allowed(
+        origin,
+        request
+            .headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok()),
+        &state.inner.allowed_origins,
+    ) {
         Ok(())
     } else {
         tracing::info!(origin, "origin refused");
@@ -52,7 +63,9 @@ fn check_origin(state: &AppState, request: &Request) -> Result<(), RelayError> {
 
 /// Pure decision: allow-listed (exact normalised origin) or same host as the request.
 pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> bool {
-    let Ok(url) = url::Url::parse(origin) else { return false };
+    let Ok(url) = url::Url::parse(origin) else {
+        return false;
+    };
     if !matches!(url.scheme(), "http" | "https") {
         return false;
     }
@@ -61,7 +74,9 @@ pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> b
         return true;
     }
     let Some(host) = host else { return false };
-    let Some(origin_host) = url.host_str() else { return false };
+    let Some(origin_host) = url.host_str() else {
+        return false;
+    };
     let origin_authority = match url.port() {
         Some(port) => format!("{origin_host}:{port}"),
         None => origin_host.to_owned(),
@@ -71,10 +86,17 @@ pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> b
 }
 
 fn check_content_type(request: &Request) -> Result<(), RelayError> {
-    if !matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH) {
+    if !matches!(
+        *request.method(),
+        Method::POST | Method::PUT | Method::PATCH
+    ) {
         return Ok(());
     }
-    let ct = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let ct = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     let essence = ct.split(';').next().unwrap_or("").trim();
     if essence.eq_ignore_ascii_case("application/json") {
         Ok(())
@@ -85,7 +107,10 @@ fn check_content_type(request: &Request) -> Result<(), RelayError> {
 
 /// Extracts the user the guard resolved.
 pub fn user_of(parts: &axum::http::Extensions) -> Result<UserId, RelayError> {
-    parts.get::<UserId>().cloned().ok_or(RelayError::Unauthenticated)
+    parts
+        .get::<UserId>()
+        .cloned()
+        .ok_or(RelayError::Unauthenticated)
 }
 
 #[cfg(test)]
@@ -94,17 +119,41 @@ mod tests {
 
     #[test]
     fn same_host_is_allowed_and_other_hosts_are_not() {
-        assert!(origin_allowed("http://127.0.0.1:8787", Some("127.0.0.1:8787"), &[]));
-        assert!(!origin_allowed("http://127.0.0.1:9999", Some("127.0.0.1:8787"), &[]));
-        assert!(!origin_allowed("https://evil.example", Some("relay.example"), &[]));
-        assert!(origin_allowed("https://relay.example", Some("relay.example"), &[]));
+        assert!(origin_allowed(
+            "http://127.0.0.1:8787",
+            Some("127.0.0.1:8787"),
+            &[]
+        ));
+        assert!(!origin_allowed(
+            "http://127.0.0.1:9999",
+            Some("127.0.0.1:8787"),
+            &[]
+        ));
+        assert!(!origin_allowed(
+            "https://evil.example",
+            Some("relay.example"),
+            &[]
+        ));
+        assert!(origin_allowed(
+            "https://relay.example",
+            Some("relay.example"),
+            &[]
+        ));
     }
 
     #[test]
     fn allow_list_matches_normalised_origins_only() {
         let allowed = vec!["https://app.example".to_string()];
-        assert!(origin_allowed("https://app.example", Some("relay.example"), &allowed));
-        assert!(!origin_allowed("https://app.example.evil", Some("relay.example"), &allowed));
+        assert!(origin_allowed(
+            "https://app.example",
+            Some("relay.example"),
+            &allowed
+        ));
+        assert!(!origin_allowed(
+            "https://app.example.evil",
+            Some("relay.example"),
+            &allowed
+        ));
         assert!(!origin_allowed("null", Some("relay.example"), &allowed));
     }
 }

@@ -46,30 +46,48 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/model", axum::routing::post(model::call))
         .route("/models", get(model::models))
-        .route("/conversations", get(conversations::list).post(conversations::create))
+        .route(
+            "/conversations",
+            get(conversations::list).post(conversations::create),
+        )
         .route(
             "/conversations/{id}",
-            get(conversations::read).put(conversations::write).delete(conversations::delete),
+            get(conversations::read)
+                .put(conversations::write)
+                .delete(conversations::delete),
         )
-        .route_layer(middleware::from_fn_with_state(state.clone(), guard::api_guard));
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            guard::api_guard,
+        ));
 
     let mut app = Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics));
     let base = state.inner.base_path.clone();
-    app = if base == "/" { app.merge(api) } else { app.nest(&base, api) };
+    app = if base == "/" {
+        app.merge(api)
+    } else {
+        app.nest(&base, api)
+    };
     if let Some(dir) = &state.inner.npm_dir {
         app = app.nest_service("/npm", ServeDir::new(dir));
     }
     if let Some(dir) = &state.inner.examples_dir {
         app = app.nest_service("/examples", ServeDir::new(dir));
-        app = app.route("/", get(|| async { axum::response::Redirect::temporary("/examples/") }));
+        app = app.route(
+            "/",
+            get(|| async { axum::response::Redirect::temporary("/examples/") }),
+        );
     }
     app = app.fallback(|| async { RelayError::NotFound });
 
     let app = app
-        .layer(middleware::from_fn_with_state(state.clone(), ops::count_requests))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            ops::count_requests,
+        ))
         .with_state(state.clone());
 
     let trace = TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
@@ -84,8 +102,12 @@ pub fn router(state: AppState) -> Router {
     if state.inner.allowed_origins.is_empty() {
         app
     } else {
-        let origins: Vec<HeaderValue> =
-            state.inner.allowed_origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()).collect();
+        let origins: Vec<HeaderValue> = state
+            .inner
+            .allowed_origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o).ok())
+            .collect();
         app.layer(
             CorsLayer::new()
                 .allow_origin(AllowOrigin::list(origins))

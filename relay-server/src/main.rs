@@ -14,7 +14,8 @@ const USAGE: &str = "usage: patchbridge-relay [--config FILE] [--demo]\n\
   --demo          serve the scripted demo model when no model is configured";
 
 fn main() -> ExitCode {
-    let mut config_path: Option<PathBuf> = std::env::var_os("PATCHBRIDGE_CONFIG").map(PathBuf::from);
+    let mut config_path: Option<PathBuf> =
+        std::env::var_os("PATCHBRIDGE_CONFIG").map(PathBuf::from);
     let mut demo_flag = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -51,7 +52,10 @@ fn main() -> ExitCode {
         Err(e) => return config_error(&e.to_string()),
     };
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => return config_error(&format!("tokio runtime: {e}")),
     };
@@ -70,14 +74,21 @@ fn main() -> ExitCode {
             Ok(l) => l,
             Err(e) => return config_error(&format!("server.bind: cannot listen on {bind}: {e}")),
         };
-        let addr = listener.local_addr().map(|a| a.to_string()).unwrap_or_else(|_| bind.to_string());
+        let addr = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| bind.to_string());
         if demo {
-            tracing::warn!("demo mode: the scripted model is active (deterministic scripts, not AI)");
+            tracing::warn!(
+                "demo mode: the scripted model is active (deterministic scripts, not AI)"
+            );
         }
         tracing::info!(%addr, "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
-        let served = axum::serve(listener, router(state)).with_graceful_shutdown(shutdown_signal()).await;
+        let served = axum::serve(listener, router(state))
+            .with_graceful_shutdown(shutdown_signal())
+            .await;
         store.close().await;
         match served {
             Ok(()) => ExitCode::SUCCESS,
@@ -103,7 +114,9 @@ fn config_error(message: &str) -> ExitCode {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("PATCHBRIDGE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     if std::env::var("PATCHBRIDGE_LOG_FORMAT").as_deref() == Ok("json") {
         builder.json().init();
     } else {

@@ -43,10 +43,26 @@ impl Metrics {
         let added_first_event = Histogram::new(exponential_buckets(0.000001, 2.0, 24));
         let chunk_processing = Histogram::new(exponential_buckets(0.000001, 2.0, 20));
         let conversation_conflicts = Counter::default();
-        registry.register("http_requests", "HTTP requests by route and status", http_requests.clone());
-        registry.register("model_calls", "Model calls by model and outcome", model_calls.clone());
-        registry.register("upstream_retries", "Upstream calls retried (connection error, 429, 5xx)", upstream_retries.clone());
-        registry.register("open_streams", "Model streams currently open", open_streams.clone());
+        registry.register(
+            "http_requests",
+            "HTTP requests by route and status",
+            http_requests.clone(),
+        );
+        registry.register(
+            "model_calls",
+            "Model calls by model and outcome",
+            model_calls.clone(),
+        );
+        registry.register(
+            "upstream_retries",
+            "Upstream calls retried (connection error, 429, 5xx)",
+            upstream_retries.clone(),
+        );
+        registry.register(
+            "open_streams",
+            "Model streams currently open",
+            open_streams.clone(),
+        );
         registry.register(
             "upstream_first_byte_seconds",
             "Time from request received to the first upstream body byte",
@@ -95,13 +111,19 @@ impl Metrics {
 
     pub fn model_call(&self, model: &str, outcome: &str) {
         self.model_calls
-            .get_or_create(&vec![("model".into(), model.into()), ("outcome".into(), outcome.into())])
+            .get_or_create(&vec![
+                ("model".into(), model.into()),
+                ("outcome".into(), outcome.into()),
+            ])
             .inc();
     }
 
     pub fn http_request(&self, route: &str, status: u16) {
         self.http_requests
-            .get_or_create(&vec![("route".into(), route.into()), ("status".into(), status.to_string())])
+            .get_or_create(&vec![
+                ("route".into(), route.into()),
+                ("status".into(), status.to_string()),
+            ])
             .inc();
     }
 }

@@ -24,20 +24,29 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 
 pub async fn metrics(State(state): State<AppState>) -> Response {
     (
-        [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
         state.metrics().render(),
     )
         .into_response()
 }
 
 /// Counts requests by matched route template (not raw path, so ids do not explode the label set).
-pub async fn count_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn count_requests(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
     let route = request
         .extensions()
         .get::<MatchedPath>()
         .map(|p| p.as_str().to_owned())
         .unwrap_or_else(|| "unmatched".into());
     let response = next.run(request).await;
-    state.metrics().http_request(&route, response.status().as_u16());
+    state
+        .metrics()
+        .http_request(&route, response.status().as_u16());
     response
 }

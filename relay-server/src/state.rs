@@ -71,7 +71,12 @@ impl AppState {
             http: arc.http.clone(),
             metrics: arc.metrics.clone(),
         });
-        AppState { inner: Arc::new(Inner { identity: Some(resolver), ..inner }) }
+        AppState {
+            inner: Arc::new(Inner {
+                identity: Some(resolver),
+                ..inner
+            }),
+        }
     }
 
     pub fn store(&self) -> &Store {

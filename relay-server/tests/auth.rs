@@ -16,11 +16,16 @@ use patchbridge_relay::{IdentityResolver, UserId};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jwt").join(name)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/jwt")
+        .join(name)
 }
 
 fn now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 async fn status_of(r: &Relay, request: Request<Body>) -> (StatusCode, Value) {
@@ -31,7 +36,10 @@ async fn status_of(r: &Relay, request: Request<Body>) -> (StatusCode, Value) {
 }
 
 fn get(path: &str) -> axum::http::request::Builder {
-    Request::builder().method("GET").uri(path).header("host", HOST)
+    Request::builder()
+        .method("GET")
+        .uri(path)
+        .header("host", HOST)
 }
 
 fn post(path: &str, body: Value) -> Request<Body> {
@@ -53,7 +61,10 @@ async fn without_identity_every_api_answers_401() {
     let r = relay(config).await;
     let requests = vec![
         get("/api/models").body(Body::empty()).unwrap(),
-        get("/api/conversations").header("x-patchbridge-user", "alice").body(Body::empty()).unwrap(),
+        get("/api/conversations")
+            .header("x-patchbridge-user", "alice")
+            .body(Body::empty())
+            .unwrap(),
         get("/api/conversations/c_x").body(Body::empty()).unwrap(),
         post("/api/conversations", json!({})),
         post("/api/model", first_turn_request("scripted")),
@@ -74,11 +85,29 @@ async fn without_identity_every_api_answers_401() {
 async fn development_identity_reads_header_or_query() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(base_config(&db, json!({}))).await;
-    let (status, _) = status_of(&r, get("/api/models?user=alice").body(Body::empty()).unwrap()).await;
+    let (status, _) = status_of(
+        &r,
+        get("/api/models?user=alice").body(Body::empty()).unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = status_of(&r, get("/api/models").header("x-patchbridge-user", "bob").body(Body::empty()).unwrap()).await;
+    let (status, _) = status_of(
+        &r,
+        get("/api/models")
+            .header("x-patchbridge-user", "bob")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = status_of(&r, get("/api/models").header("x-patchbridge-user", "  ").body(Body::empty()).unwrap()).await;
+    let (status, _) = status_of(
+        &r,
+        get("/api/models")
+            .header("x-patchbridge-user", "  ")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = status_of(&r, get("/api/models").body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
@@ -96,7 +125,10 @@ struct Claims<'a> {
 }
 
 fn bearer(token: &str) -> Request<Body> {
-    get("/api/conversations").header("authorization", format!("Bearer {token}")).body(Body::empty()).unwrap()
+    get("/api/conversations")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Body::empty())
+        .unwrap()
 }
 
 const HS_SECRET: &str = "0123456789abcdef0123456789abcdef-test-secret";
@@ -115,20 +147,42 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
     .await;
     let key = EncodingKey::from_secret(HS_SECRET.as_bytes());
     let sign = |claims: &Claims| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
-    let good = Claims { sub: "alice", exp: Some(now() + 600), iss: Some("https://idp.test"), aud: Some("relay") };
+    let good = Claims {
+        sub: "alice",
+        exp: Some(now() + 600),
+        iss: Some("https://idp.test"),
+        aud: Some("relay"),
+    };
     let (status, body) = status_of(&r, bearer(&sign(&good))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 
-    let expired = Claims { exp: Some(now() - 3600), ..good };
+    let expired = Claims {
+        exp: Some(now() - 3600),
+        ..good
+    };
     let no_exp = Claims { exp: None, ..good };
-    let wrong_iss = Claims { iss: Some("https://evil.test"), ..good };
-    let wrong_aud = Claims { aud: Some("other"), ..good };
+    let wrong_iss = Claims {
+        iss: Some("https://evil.test"),
+        ..good
+    };
+    let wrong_aud = Claims {
+        aud: Some("other"),
+        ..good
+    };
     for (what, token) in [
         ("expired", sign(&expired)),
         ("no exp", sign(&no_exp)),
         ("wrong issuer", sign(&wrong_iss)),
         ("wrong audience", sign(&wrong_aud)),
-        ("wrong secret", encode(&Header::new(Algorithm::HS256), &good, &EncodingKey::from_secret(b"another-secret-another-secret-xx")).unwrap()),
+        (
+            "wrong secret",
+            encode(
+                &Header::new(Algorithm::HS256),
+                &good,
+                &EncodingKey::from_secret(b"another-secret-another-secret-xx"),
+            )
+            .unwrap(),
+        ),
         ("garbage", "not.a.jwt".to_owned()),
     ] {
         let (status, body) = status_of(&r, bearer(&token)).await;
@@ -149,10 +203,19 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
         .unwrap();
     let (status, created) = status_of(&r, create).await;
     assert_eq!(status, StatusCode::CREATED);
-    let path = format!("/api/conversations/{}", created["conversation"]["id"].as_str().unwrap());
-    let as_bob = get(&path).header("authorization", format!("Bearer {bob}")).body(Body::empty()).unwrap();
+    let path = format!(
+        "/api/conversations/{}",
+        created["conversation"]["id"].as_str().unwrap()
+    );
+    let as_bob = get(&path)
+        .header("authorization", format!("Bearer {bob}"))
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(status_of(&r, as_bob).await.0, StatusCode::NOT_FOUND);
-    let as_alice = get(&path).header("authorization", format!("Bearer {alice}")).body(Body::empty()).unwrap();
+    let as_alice = get(&path)
+        .header("authorization", format!("Bearer {alice}"))
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(status_of(&r, as_alice).await.0, StatusCode::OK);
 }
 
@@ -162,7 +225,12 @@ async fn jwt_rs256_with_pem_key_and_with_jwks() {
     let other = std::fs::read(fixture("other-private.pem")).unwrap();
     let key = EncodingKey::from_rsa_pem(&private).unwrap();
     let other_key = EncodingKey::from_rsa_pem(&other).unwrap();
-    let claims = Claims { sub: "carol", exp: Some(now() + 600), iss: None, aud: None };
+    let claims = Claims {
+        sub: "carol",
+        exp: Some(now() + 600),
+        iss: None,
+        aud: None,
+    };
     for identity in [
         json!({ "mode": "jwt", "rs256PublicKeyFile": fixture("test-public.pem") }),
         json!({ "mode": "jwt", "jwksFile": fixture("test-jwks.json") }),
@@ -172,36 +240,75 @@ async fn jwt_rs256_with_pem_key_and_with_jwks() {
         let mut header = Header::new(Algorithm::RS256);
         header.kid = Some("test-key-1".into());
         let good = encode(&header, &claims, &key).unwrap();
-        assert_eq!(status_of(&r, bearer(&good)).await.0, StatusCode::OK, "{identity}");
+        assert_eq!(
+            status_of(&r, bearer(&good)).await.0,
+            StatusCode::OK,
+            "{identity}"
+        );
         let forged = encode(&header, &claims, &other_key).unwrap();
-        assert_eq!(status_of(&r, bearer(&forged)).await.0, StatusCode::UNAUTHORIZED, "{identity}");
+        assert_eq!(
+            status_of(&r, bearer(&forged)).await.0,
+            StatusCode::UNAUTHORIZED,
+            "{identity}"
+        );
         // An HS256 token signed with the public key text must not pass (algorithm confusion).
         let public = std::fs::read(fixture("test-public.pem")).unwrap();
-        let confused = encode(&Header::new(Algorithm::HS256), &claims, &EncodingKey::from_secret(&public)).unwrap();
-        assert_eq!(status_of(&r, bearer(&confused)).await.0, StatusCode::UNAUTHORIZED, "{identity}");
+        let confused = encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &EncodingKey::from_secret(&public),
+        )
+        .unwrap();
+        assert_eq!(
+            status_of(&r, bearer(&confused)).await.0,
+            StatusCode::UNAUTHORIZED,
+            "{identity}"
+        );
     }
 }
 
 #[tokio::test]
 async fn trusted_proxy_header_is_the_user() {
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay(base_config(&db, json!({ "identity": { "mode": "trusted-proxy", "header": "X-Auth-User" } }))).await;
-    let ok = get("/api/conversations").header("x-auth-user", "dave").body(Body::empty()).unwrap();
+    let r = relay(base_config(
+        &db,
+        json!({ "identity": { "mode": "trusted-proxy", "header": "X-Auth-User" } }),
+    ))
+    .await;
+    let ok = get("/api/conversations")
+        .header("x-auth-user", "dave")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
-    let missing = get("/api/conversations").header("x-patchbridge-user", "dave").body(Body::empty()).unwrap();
+    let missing = get("/api/conversations")
+        .header("x-patchbridge-user", "dave")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(status_of(&r, missing).await.0, StatusCode::UNAUTHORIZED);
-    let doubled =
-        get("/api/conversations").header("x-auth-user", "dave").header("x-auth-user", "eve").body(Body::empty()).unwrap();
-    assert_eq!(status_of(&r, doubled).await.0, StatusCode::UNAUTHORIZED, "an appended second header is refused");
+    let doubled = get("/api/conversations")
+        .header("x-auth-user", "dave")
+        .header("x-auth-user", "eve")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        status_of(&r, doubled).await.0,
+        StatusCode::UNAUTHORIZED,
+        "an appended second header is refused"
+    );
 }
 
 struct TenantResolver;
 
 impl IdentityResolver for TenantResolver {
-    fn resolve<'a>(&'a self, parts: &'a axum::http::request::Parts) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(
+        &'a self,
+        parts: &'a axum::http::request::Parts,
+    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
         Box::pin(async move {
             let cookie = parts.headers.get("cookie")?.to_str().ok()?;
-            cookie.strip_prefix("session=valid-").map(|u| UserId(format!("tenant1/{u}")))
+            cookie
+                .strip_prefix("session=valid-")
+                .map(|u| UserId(format!("tenant1/{u}")))
         })
     }
 }
@@ -213,15 +320,28 @@ async fn hosts_can_plug_their_own_resolver() {
     config.as_object_mut().unwrap().remove("identity");
     let base = relay(config).await;
     let state = base.state.clone().with_identity(Arc::new(TenantResolver));
-    let r = Relay { app: patchbridge_relay::router(state.clone()), state };
-    let ok = get("/api/conversations").header("cookie", "session=valid-frank").body(Body::empty()).unwrap();
+    let r = Relay {
+        app: patchbridge_relay::router(state.clone()),
+        state,
+    };
+    let ok = get("/api/conversations")
+        .header("cookie", "session=valid-frank")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
-    let bad = get("/api/conversations").header("cookie", "session=forged").body(Body::empty()).unwrap();
+    let bad = get("/api/conversations")
+        .header("cookie", "session=forged")
+        .body(Body::empty())
+        .unwrap();
     assert_eq!(status_of(&r, bad).await.0, StatusCode::UNAUTHORIZED);
 }
 
 fn write_request(origin: Option<&str>, content_type: Option<&str>) -> Request<Body> {
-    let mut b = Request::builder().method("POST").uri("/api/conversations").header("host", HOST).header("x-patchbridge-user", "alice");
+    let mut b = Request::builder()
+        .method("POST")
+        .uri("/api/conversations")
+        .header("host", HOST)
+        .header("x-patchbridge-user", "alice");
     if let Some(o) = origin {
         b = b.header("origin", o);
     }
@@ -234,20 +354,67 @@ fn write_request(origin: Option<&str>, content_type: Option<&str>) -> Request<Bo
 #[tokio::test]
 async fn state_changing_requests_need_allowed_origin_and_json() {
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay(base_config(&db, json!({ "server": { "allowedOrigins": ["https://app.example"] } }))).await;
+    let r = relay(base_config(
+        &db,
+        json!({ "server": { "allowedOrigins": ["https://app.example"] } }),
+    ))
+    .await;
     let cases: [(Option<&str>, Option<&str>, StatusCode, &str); 8] = [
-        (Some(ORIGIN), Some("application/json"), StatusCode::CREATED, ""),
-        (Some("https://app.example"), Some("application/json; charset=utf-8"), StatusCode::CREATED, ""),
-        (None, Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
-        (Some("https://evil.example"), Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
-        (Some("null"), Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
-        (Some("http://relay.test:8080"), Some("application/json"), StatusCode::FORBIDDEN, "FORBIDDEN_ORIGIN"),
-        (Some(ORIGIN), Some("text/plain"), StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE"),
-        (Some(ORIGIN), None, StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE"),
+        (
+            Some(ORIGIN),
+            Some("application/json"),
+            StatusCode::CREATED,
+            "",
+        ),
+        (
+            Some("https://app.example"),
+            Some("application/json; charset=utf-8"),
+            StatusCode::CREATED,
+            "",
+        ),
+        (
+            None,
+            Some("application/json"),
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+        ),
+        (
+            Some("https://evil.example"),
+            Some("application/json"),
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+        ),
+        (
+            Some("null"),
+            Some("application/json"),
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+        ),
+        (
+            Some("http://relay.test:8080"),
+            Some("application/json"),
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+        ),
+        (
+            Some(ORIGIN),
+            Some("text/plain"),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+        ),
+        (
+            Some(ORIGIN),
+            None,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+        ),
     ];
     for (origin, ct, expected, code) in cases {
         let (status, body) = status_of(&r, write_request(origin, ct)).await;
-        assert_eq!(status, expected, "origin {origin:?} content-type {ct:?}: {body}");
+        assert_eq!(
+            status, expected,
+            "origin {origin:?} content-type {ct:?}: {body}"
+        );
         if !code.is_empty() {
             assert_eq!(body["error"]["code"], code);
         }
@@ -275,23 +442,45 @@ async fn cors_answers_only_configured_origins() {
             .header("host", HOST)
             .header("origin", origin)
             .header("access-control-request-method", "POST")
-            .header("access-control-request-headers", "content-type, authorization")
+            .header(
+                "access-control-request-headers",
+                "content-type, authorization",
+            )
             .body(Body::empty())
             .unwrap()
     };
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay(base_config(&db, json!({ "server": { "allowedOrigins": ["https://app.example"] } }))).await;
+    let r = relay(base_config(
+        &db,
+        json!({ "server": { "allowedOrigins": ["https://app.example"] } }),
+    ))
+    .await;
     let response = r.send(preflight("https://app.example")).await;
-    assert_eq!(response.headers()["access-control-allow-origin"], "https://app.example");
-    let methods = response.headers()["access-control-allow-methods"].to_str().unwrap().to_owned();
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        "https://app.example"
+    );
+    let methods = response.headers()["access-control-allow-methods"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert!(methods.contains("POST"), "{methods}");
     let response = r.send(preflight("https://evil.example")).await;
-    assert!(response.headers().get("access-control-allow-origin").is_none());
+    assert!(response
+        .headers()
+        .get("access-control-allow-origin")
+        .is_none());
 
     let db2 = TestDb::new(Backend::Sqlite);
     let r2 = relay(base_config(&db2, json!({}))).await;
     let response = r2.send(preflight("https://app.example")).await;
-    assert!(response.headers().get("access-control-allow-origin").is_none(), "no CORS without configured origins");
+    assert!(
+        response
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none(),
+        "no CORS without configured origins"
+    );
 }
 
 #[tokio::test]
@@ -299,8 +488,18 @@ async fn request_ids_are_generated_or_propagated() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(base_config(&db, json!({}))).await;
     let response = r.send(get("/healthz").body(Body::empty()).unwrap()).await;
-    let id = response.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let id = response.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(id.len(), 36, "a UUID: {id}");
-    let response = r.send(get("/healthz").header("x-request-id", "abc-123").body(Body::empty()).unwrap()).await;
+    let response = r
+        .send(
+            get("/healthz")
+                .header("x-request-id", "abc-123")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
     assert_eq!(response.headers()["x-request-id"], "abc-123");
 }

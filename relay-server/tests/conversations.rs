@@ -38,35 +38,68 @@ async fn create_read_write_delete_round_trip(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
 
-    let (status, created) = r.call("POST", "/api/conversations", "alice", Some(json!({ "title": "Devices" }))).await;
+    let (status, created) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "title": "Devices" })),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let id = created["conversation"]["id"].as_str().unwrap().to_owned();
     assert!(id.starts_with("c_"));
     assert_eq!(created["conversation"]["revision"], 1);
     assert_eq!(created["conversation"]["title"], "Devices");
-    assert_eq!(created["context"], json!({ "messages": [], "modelState": null }), "modelState present, null");
+    assert_eq!(
+        created["context"],
+        json!({ "messages": [], "modelState": null }),
+        "modelState present, null"
+    );
 
     let (status, written) = r
-        .call("PUT", &format!("/api/conversations/{id}"), "alice", Some(json!({ "expectedRevision": 1, "context": context("hi") })))
+        .call(
+            "PUT",
+            &format!("/api/conversations/{id}"),
+            "alice",
+            Some(json!({ "expectedRevision": 1, "context": context("hi") })),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{written}");
     assert_eq!(written["conversation"]["revision"], 2);
-    assert_eq!(written["conversation"]["title"], "Devices", "title kept when absent");
+    assert_eq!(
+        written["conversation"]["title"], "Devices",
+        "title kept when absent"
+    );
 
-    let (status, read) = r.call("GET", &format!("/api/conversations/{id}"), "alice", None).await;
+    let (status, read) = r
+        .call("GET", &format!("/api/conversations/{id}"), "alice", None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(read["context"], context("hi"));
     assert_eq!(read["conversation"]["revision"], 2);
-    assert!(read["conversation"]["updatedAt"].as_str().unwrap().ends_with('Z'));
+    assert!(read["conversation"]["updatedAt"]
+        .as_str()
+        .unwrap()
+        .ends_with('Z'));
 
-    let (status, _) = r.call("DELETE", &format!("/api/conversations/{id}"), "alice", None).await;
+    let (status, _) = r
+        .call("DELETE", &format!("/api/conversations/{id}"), "alice", None)
+        .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    let (status, body) = r.call("GET", &format!("/api/conversations/{id}"), "alice", None).await;
+    let (status, body) = r
+        .call("GET", &format!("/api/conversations/{id}"), "alice", None)
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"]["code"], "NOT_FOUND");
     // A late write cannot revive a deleted conversation.
     let (status, _) = r
-        .call("PUT", &format!("/api/conversations/{id}"), "alice", Some(json!({ "expectedRevision": 2, "context": context("late") })))
+        .call(
+            "PUT",
+            &format!("/api/conversations/{id}"),
+            "alice",
+            Some(json!({ "expectedRevision": 2, "context": context("late") })),
+        )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
@@ -74,13 +107,34 @@ async fn create_read_write_delete_round_trip(backend: Backend) {
 async fn stale_revision_gets_409_and_nothing_is_overwritten(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, created) = r.call("POST", "/api/conversations", "alice", Some(json!({ "context": context("v1") }))).await;
+    let (_, created) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "context": context("v1") })),
+        )
+        .await;
     let id = created["conversation"]["id"].as_str().unwrap().to_owned();
     let path = format!("/api/conversations/{id}");
-    let (status, _) = r.call("PUT", &path, "alice", Some(json!({ "expectedRevision": 1, "context": context("v2") }))).await;
+    let (status, _) = r
+        .call(
+            "PUT",
+            &path,
+            "alice",
+            Some(json!({ "expectedRevision": 1, "context": context("v2") })),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
 
-    let (status, body) = r.call("PUT", &path, "alice", Some(json!({ "expectedRevision": 1, "title": "x", "context": context("stale") }))).await;
+    let (status, body) = r
+        .call(
+            "PUT",
+            &path,
+            "alice",
+            Some(json!({ "expectedRevision": 1, "title": "x", "context": context("stale") })),
+        )
+        .await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["error"]["code"], "REVISION_CONFLICT");
     assert_eq!(body["error"]["currentRevision"], 2);
@@ -93,8 +147,14 @@ async fn stale_revision_gets_409_and_nothing_is_overwritten(backend: Backend) {
 
 async fn concurrent_writers_exactly_one_wins_each_revision(backend: Backend) {
     let db = TestDb::new(backend);
-    let r = relay(base_config(&db, json!({ "database": { "maxConnections": 8 } }))).await;
-    let (_, created) = r.call("POST", "/api/conversations", "alice", Some(json!({}))).await;
+    let r = relay(base_config(
+        &db,
+        json!({ "database": { "maxConnections": 8 } }),
+    ))
+    .await;
+    let (_, created) = r
+        .call("POST", "/api/conversations", "alice", Some(json!({})))
+        .await;
     let id = created["conversation"]["id"].as_str().unwrap().to_owned();
     let path = format!("/api/conversations/{id}");
 
@@ -143,12 +203,23 @@ async fn concurrent_writers_exactly_one_wins_each_revision(backend: Backend) {
     }
     let total = WRITERS * WRITES_EACH;
     assert_eq!(revisions.len(), total);
-    assert_eq!(revisions, (2..=(total as u64 + 1)).collect::<HashSet<_>>(), "every revision won exactly once");
+    assert_eq!(
+        revisions,
+        (2..=(total as u64 + 1)).collect::<HashSet<_>>(),
+        "every revision won exactly once"
+    );
     // Nothing lost: the final context holds every acknowledged write, in revision order.
     let (_, read) = r.call("GET", &path, "alice", None).await;
-    assert_eq!(read["conversation"]["revision"].as_u64().unwrap(), total as u64 + 1);
-    let stored: HashSet<String> =
-        read["context"]["messages"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(
+        read["conversation"]["revision"].as_u64().unwrap(),
+        total as u64 + 1
+    );
+    let stored: HashSet<String> = read["context"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(stored.len(), total);
     for tag in tags {
         assert!(stored.contains(&tag), "acknowledged write {tag} lost");
@@ -161,13 +232,32 @@ async fn list_pages_newest_first_with_cursor(backend: Backend) {
     let r = relay(base_config(&db, json!({}))).await;
     let mut ids = Vec::new();
     for i in 0..7 {
-        let (_, c) = r.call("POST", "/api/conversations", "alice", Some(json!({ "title": format!("t{i}") }))).await;
+        let (_, c) = r
+            .call(
+                "POST",
+                "/api/conversations",
+                "alice",
+                Some(json!({ "title": format!("t{i}") })),
+            )
+            .await;
         ids.push(c["conversation"]["id"].as_str().unwrap().to_owned());
     }
-    let _ = r.call("POST", "/api/conversations", "bob", Some(json!({ "title": "bob's" }))).await;
+    let _ = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "bob",
+            Some(json!({ "title": "bob's" })),
+        )
+        .await;
     // Touch the first one: it becomes the newest.
     let (status, _) = r
-        .call("PUT", &format!("/api/conversations/{}", ids[0]), "alice", Some(json!({ "expectedRevision": 1, "context": context("x") })))
+        .call(
+            "PUT",
+            &format!("/api/conversations/{}", ids[0]),
+            "alice",
+            Some(json!({ "expectedRevision": 1, "context": context("x") })),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
 
@@ -185,7 +275,10 @@ async fn list_pages_newest_first_with_cursor(backend: Backend) {
         assert!(items.len() <= 3);
         pages += 1;
         for item in items {
-            seen.push((item["id"].as_str().unwrap().to_owned(), item["updatedAt"].as_str().unwrap().to_owned()));
+            seen.push((
+                item["id"].as_str().unwrap().to_owned(),
+                item["updatedAt"].as_str().unwrap().to_owned(),
+            ));
         }
         match page["nextCursor"].as_str() {
             Some(c) => cursor = Some(c.to_owned()),
@@ -200,11 +293,15 @@ async fn list_pages_newest_first_with_cursor(backend: Backend) {
     assert_eq!(got_rest, expected_rest, "newest first");
 
     for bad in ["limit=0", "limit=101", "limit=abc", "cursor=garbage"] {
-        let (status, body) = r.call("GET", &format!("/api/conversations?{bad}"), "alice", None).await;
+        let (status, body) = r
+            .call("GET", &format!("/api/conversations?{bad}"), "alice", None)
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
         assert_eq!(body["error"]["code"], "INVALID_REQUEST");
     }
-    let (status, page) = r.call("GET", "/api/conversations?limit=100", "alice", None).await;
+    let (status, page) = r
+        .call("GET", "/api/conversations?limit=100", "alice", None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(page["items"].as_array().unwrap().len(), 7);
 }
@@ -212,13 +309,34 @@ async fn list_pages_newest_first_with_cursor(backend: Backend) {
 async fn other_users_conversation_is_not_found(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, c) = r.call("POST", "/api/conversations", "alice", Some(json!({ "context": context("secret") }))).await;
-    let path = format!("/api/conversations/{}", c["conversation"]["id"].as_str().unwrap());
+    let (_, c) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "context": context("secret") })),
+        )
+        .await;
+    let path = format!(
+        "/api/conversations/{}",
+        c["conversation"]["id"].as_str().unwrap()
+    );
     let (status, body) = r.call("GET", &path, "mallory", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(!body.to_string().contains("secret"));
-    let (status, _) = r.call("PUT", &path, "mallory", Some(json!({ "expectedRevision": 1, "context": context("pwned") }))).await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "no revision leak (not 409) for another user's id");
+    let (status, _) = r
+        .call(
+            "PUT",
+            &path,
+            "mallory",
+            Some(json!({ "expectedRevision": 1, "context": context("pwned") })),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "no revision leak (not 409) for another user's id"
+    );
     let (status, _) = r.call("DELETE", &path, "mallory", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, read) = r.call("GET", &path, "alice", None).await;
@@ -229,19 +347,38 @@ async fn other_users_conversation_is_not_found(backend: Backend) {
 async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, c) = r.call("POST", "/api/conversations", "alice", Some(json!({ "context": context("good") }))).await;
+    let (_, c) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "context": context("good") })),
+        )
+        .await;
     let id = c["conversation"]["id"].as_str().unwrap().to_owned();
     // Two kinds of corruption: not JSON at all, and JSON that lost its required `modelState`.
     for broken in ["{\"messages\": [", "{\"messages\": []}"] {
         match r.state.store() {
             patchbridge_relay::store::Store::Sqlite(pool) => {
-                sqlx::query("UPDATE conversations SET context = $1 WHERE id = $2").bind(broken).bind(&id).execute(pool).await.unwrap();
+                sqlx::query("UPDATE conversations SET context = $1 WHERE id = $2")
+                    .bind(broken)
+                    .bind(&id)
+                    .execute(pool)
+                    .await
+                    .unwrap();
             }
             patchbridge_relay::store::Store::Postgres(pool) => {
-                sqlx::query("UPDATE conversations SET context = $1 WHERE id = $2").bind(broken).bind(&id).execute(pool).await.unwrap();
+                sqlx::query("UPDATE conversations SET context = $1 WHERE id = $2")
+                    .bind(broken)
+                    .bind(&id)
+                    .execute(pool)
+                    .await
+                    .unwrap();
             }
         }
-        let (status, body) = r.call("GET", &format!("/api/conversations/{id}"), "alice", None).await;
+        let (status, body) = r
+            .call("GET", &format!("/api/conversations/{id}"), "alice", None)
+            .await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{broken}");
         assert_eq!(body["error"]["code"], "CONVERSATION_CORRUPT");
         assert!(body.get("context").is_none(), "no fallback data");
@@ -252,7 +389,14 @@ async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
     let rev = page["items"][0]["revision"].as_u64().unwrap();
     let path = format!("/api/conversations/{id}");
-    let (status, _) = r.call("PUT", &path, "alice", Some(json!({ "expectedRevision": rev, "context": context("repaired") }))).await;
+    let (status, _) = r
+        .call(
+            "PUT",
+            &path,
+            "alice",
+            Some(json!({ "expectedRevision": rev, "context": context("repaired") })),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     let (status, read) = r.call("GET", &path, "alice", None).await;
     assert_eq!(status, StatusCode::OK);
@@ -261,22 +405,61 @@ async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
 
 async fn context_over_size_bound_is_413_and_not_stored(backend: Backend) {
     let db = TestDb::new(backend);
-    let r = relay(base_config(&db, json!({ "limits": { "maxConversationBytes": 2000 } }))).await;
-    let (_, c) = r.call("POST", "/api/conversations", "alice", Some(json!({ "context": context("small") }))).await;
-    let path = format!("/api/conversations/{}", c["conversation"]["id"].as_str().unwrap());
+    let r = relay(base_config(
+        &db,
+        json!({ "limits": { "maxConversationBytes": 2000 } }),
+    ))
+    .await;
+    let (_, c) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "context": context("small") })),
+        )
+        .await;
+    let path = format!(
+        "/api/conversations/{}",
+        c["conversation"]["id"].as_str().unwrap()
+    );
     let big = "x".repeat(3000);
-    let (status, body) = r.call("PUT", &path, "alice", Some(json!({ "expectedRevision": 1, "context": context(&big) }))).await;
+    let (status, body) = r
+        .call(
+            "PUT",
+            &path,
+            "alice",
+            Some(json!({ "expectedRevision": 1, "context": context(&big) })),
+        )
+        .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(body["error"]["code"], "PAYLOAD_TOO_LARGE");
     let (_, read) = r.call("GET", &path, "alice", None).await;
     assert_eq!(read["conversation"]["revision"], 1);
     assert_eq!(read["context"], context("small"));
-    let (status, _) = r.call("POST", "/api/conversations", "alice", Some(json!({ "context": context(&big) }))).await;
+    let (status, _) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "context": context(&big) })),
+        )
+        .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     // The request body bound applies before parsing.
     let db2 = TestDb::new(backend);
-    let r2 = relay(base_config(&db2, json!({ "limits": { "maxRequestBytes": 1000 } }))).await;
-    let (status, body) = r2.call("POST", "/api/conversations", "alice", Some(json!({ "context": context(&big) }))).await;
+    let r2 = relay(base_config(
+        &db2,
+        json!({ "limits": { "maxRequestBytes": 1000 } }),
+    ))
+    .await;
+    let (status, body) = r2
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "context": context(&big) })),
+        )
+        .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(body["error"]["code"], "PAYLOAD_TOO_LARGE");
 }
@@ -284,8 +467,13 @@ async fn context_over_size_bound_is_413_and_not_stored(backend: Backend) {
 async fn strict_bodies_and_missing_model_state_are_rejected(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, c) = r.call("POST", "/api/conversations", "alice", Some(json!({}))).await;
-    let path = format!("/api/conversations/{}", c["conversation"]["id"].as_str().unwrap());
+    let (_, c) = r
+        .call("POST", "/api/conversations", "alice", Some(json!({})))
+        .await;
+    let path = format!(
+        "/api/conversations/{}",
+        c["conversation"]["id"].as_str().unwrap()
+    );
     let cases = [
         json!({ "expectedRevision": 1, "context": { "messages": [] } }),
         json!({ "expectedRevision": 1, "context": context("a"), "extra": 1 }),
@@ -297,7 +485,14 @@ async fn strict_bodies_and_missing_model_state_are_rejected(backend: Backend) {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(resp["error"]["code"], "INVALID_REQUEST");
     }
-    let (status, resp) = r.call("POST", "/api/conversations", "alice", Some(json!({ "titel": "typo" }))).await;
+    let (status, resp) = r
+        .call(
+            "POST",
+            "/api/conversations",
+            "alice",
+            Some(json!({ "titel": "typo" })),
+        )
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(resp["error"]["message"].as_str().unwrap().contains("titel"));
     let (_, read) = r.call("GET", &path, "alice", None).await;

@@ -53,18 +53,28 @@ fn read_fixture(rel: &str) -> String {
 }
 
 fn golden(rel: &str) -> Vec<Value> {
-    read_fixture(rel).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    read_fixture(rel)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn fixtures_of(dir: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for sub in ["", "/recorded"] {
         let path = provider_fixture(&format!("{dir}{sub}"));
-        let Ok(entries) = std::fs::read_dir(&path) else { continue };
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
         for e in entries {
             let name = e.unwrap().file_name().into_string().unwrap();
             if let Some(stem) = name.strip_suffix(".sse") {
-                let expected = if sub.is_empty() { format!("{dir}/expected/{stem}.jsonl") } else { format!("{dir}/expected/recorded-{stem}.jsonl") };
+                let expected = if sub.is_empty() {
+                    format!("{dir}/expected/{stem}.jsonl")
+                } else {
+                    format!("{dir}/expected/recorded-{stem}.jsonl")
+                };
                 out.push((format!("{dir}{sub}/{name}"), expected));
             }
         }
@@ -77,18 +87,34 @@ fn fixtures_of(dir: &str) -> Vec<(String, String)> {
 /// the providers crate's golden files, for the whole body and for bodies split into 1- and 7-byte chunks.
 async fn replay_all_goldens(provider: &str, model_id: &str, dir: &str) {
     let files = fixtures_of(dir);
-    assert!(files.len() >= 5, "fixtures for {dir} exist ({} found)", files.len());
+    assert!(
+        files.len() >= 5,
+        "fixtures for {dir} exist ({} found)",
+        files.len()
+    );
     for (fixture, expected_file) in files {
         let expected = golden(&expected_file);
         for chunk in [usize::MAX, 7, 1] {
-            let fake = FakeUpstream::start(vec![Reply::Sse { body: read_fixture(&fixture), chunk, delay: Duration::ZERO }]).await;
+            let fake = FakeUpstream::start(vec![Reply::Sse {
+                body: read_fixture(&fixture),
+                chunk,
+                delay: Duration::ZERO,
+            }])
+            .await;
             let db = TestDb::new(Backend::Sqlite);
             let r = relay_for(&fake, &db, json!({})).await;
             let (status, text) = post_model(&r, first_turn_request(model_id)).await;
             assert_eq!(status, StatusCode::OK, "{fixture}: {text}");
             let events = events_of(&text);
-            assert_eq!(events, expected, "{provider} {fixture} (chunk {chunk}) differs from {expected_file}");
-            assert_eq!(fake.requests().len(), 1, "{fixture}: one upstream call, never retried after the stream began");
+            assert_eq!(
+                events, expected,
+                "{provider} {fixture} (chunk {chunk}) differs from {expected_file}"
+            );
+            assert_eq!(
+                fake.requests().len(),
+                1,
+                "{fixture}: one upstream call, never retried after the stream began"
+            );
         }
     }
 }
@@ -113,9 +139,21 @@ async fn anthropic_fixtures_replay_to_golden_events() {
 #[tokio::test]
 async fn upstream_gets_exact_body_path_and_auth_headers() {
     let cases = [
-        ("chat", ProviderKind::OpenAiChat, "openai-chat/recorded/173417d55340.sse"),
-        ("responses", ProviderKind::OpenAiResponses, "openai-responses/text.sse"),
-        ("claude", ProviderKind::AnthropicMessages, "anthropic-messages/recorded/basic_response.sse"),
+        (
+            "chat",
+            ProviderKind::OpenAiChat,
+            "openai-chat/recorded/173417d55340.sse",
+        ),
+        (
+            "responses",
+            ProviderKind::OpenAiResponses,
+            "openai-responses/text.sse",
+        ),
+        (
+            "claude",
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/basic_response.sse",
+        ),
     ];
     for (id, kind, fixture) in cases {
         let fake = FakeUpstream::start(vec![Reply::sse(read_fixture(fixture))]).await;
@@ -130,7 +168,10 @@ async fn upstream_gets_exact_body_path_and_auth_headers() {
         let options = patchbridge_providers::ModelOptions::new(format!("{id}-upstream"));
         let expected = encode_request(kind, &options, &neutral).unwrap();
         assert_eq!(got[0].path, format!("/v1{}", expected.path), "{id}");
-        assert_eq!(got[0].body, expected.body, "{id}: body is the adapter's encoding, unmodified");
+        assert_eq!(
+            got[0].body, expected.body,
+            "{id}: body is the adapter's encoding, unmodified"
+        );
         assert_eq!(got[0].body["stream"], true);
         assert_eq!(got[0].body["model"], format!("{id}-upstream"));
         let h = &got[0].headers;
@@ -164,7 +205,10 @@ fn last_event(text: &str) -> Value {
 #[tokio::test]
 async fn rate_limit_then_ok_is_retried_once() {
     let fake = FakeUpstream::start(vec![
-        Reply::Status { status: 429, body: r#"{"error":{"message":"slow down"}}"#.into() },
+        Reply::Status {
+            status: 429,
+            body: r#"{"error":{"message":"slow down"}}"#.into(),
+        },
         Reply::sse(text_stream()),
     ])
     .await;
@@ -174,19 +218,34 @@ async fn rate_limit_then_ok_is_retried_once() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(last_event(&text)["type"], "message-stop");
     assert_eq!(fake.requests().len(), 2, "one retry");
-    assert!(r.state.metrics().render().contains("relay_upstream_retries_total 1"));
+    assert!(r
+        .state
+        .metrics()
+        .render()
+        .contains("relay_upstream_retries_total 1"));
 }
 
 #[tokio::test]
 async fn server_error_then_ok_is_retried_once_and_twice_fails() {
-    let fake = FakeUpstream::start(vec![Reply::Status { status: 503, body: "{}".into() }, Reply::sse(text_stream())]).await;
+    let fake = FakeUpstream::start(vec![
+        Reply::Status {
+            status: 503,
+            body: "{}".into(),
+        },
+        Reply::sse(text_stream()),
+    ])
+    .await;
     let db = TestDb::new(Backend::Sqlite);
     let r = relay_for(&fake, &db, json!({})).await;
     let (status, _) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(fake.requests().len(), 2);
 
-    let fake = FakeUpstream::start(vec![Reply::Status { status: 429, body: "{}".into() }]).await;
+    let fake = FakeUpstream::start(vec![Reply::Status {
+        status: 429,
+        body: "{}".into(),
+    }])
+    .await;
     let r = relay_for(&fake, &db, json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
@@ -199,14 +258,24 @@ async fn server_error_then_ok_is_retried_once_and_twice_fails() {
 async fn auth_and_bad_request_errors_are_not_retried_and_not_echoed() {
     for status in [401, 403, 400, 422] {
         let leak = r#"{"error":{"message":"Incorrect API key provided: sk-leaked-zzzzzzzz internal-detail-42"}}"#;
-        let fake = FakeUpstream::start(vec![Reply::Status { status, body: leak.into() }, Reply::sse(text_stream())]).await;
+        let fake = FakeUpstream::start(vec![
+            Reply::Status {
+                status,
+                body: leak.into(),
+            },
+            Reply::sse(text_stream()),
+        ])
+        .await;
         let db = TestDb::new(Backend::Sqlite);
         let r = relay_for(&fake, &db, json!({})).await;
         let (got, text) = post_model(&r, first_turn_request("chat")).await;
         assert_eq!(got, StatusCode::BAD_GATEWAY, "{status}");
         let body: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(body["error"]["code"], "UPSTREAM_REJECTED");
-        assert!(!text.contains("sk-leaked") && !text.contains("internal-detail-42"), "upstream body never echoed: {text}");
+        assert!(
+            !text.contains("sk-leaked") && !text.contains("internal-detail-42"),
+            "upstream body never echoed: {text}"
+        );
         assert_eq!(fake.requests().len(), 1, "{status} is never retried");
     }
 }
@@ -228,8 +297,17 @@ async fn connection_refused_is_upstream_unavailable() {
     .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY);
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "UPSTREAM_UNAVAILABLE");
-    assert!(r.state.metrics().render().contains("relay_upstream_retries_total 1"), "connection errors are retried once");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
+        "UPSTREAM_UNAVAILABLE"
+    );
+    assert!(
+        r.state
+            .metrics()
+            .render()
+            .contains("relay_upstream_retries_total 1"),
+        "connection errors are retried once"
+    );
 }
 
 #[tokio::test]
@@ -248,14 +326,28 @@ async fn failure_after_first_byte_is_an_error_event_without_retry() {
     let last = events.last().unwrap();
     assert_eq!(last["type"], "error");
     assert_eq!(last["code"], "UPSTREAM_PROTOCOL_ERROR");
-    assert_eq!(fake.requests().len(), 1, "no retry once bytes went to the browser");
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "no retry once bytes went to the browser"
+    );
 }
 
 #[tokio::test]
 async fn oversized_upstream_stream_is_cut_with_an_error_event() {
-    let fake = FakeUpstream::start(vec![Reply::Sse { body: text_stream(), chunk: 200, delay: Duration::ZERO }]).await;
+    let fake = FakeUpstream::start(vec![Reply::Sse {
+        body: text_stream(),
+        chunk: 200,
+        delay: Duration::ZERO,
+    }])
+    .await;
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "maxUpstreamResponseBytes": 700 } })).await;
+    let r = relay_for(
+        &fake,
+        &db,
+        json!({ "limits": { "maxUpstreamResponseBytes": 700 } }),
+    )
+    .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     let last = last_event(&text);
@@ -288,17 +380,31 @@ async fn idle_upstream_times_out_with_an_error_event() {
     let last = events.last().unwrap();
     assert_eq!(last["code"], "UPSTREAM_TIMEOUT");
     assert_eq!(last["retryable"], true);
-    assert!(eventually(Duration::from_secs(2), || fake.disconnected.load(Ordering::SeqCst)).await, "upstream dropped");
+    assert!(
+        eventually(Duration::from_secs(2), || fake
+            .disconnected
+            .load(Ordering::SeqCst))
+        .await,
+        "upstream dropped"
+    );
 }
 
 #[tokio::test]
 async fn no_response_headers_is_a_first_byte_timeout() {
     let fake = FakeUpstream::start(vec![Reply::Hang]).await;
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "firstByteTimeoutMs": 300 } })).await;
+    let r = relay_for(
+        &fake,
+        &db,
+        json!({ "limits": { "firstByteTimeoutMs": 300 } }),
+    )
+    .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "UPSTREAM_TIMEOUT");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
+        "UPSTREAM_TIMEOUT"
+    );
     assert_eq!(fake.requests().len(), 1, "a timeout is not retried");
 }
 
@@ -329,10 +435,20 @@ async fn browser_disconnect_cancels_the_upstream_request() {
     drop(response);
     drop(client);
     assert!(
-        eventually(Duration::from_secs(3), || fake.disconnected.load(Ordering::SeqCst)).await,
+        eventually(Duration::from_secs(3), || fake
+            .disconnected
+            .load(Ordering::SeqCst))
+        .await,
         "upstream request must be dropped when the browser goes away"
     );
-    assert!(eventually(Duration::from_secs(2), || r.state.metrics().render().contains("relay_open_streams 0")).await);
+    assert!(
+        eventually(Duration::from_secs(2), || r
+            .state
+            .metrics()
+            .render()
+            .contains("relay_open_streams 0"))
+        .await
+    );
     assert!(r.state.metrics().render().contains("outcome=\"cancelled\""));
 }
 
@@ -343,13 +459,19 @@ async fn unknown_model_and_foreign_model_state_fail_before_any_upstream_call() {
     let r = relay_for(&fake, &db, json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("nope")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "UNKNOWN_MODEL");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
+        "UNKNOWN_MODEL"
+    );
 
     let mut request = first_turn_request("chat");
     request["modelState"] = json!({ "format": "anthropic-messages/v1", "data": {} });
     let (status, text) = post_model(&r, request).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["error"]["code"], "MODEL_STATE_FORMAT_MISMATCH");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
+        "MODEL_STATE_FORMAT_MISMATCH"
+    );
 
     let mut request = first_turn_request("chat");
     request["temperature"] = json!(1);
@@ -360,7 +482,11 @@ async fn unknown_model_and_foreign_model_state_fail_before_any_upstream_call() {
     let mut request = first_turn_request("chat");
     request.as_object_mut().unwrap().remove("modelState");
     let (status, _) = post_model(&r, request).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "modelState key is required");
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "modelState key is required"
+    );
     assert_eq!(fake.requests().len(), 0);
 }
 
@@ -374,13 +500,30 @@ async fn models_lists_configured_models_and_default() {
     assert_eq!(body["protocolVersion"], 1);
     assert_eq!(body["previewOnly"], false);
     assert_eq!(body["defaultModel"], "claude");
-    let providers: Vec<&str> = body["models"].as_array().unwrap().iter().map(|m| m["provider"].as_str().unwrap()).collect();
-    assert_eq!(providers, ["openai-chat", "openai-responses", "anthropic-messages"]);
-    assert_eq!(body["models"][0]["capabilities"], json!({ "tools": true, "images": false, "reasoning": false }));
-    assert!(!body.to_string().contains(KEY) && !body.to_string().contains("127.0.0.1"), "no secrets or URLs");
+    let providers: Vec<&str> = body["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        providers,
+        ["openai-chat", "openai-responses", "anthropic-messages"]
+    );
+    assert_eq!(
+        body["models"][0]["capabilities"],
+        json!({ "tools": true, "images": false, "reasoning": false })
+    );
+    assert!(
+        !body.to_string().contains(KEY) && !body.to_string().contains("127.0.0.1"),
+        "no secrets or URLs"
+    );
 
     // No `model` in the request: the default (claude) is used.
-    let fake2 = FakeUpstream::start(vec![Reply::sse(read_fixture("anthropic-messages/recorded/basic_response.sse"))]).await;
+    let fake2 = FakeUpstream::start(vec![Reply::sse(read_fixture(
+        "anthropic-messages/recorded/basic_response.sse",
+    ))])
+    .await;
     let r2 = relay_for(&fake2, &db, json!({ "defaultModel": "claude" })).await;
     let mut request = first_turn_request("x");
     request.as_object_mut().unwrap().remove("model");
@@ -397,7 +540,10 @@ async fn demo_mode_serves_the_scripted_model_labelled_preview_only() {
     assert_eq!(body["previewOnly"], true);
     assert_eq!(body["models"][0]["provider"], "scripted-demo");
     assert_eq!(body["models"][0]["previewOnly"], true);
-    assert!(body["models"][0]["label"].as_str().unwrap().contains("not AI"));
+    assert!(body["models"][0]["label"]
+        .as_str()
+        .unwrap()
+        .contains("not AI"));
     let mut request = first_turn_request("scripted");
     request["messages"][0]["blocks"][0]["text"] = json!("hello");
     let (status, text) = post_model(&r, request).await;
@@ -425,7 +571,10 @@ async fn metrics_report_the_relays_added_latency() {
     ] {
         assert!(text.contains(name), "missing `{name}` in\n{text}");
     }
-    let chunks = text.lines().find(|l| l.starts_with("relay_chunk_processing_seconds_count")).unwrap();
+    let chunks = text
+        .lines()
+        .find(|l| l.starts_with("relay_chunk_processing_seconds_count"))
+        .unwrap();
     let n: u64 = chunks.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(n >= 5, "one observation per upstream SSE message: {chunks}");
 }
@@ -436,7 +585,12 @@ async fn metrics_report_the_relays_added_latency() {
 async fn browser_disconnect_before_upstream_headers_cancels_the_upstream_request() {
     let fake = FakeUpstream::start(vec![Reply::Hang]).await;
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "firstByteTimeoutMs": 600000 } })).await;
+    let r = relay_for(
+        &fake,
+        &db,
+        json!({ "limits": { "firstByteTimeoutMs": 600000 } }),
+    )
+    .await;
     let addr = r.serve().await;
     let client = reqwest::Client::new();
     let pending = client
@@ -448,10 +602,16 @@ async fn browser_disconnect_before_upstream_headers_cancels_the_upstream_request
         .send();
     // Give the request time to reach the upstream, then abandon it.
     let _ = tokio::time::timeout(Duration::from_millis(500), pending).await;
-    assert!(fake.stream_started.load(Ordering::SeqCst), "the upstream got the request");
+    assert!(
+        fake.stream_started.load(Ordering::SeqCst),
+        "the upstream got the request"
+    );
     drop(client);
     assert!(
-        eventually(Duration::from_secs(3), || fake.disconnected.load(Ordering::SeqCst)).await,
+        eventually(Duration::from_secs(3), || fake
+            .disconnected
+            .load(Ordering::SeqCst))
+        .await,
         "upstream request must be dropped when the browser goes away before the stream starts"
     );
 }

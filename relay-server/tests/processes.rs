@@ -57,25 +57,51 @@ async fn start(config: &Path) -> Running {
 /// Runs the binary expecting a start-up failure; returns stderr.
 async fn start_fails(args: &[&str], env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(BIN);
-    cmd.args(args).env("PATCHBRIDGE_LOG", "error").kill_on_drop(true);
+    cmd.args(args)
+        .env("PATCHBRIDGE_LOG", "error")
+        .kill_on_drop(true);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = tokio::time::timeout(Duration::from_secs(30), cmd.output()).await.expect("exits").unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(30), cmd.output())
+        .await
+        .expect("exits")
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(!stdout.contains("listening"), "never opened its port: {stdout}");
-    assert_eq!(out.status.code(), Some(2), "exit code 2 for configuration errors");
+    assert!(
+        !stdout.contains("listening"),
+        "never opened its port: {stdout}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "exit code 2 for configuration errors"
+    );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder().timeout(Duration::from_secs(30)).build().unwrap()
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
 }
 
-async fn call(client: &reqwest::Client, base: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> reqwest::Result<(u16, Value)> {
-    let mut rb = client.request(method, format!("{base}{path}")).header("x-patchbridge-user", "alice").header("origin", base);
+async fn call(
+    client: &reqwest::Client,
+    base: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> reqwest::Result<(u16, Value)> {
+    let mut rb = client
+        .request(method, format!("{base}{path}"))
+        .header("x-patchbridge-user", "alice")
+        .header("origin", base);
     if let Some(b) = body {
-        rb = rb.header("content-type", "application/json").body(b.to_string());
+        rb = rb
+            .header("content-type", "application/json")
+            .body(b.to_string());
     }
     let response = rb.send().await?;
     let status = response.status().as_u16();
@@ -95,14 +121,25 @@ fn relay_config(db: &TestDb) -> Value {
 #[tokio::test]
 async fn bad_configuration_stops_start_up_with_the_field_path() {
     let dir = tempfile::tempdir().unwrap();
-    let unknown = write_config(dir.path(), "unknown.json", &json!({ "demo": true, "server": { "bnd": "x" } }));
+    let unknown = write_config(
+        dir.path(),
+        "unknown.json",
+        &json!({ "demo": true, "server": { "bnd": "x" } }),
+    );
     let err = start_fails(&["--config", unknown.to_str().unwrap()], &[]).await;
     assert!(err.contains("server.bnd"), "{err}");
 
     let dup = dir.path().join("dup.json");
-    std::fs::write(&dup, r#"{"demo": true, "server": {"bind": "127.0.0.1:0", "bind": "0.0.0.0:80"}}"#).unwrap();
+    std::fs::write(
+        &dup,
+        r#"{"demo": true, "server": {"bind": "127.0.0.1:0", "bind": "0.0.0.0:80"}}"#,
+    )
+    .unwrap();
     let err = start_fails(&["--config", dup.to_str().unwrap()], &[]).await;
-    assert!(err.contains("duplicate key `bind`") && err.contains("server.bind"), "{err}");
+    assert!(
+        err.contains("duplicate key `bind`") && err.contains("server.bind"),
+        "{err}"
+    );
 
     let key = dir.path().join("key");
     std::fs::write(&key, "sk-x").unwrap();
@@ -114,7 +151,10 @@ async fn bad_configuration_stops_start_up_with_the_field_path() {
                                "upstreamModel": "gpt", "apiKey": { "file": key } } ] }),
     );
     let err = start_fails(&["--config", perms.to_str().unwrap()], &[]).await;
-    assert!(err.contains("models[0].apiKey") && err.contains("0644"), "{err}");
+    assert!(
+        err.contains("models[0].apiKey") && err.contains("0644"),
+        "{err}"
+    );
 
     // An explicit but invalid provider never falls back to the demo, even with --demo.
     let invalid = write_config(
@@ -124,11 +164,18 @@ async fn bad_configuration_stops_start_up_with_the_field_path() {
                                "upstreamModel": "gpt", "apiKey": { "env": "PB_SURELY_UNSET_KEY_VAR" } } ] }),
     );
     let err = start_fails(&["--config", invalid.to_str().unwrap(), "--demo"], &[]).await;
-    assert!(err.contains("models[0].apiKey") && err.contains("PB_SURELY_UNSET_KEY_VAR"), "{err}");
+    assert!(
+        err.contains("models[0].apiKey") && err.contains("PB_SURELY_UNSET_KEY_VAR"),
+        "{err}"
+    );
 
     // Env overrides are validated too.
     let ok = write_config(dir.path(), "ok.json", &json!({ "demo": true }));
-    let err = start_fails(&["--config", ok.to_str().unwrap()], &[("PATCHBRIDGE_BIND", "not-an-address")]).await;
+    let err = start_fails(
+        &["--config", ok.to_str().unwrap()],
+        &[("PATCHBRIDGE_BIND", "not-an-address")],
+    )
+    .await;
     assert!(err.contains("server.bind"), "{err}");
     let err = start_fails(&["--bogus"], &[]).await;
     assert!(err.contains("unknown argument"), "{err}");
@@ -143,27 +190,54 @@ async fn two_relay_processes_share_one_postgres() {
     let config = write_config(dir.path(), "relay.json", &relay_config(&db));
     let (a, b) = tokio::join!(start(&config), start(&config));
     let http = client();
-    let (status, created) = call(&http, &a.url, reqwest::Method::POST, "/api/conversations", Some(json!({}))).await.unwrap();
+    let (status, created) = call(
+        &http,
+        &a.url,
+        reqwest::Method::POST,
+        "/api/conversations",
+        Some(json!({})),
+    )
+    .await
+    .unwrap();
     assert_eq!(status, 201);
-    let path = format!("/api/conversations/{}", created["conversation"]["id"].as_str().unwrap());
+    let path = format!(
+        "/api/conversations/{}",
+        created["conversation"]["id"].as_str().unwrap()
+    );
 
     const WRITERS: usize = 8;
     const EACH: usize = 4;
     let mut tasks = Vec::new();
     for w in 0..WRITERS {
-        let base = if w % 2 == 0 { a.url.clone() } else { b.url.clone() };
+        let base = if w % 2 == 0 {
+            a.url.clone()
+        } else {
+            b.url.clone()
+        };
         let http = http.clone();
         let path = path.clone();
         tasks.push(tokio::spawn(async move {
             let mut won = Vec::new();
             while won.len() < EACH {
-                let (_, read) = call(&http, &base, reqwest::Method::GET, &path, None).await.unwrap();
+                let (_, read) = call(&http, &base, reqwest::Method::GET, &path, None)
+                    .await
+                    .unwrap();
                 let rev = read["conversation"]["revision"].as_u64().unwrap();
                 let mut ctx = read["context"].clone();
                 let tag = format!("w{w}-{}", won.len());
-                ctx["messages"].as_array_mut().unwrap().push(json!({ "id": tag, "role": "user", "blocks": [] }));
-                let (status, body) =
-                    call(&http, &base, reqwest::Method::PUT, &path, Some(json!({ "expectedRevision": rev, "context": ctx }))).await.unwrap();
+                ctx["messages"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!({ "id": tag, "role": "user", "blocks": [] }));
+                let (status, body) = call(
+                    &http,
+                    &base,
+                    reqwest::Method::PUT,
+                    &path,
+                    Some(json!({ "expectedRevision": rev, "context": ctx })),
+                )
+                .await
+                .unwrap();
                 match status {
                     200 => won.push(body["conversation"]["revision"].as_u64().unwrap()),
                     409 => {}
@@ -179,11 +253,22 @@ async fn two_relay_processes_share_one_postgres() {
     }
     revisions.sort();
     let expected: Vec<u64> = (2..=(WRITERS * EACH) as u64 + 1).collect();
-    assert_eq!(revisions, expected, "each revision won exactly once across both processes");
-    let (_, from_a) = call(&http, &a.url, reqwest::Method::GET, &path, None).await.unwrap();
-    let (_, from_b) = call(&http, &b.url, reqwest::Method::GET, &path, None).await.unwrap();
+    assert_eq!(
+        revisions, expected,
+        "each revision won exactly once across both processes"
+    );
+    let (_, from_a) = call(&http, &a.url, reqwest::Method::GET, &path, None)
+        .await
+        .unwrap();
+    let (_, from_b) = call(&http, &b.url, reqwest::Method::GET, &path, None)
+        .await
+        .unwrap();
     assert_eq!(from_a, from_b);
-    assert_eq!(from_a["context"]["messages"].as_array().unwrap().len(), WRITERS * EACH, "nothing lost");
+    assert_eq!(
+        from_a["context"]["messages"].as_array().unwrap().len(),
+        WRITERS * EACH,
+        "nothing lost"
+    );
 }
 
 /// kill -9 while writers are busy, restart on the same database: every acknowledged write is there.
@@ -197,12 +282,21 @@ async fn kill_9_during_writes_loses_no_acknowledged_write(backend: Backend) {
     const CONVERSATIONS: usize = 6;
     let mut ids = Vec::new();
     for _ in 0..CONVERSATIONS {
-        let (status, c) = call(&http, &relay.url, reqwest::Method::POST, "/api/conversations", Some(json!({}))).await.unwrap();
+        let (status, c) = call(
+            &http,
+            &relay.url,
+            reqwest::Method::POST,
+            "/api/conversations",
+            Some(json!({})),
+        )
+        .await
+        .unwrap();
         assert_eq!(status, 201);
         ids.push(c["conversation"]["id"].as_str().unwrap().to_owned());
     }
     // One writer per conversation: writes a growing message list; records each acknowledged revision.
-    let acknowledged: std::sync::Arc<std::sync::Mutex<HashMap<String, (u64, Vec<String>)>>> = Default::default();
+    let acknowledged: std::sync::Arc<std::sync::Mutex<HashMap<String, (u64, Vec<String>)>>> =
+        Default::default();
     let mut tasks = Vec::new();
     for id in ids.clone() {
         let http = http.clone();
@@ -246,14 +340,33 @@ async fn kill_9_during_writes_loses_no_acknowledged_write(backend: Backend) {
     let restarted = start(&config).await;
     for id in &ids {
         let (rev, tags) = &acknowledged[id];
-        let (status, read) = call(&http, &restarted.url, reqwest::Method::GET, &format!("/api/conversations/{id}"), None).await.unwrap();
+        let (status, read) = call(
+            &http,
+            &restarted.url,
+            reqwest::Method::GET,
+            &format!("/api/conversations/{id}"),
+            None,
+        )
+        .await
+        .unwrap();
         assert_eq!(status, 200, "{read}");
         let stored_rev = read["conversation"]["revision"].as_u64().unwrap();
         // The write in flight at the kill may or may not have committed; nothing acknowledged may be missing.
-        assert!(stored_rev == *rev || stored_rev == rev + 1, "{id}: acknowledged {rev}, stored {stored_rev}");
-        let stored: Vec<&str> = read["context"]["messages"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+        assert!(
+            stored_rev == *rev || stored_rev == rev + 1,
+            "{id}: acknowledged {rev}, stored {stored_rev}"
+        );
+        let stored: Vec<&str> = read["context"]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap())
+            .collect();
         for tag in tags {
-            assert!(stored.contains(&tag.as_str()), "{id}: acknowledged write {tag} lost after kill -9");
+            assert!(
+                stored.contains(&tag.as_str()),
+                "{id}: acknowledged write {tag} lost after kill -9"
+            );
         }
     }
     let total: u64 = acknowledged.values().map(|(r, _)| r - 1).sum();
@@ -280,27 +393,55 @@ async fn binary_serves_health_readiness_metrics_and_static_files() {
     std::fs::write(npm.join("pkg/a.wasm"), b"\0asm").unwrap();
     let examples = dir.path().join("examples");
     std::fs::create_dir_all(examples.join("demo")).unwrap();
-    std::fs::write(examples.join("demo/index.html"), "<!doctype html><title>demo</title>").unwrap();
+    std::fs::write(
+        examples.join("demo/index.html"),
+        "<!doctype html><title>demo</title>",
+    )
+    .unwrap();
     let mut config = relay_config(&db);
     config["server"]["npmDir"] = json!(npm);
     config["server"]["examplesDir"] = json!(examples);
     let path = write_config(dir.path(), "relay.json", &config);
     let relay = start(&path).await;
     let http = client();
-    for (p, expect) in [("/healthz", "ok"), ("/readyz", "ready"), ("/npm/index.js", "export const x"), ("/examples/demo/index.html", "<title>demo")] {
+    for (p, expect) in [
+        ("/healthz", "ok"),
+        ("/readyz", "ready"),
+        ("/npm/index.js", "export const x"),
+        ("/examples/demo/index.html", "<title>demo"),
+    ] {
         let response = http.get(format!("{}{p}", relay.url)).send().await.unwrap();
         assert_eq!(response.status(), 200, "{p}");
-        let ct = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+        let ct = response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
         let text = response.text().await.unwrap();
         assert!(text.contains(expect), "{p}: {text}");
         if p.ends_with(".js") {
             assert!(ct.contains("javascript"), "{p}: {ct}");
         }
     }
-    let wasm = http.get(format!("{}/npm/pkg/a.wasm", relay.url)).send().await.unwrap();
+    let wasm = http
+        .get(format!("{}/npm/pkg/a.wasm", relay.url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(wasm.headers()["content-type"], "application/wasm");
-    let metrics = http.get(format!("{}/metrics", relay.url)).send().await.unwrap().text().await.unwrap();
+    let metrics = http
+        .get(format!("{}/metrics", relay.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(metrics.contains("relay_http_requests_total"), "{metrics}");
-    let missing = http.get(format!("{}/npm/../Cargo.toml", relay.url)).send().await.unwrap();
+    let missing = http
+        .get(format!("{}/npm/../Cargo.toml", relay.url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(missing.status(), 404);
 }

@@ -12,7 +12,9 @@ pub mod strict_json;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use patchbridge_providers::{ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary};
+use patchbridge_providers::{
+    ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
+};
 use serde::Deserialize;
 
 pub use secret::{Secret, SecretRef};
@@ -115,7 +117,11 @@ pub struct DatabaseConfig {
 
 impl Default for DatabaseConfig {
     fn default() -> Self {
-        DatabaseConfig { url: "sqlite://patchbridge-relay.sqlite3".into(), schema: None, max_connections: 8 }
+        DatabaseConfig {
+            url: "sqlite://patchbridge-relay.sqlite3".into(),
+            schema: None,
+            max_connections: 8,
+        }
     }
 }
 
@@ -215,7 +221,11 @@ pub struct CapabilitiesConfig {
 
 impl Default for CapabilitiesConfig {
     fn default() -> Self {
-        CapabilitiesConfig { tools: true, images: false, reasoning: false }
+        CapabilitiesConfig {
+            tools: true,
+            images: false,
+            reasoning: false,
+        }
     }
 }
 
@@ -244,23 +254,39 @@ pub struct ConfigError {
 }
 
 fn err(path: impl Into<String>, message: impl Into<String>) -> ConfigError {
-    ConfigError { path: path.into(), message: message.into() }
+    ConfigError {
+        path: path.into(),
+        message: message.into(),
+    }
 }
 
 impl RelayConfig {
     /// Reads and strictly parses a config file.
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
-        let meta = std::fs::metadata(path).map_err(|e| err("(file)", format!("{}: {e}", path.display())))?;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| err("(file)", format!("{}: {e}", path.display())))?;
         if meta.len() > MAX_CONFIG_BYTES {
-            return Err(err("(file)", format!("config file is larger than {MAX_CONFIG_BYTES} bytes")));
+            return Err(err(
+                "(file)",
+                format!("config file is larger than {MAX_CONFIG_BYTES} bytes"),
+            ));
         }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| err("(file)", format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| err("(file)", format!("{}: {e}", path.display())))?;
         Self::from_json(&text)
     }
 
     pub fn from_json(text: &str) -> Result<Self, ConfigError> {
-        strict_json::parse_strict(text).map_err(|e| err(if e.path.is_empty() { ".".into() } else { e.path }, e.message))
+        strict_json::parse_strict(text).map_err(|e| {
+            err(
+                if e.path.is_empty() {
+                    ".".into()
+                } else {
+                    e.path
+                },
+                e.message,
+            )
+        })
     }
 
     /// Applies the documented environment overrides (`PATCHBRIDGE_*`), given a lookup function so tests need
@@ -288,7 +314,12 @@ impl RelayConfig {
             self.demo = match v.as_str() {
                 "1" | "true" => true,
                 "0" | "false" => false,
-                _ => return Err(err("demo (PATCHBRIDGE_DEMO)", "must be 1, 0, true or false")),
+                _ => {
+                    return Err(err(
+                        "demo (PATCHBRIDGE_DEMO)",
+                        "must be 1, 0, true or false",
+                    ))
+                }
             };
         }
         Ok(())
@@ -333,30 +364,48 @@ pub struct Validated {
 impl RelayConfig {
     /// Validates every field and resolves secrets; nothing is started yet.
     pub fn validate(&self) -> Result<Validated, ConfigError> {
-        let bind: SocketAddr =
-            self.server.bind.parse().map_err(|e| err("server.bind", format!("not a socket address: {e}")))?;
+        let bind: SocketAddr = self
+            .server
+            .bind
+            .parse()
+            .map_err(|e| err("server.bind", format!("not a socket address: {e}")))?;
         let base_path = self.server.base_path.clone();
         if !base_path.starts_with('/') || (base_path.len() > 1 && base_path.ends_with('/')) {
-            return Err(err("server.basePath", "must start with `/` and not end with `/`"));
+            return Err(err(
+                "server.basePath",
+                "must start with `/` and not end with `/`",
+            ));
         }
         if base_path.contains(['{', '}', '*', '?', '#']) {
             return Err(err("server.basePath", "must be a plain path"));
         }
         let mut allowed_origins = Vec::new();
         for (i, origin) in self.server.allowed_origins.iter().enumerate() {
-            allowed_origins.push(validate_origin(origin).map_err(|m| err(format!("server.allowedOrigins[{i}]"), m))?);
+            allowed_origins.push(
+                validate_origin(origin)
+                    .map_err(|m| err(format!("server.allowedOrigins[{i}]"), m))?,
+            );
         }
-        for (field, dir) in [("server.npmDir", &self.server.npm_dir), ("server.examplesDir", &self.server.examples_dir)] {
+        for (field, dir) in [
+            ("server.npmDir", &self.server.npm_dir),
+            ("server.examplesDir", &self.server.examples_dir),
+        ] {
             if let Some(dir) = dir {
                 if !dir.is_dir() {
-                    return Err(err(field, format!("`{}` is not a directory", dir.display())));
+                    return Err(err(
+                        field,
+                        format!("`{}` is not a directory", dir.display()),
+                    ));
                 }
             }
         }
 
         let identity = match &self.identity {
             None => None,
-            Some(IdentityConfig::Development { header, query_param }) => {
+            Some(IdentityConfig::Development {
+                header,
+                query_param,
+            }) => {
                 if !bind.ip().is_loopback() {
                     return Err(err(
                         "identity.mode",
@@ -367,9 +416,19 @@ impl RelayConfig {
                 if query_param.is_empty() {
                     return Err(err("identity.queryParam", "must not be empty"));
                 }
-                Some(ValidatedIdentity::Development { header: header.to_ascii_lowercase(), query_param: query_param.clone() })
+                Some(ValidatedIdentity::Development {
+                    header: header.to_ascii_lowercase(),
+                    query_param: query_param.clone(),
+                })
             }
-            Some(IdentityConfig::Jwt { hs256_secret, rs256_public_key_file, jwks_file, issuer, audience, leeway_seconds }) => {
+            Some(IdentityConfig::Jwt {
+                hs256_secret,
+                rs256_public_key_file,
+                jwks_file,
+                issuer,
+                audience,
+                leeway_seconds,
+            }) => {
                 let settings = crate::identity::jwt::JwtSettings::load(
                     hs256_secret.as_ref(),
                     rs256_public_key_file.as_deref(),
@@ -383,13 +442,21 @@ impl RelayConfig {
             }
             Some(IdentityConfig::TrustedProxy { header }) => {
                 check_header_name(header).map_err(|m| err("identity.header", m))?;
-                Some(ValidatedIdentity::TrustedProxy { header: header.to_ascii_lowercase() })
+                Some(ValidatedIdentity::TrustedProxy {
+                    header: header.to_ascii_lowercase(),
+                })
             }
         };
 
         let db = &self.database;
-        if !(db.url.starts_with("sqlite:") || db.url.starts_with("postgres://") || db.url.starts_with("postgresql://")) {
-            return Err(err("database.url", "must start with `sqlite:`, `postgres://` or `postgresql://`"));
+        if !(db.url.starts_with("sqlite:")
+            || db.url.starts_with("postgres://")
+            || db.url.starts_with("postgresql://"))
+        {
+            return Err(err(
+                "database.url",
+                "must start with `sqlite:`, `postgres://` or `postgresql://`",
+            ));
         }
         if let Some(schema) = &db.schema {
             if db.url.starts_with("sqlite:") {
@@ -397,7 +464,9 @@ impl RelayConfig {
             }
             let ok = !schema.is_empty()
                 && schema.len() <= 63
-                && schema.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                && schema
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
                 && !schema.starts_with(|c: char| c.is_ascii_digit());
             if !ok {
                 return Err(err("database.schema", "must match [a-z_][a-z0-9_]{0,62}"));
@@ -418,20 +487,34 @@ impl RelayConfig {
             ("idleTimeoutMs", l.idle_timeout_ms),
         ] {
             if value == 0 {
-                return Err(err(format!("limits.{name}"), "must be positive (bounds cannot be switched off)"));
+                return Err(err(
+                    format!("limits.{name}"),
+                    "must be positive (bounds cannot be switched off)",
+                ));
             }
         }
         for (name, value, max) in [
             ("maxRequestBytes", l.max_request_bytes, 256 * 1024 * 1024),
-            ("maxConversationBytes", l.max_conversation_bytes, 256 * 1024 * 1024),
-            ("maxUpstreamResponseBytes", l.max_upstream_response_bytes, 1024 * 1024 * 1024),
+            (
+                "maxConversationBytes",
+                l.max_conversation_bytes,
+                256 * 1024 * 1024,
+            ),
+            (
+                "maxUpstreamResponseBytes",
+                l.max_upstream_response_bytes,
+                1024 * 1024 * 1024,
+            ),
             ("maxEventsPerCall", l.max_events_per_call, 10_000_000),
             ("connectTimeoutMs", l.connect_timeout_ms, 600_000),
             ("firstByteTimeoutMs", l.first_byte_timeout_ms, 3_600_000),
             ("idleTimeoutMs", l.idle_timeout_ms, 3_600_000),
         ] {
             if value > max {
-                return Err(err(format!("limits.{name}"), format!("must be at most {max}")));
+                return Err(err(
+                    format!("limits.{name}"),
+                    format!("must be at most {max}"),
+                ));
             }
         }
 
@@ -448,7 +531,8 @@ impl RelayConfig {
             if m.upstream_model.trim().is_empty() {
                 return Err(err(at("upstreamModel"), "must not be empty"));
             }
-            let base_url = reqwest::Url::parse(&m.base_url).map_err(|e| err(at("baseUrl"), format!("not a URL: {e}")))?;
+            let base_url = reqwest::Url::parse(&m.base_url)
+                .map_err(|e| err(at("baseUrl"), format!("not a URL: {e}")))?;
             match base_url.scheme() {
                 "https" => {}
                 "http" => {
@@ -459,13 +543,24 @@ impl RelayConfig {
                         None => false,
                     };
                     if !loopback && !m.allow_insecure_http {
-                        return Err(err(at("baseUrl"), "http:// is allowed only for loopback hosts (or set allowInsecureHttp)"));
+                        return Err(err(
+                            at("baseUrl"),
+                            "http:// is allowed only for loopback hosts (or set allowInsecureHttp)",
+                        ));
                     }
                 }
-                other => return Err(err(at("baseUrl"), format!("scheme `{other}` is not http(s)"))),
+                other => {
+                    return Err(err(
+                        at("baseUrl"),
+                        format!("scheme `{other}` is not http(s)"),
+                    ))
+                }
             }
             if !base_url.username().is_empty() || base_url.password().is_some() {
-                return Err(err(at("baseUrl"), "must not contain credentials; use apiKey"));
+                return Err(err(
+                    at("baseUrl"),
+                    "must not contain credentials; use apiKey",
+                ));
             }
             if base_url.query().is_some() || base_url.fragment().is_some() {
                 return Err(err(at("baseUrl"), "must not have a query or fragment"));
@@ -479,7 +574,9 @@ impl RelayConfig {
                 (Some(_), AuthScheme::None) => {
                     return Err(err(at("apiKey"), "given but authScheme is `none`"));
                 }
-                (None, _) => return Err(err(at("apiKey"), "required (or set authScheme to `none`)")),
+                (None, _) => {
+                    return Err(err(at("apiKey"), "required (or set authScheme to `none`)"))
+                }
                 (Some(r), _) => Some(r.resolve().map_err(|m| err(at("apiKey"), m))?),
             };
             if m.max_output_tokens == Some(0) {
@@ -493,11 +590,20 @@ impl RelayConfig {
             let options = m.model_options();
             patchbridge_providers::validate_options(m.provider, &options)
                 .map_err(|e| err(at("provider"), e.message()))?;
-            models.push(ValidatedModel { config: m.clone(), base_url, auth_scheme, api_key, options });
+            models.push(ValidatedModel {
+                config: m.clone(),
+                base_url,
+                auth_scheme,
+                api_key,
+                options,
+            });
         }
         let default_model = match &self.default_model {
             Some(id) if !ids.contains(id) => {
-                return Err(err("defaultModel", format!("`{id}` is not one of the configured models")))
+                return Err(err(
+                    "defaultModel",
+                    format!("`{id}` is not one of the configured models"),
+                ))
             }
             Some(id) => Some(id.clone()),
             None => models.first().map(|m| m.config.id.clone()),
@@ -506,7 +612,10 @@ impl RelayConfig {
         // is no model at all.
         let demo_active = models.is_empty() && self.demo;
         if models.is_empty() && !self.demo {
-            return Err(err("models", "no model configured: add one, or start the scripted demo with --demo"));
+            return Err(err(
+                "models",
+                "no model configured: add one, or start the scripted demo with --demo",
+            ));
         }
 
         Ok(Validated {
@@ -531,14 +640,20 @@ fn validate_origin(origin: &str) -> Result<String, String> {
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err("must be an http(s) origin".into());
     }
-    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
+    if url.path() != "/"
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+    {
         return Err("must be scheme://host[:port] with no path".into());
     }
     Ok(url.origin().ascii_serialization())
 }
 
 fn check_header_name(name: &str) -> Result<(), String> {
-    axum::http::HeaderName::from_bytes(name.as_bytes()).map(|_| ()).map_err(|_| format!("`{name}` is not a header name"))
+    axum::http::HeaderName::from_bytes(name.as_bytes())
+        .map(|_| ())
+        .map_err(|_| format!("`{name}` is not a header name"))
 }
 
 #[cfg(test)]

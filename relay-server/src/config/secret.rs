@@ -46,7 +46,9 @@ impl SecretRef {
                 Ok(_) => Err(format!("environment variable `{name}` is empty")),
                 Err(_) => Err(format!("environment variable `{name}` is not set")),
             },
-            SecretRef::File(path) => read_owner_only_file(path).map(|v| Secret(v.trim().to_owned())),
+            SecretRef::File(path) => {
+                read_owner_only_file(path).map(|v| Secret(v.trim().to_owned()))
+            }
         }
     }
 }
@@ -55,12 +57,18 @@ impl SecretRef {
 pub fn read_owner_only_file(path: &Path) -> Result<String, String> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     if !path.is_absolute() {
-        return Err(format!("secret file `{}` must be an absolute path", path.display()));
+        return Err(format!(
+            "secret file `{}` must be an absolute path",
+            path.display()
+        ));
     }
     let meta = std::fs::symlink_metadata(path)
         .map_err(|e| format!("secret file `{}`: {e}", path.display()))?;
     if !meta.file_type().is_file() {
-        return Err(format!("secret file `{}` must be a regular file (not a symlink)", path.display()));
+        return Err(format!(
+            "secret file `{}` must be a regular file (not a symlink)",
+            path.display()
+        ));
     }
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
@@ -72,12 +80,19 @@ pub fn read_owner_only_file(path: &Path) -> Result<String, String> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let euid = unsafe { libc::geteuid() };
     if meta.uid() != euid {
-        return Err(format!("secret file `{}` must be owned by the relay's user (uid {euid})", path.display()));
+        return Err(format!(
+            "secret file `{}` must be owned by the relay's user (uid {euid})",
+            path.display()
+        ));
     }
     if meta.len() > MAX_SECRET_FILE_BYTES {
-        return Err(format!("secret file `{}` is larger than {MAX_SECRET_FILE_BYTES} bytes", path.display()));
+        return Err(format!(
+            "secret file `{}` is larger than {MAX_SECRET_FILE_BYTES} bytes",
+            path.display()
+        ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("secret file `{}`: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("secret file `{}`: {e}", path.display()))?;
     if text.trim().is_empty() {
         return Err(format!("secret file `{}` is empty", path.display()));
     }
@@ -100,7 +115,9 @@ mod tests {
     fn owner_only_modes_are_accepted_and_trimmed() {
         let dir = tempfile::tempdir().unwrap();
         for mode in [0o600, 0o400] {
-            let secret = SecretRef::File(write_with_mode(dir.path(), mode)).resolve().unwrap();
+            let secret = SecretRef::File(write_with_mode(dir.path(), mode))
+                .resolve()
+                .unwrap();
             assert_eq!(secret.expose(), "s3cret");
         }
     }
@@ -109,7 +126,9 @@ mod tests {
     fn group_or_world_readable_file_is_rejected() {
         let dir = tempfile::tempdir().unwrap();
         for mode in [0o640, 0o644, 0o604] {
-            let err = SecretRef::File(write_with_mode(dir.path(), mode)).resolve().unwrap_err();
+            let err = SecretRef::File(write_with_mode(dir.path(), mode))
+                .resolve()
+                .unwrap_err();
             assert!(err.contains("readable by its owner only"), "{err}");
         }
     }
@@ -120,8 +139,14 @@ mod tests {
         let target = write_with_mode(dir.path(), 0o600);
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        assert!(SecretRef::File(link).resolve().unwrap_err().contains("symlink"));
-        assert!(SecretRef::File("relative/key".into()).resolve().unwrap_err().contains("absolute"));
+        assert!(SecretRef::File(link)
+            .resolve()
+            .unwrap_err()
+            .contains("symlink"));
+        assert!(SecretRef::File("relative/key".into())
+            .resolve()
+            .unwrap_err()
+            .contains("absolute"));
     }
 
     #[test]

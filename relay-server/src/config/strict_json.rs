@@ -14,7 +14,9 @@ struct NoDuplicates(Value);
 
 impl<'de> de::Deserialize<'de> for NoDuplicates {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NoDuplicatesVisitor).map(NoDuplicates)
+        deserializer
+            .deserialize_any(NoDuplicatesVisitor)
+            .map(NoDuplicates)
     }
 }
 
@@ -36,7 +38,9 @@ impl<'de> Visitor<'de> for NoDuplicatesVisitor {
         Ok(Value::from(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        serde_json::Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("non-finite number"))
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("non-finite number"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_owned()))
@@ -98,12 +102,22 @@ pub fn parse_strict<T: DeserializeOwned>(text: &str) -> Result<T, StrictJsonErro
         let mut path = e.path().to_string();
         let message = e.inner().to_string();
         // The duplicate is detected in its parent object; name the key itself in the path.
-        if let Some(key) = message.strip_prefix("duplicate key `").and_then(|rest| rest.split('`').next()) {
-            path = if path.is_empty() || path == "." { key.to_owned() } else { format!("{path}.{key}") };
+        if let Some(key) = message
+            .strip_prefix("duplicate key `")
+            .and_then(|rest| rest.split('`').next())
+        {
+            path = if path.is_empty() || path == "." {
+                key.to_owned()
+            } else {
+                format!("{path}.{key}")
+            };
         }
         StrictJsonError { path, message }
     })?;
-    de.end().map_err(|e| StrictJsonError { path: String::new(), message: format!("trailing data: {e}") })?;
+    de.end().map_err(|e| StrictJsonError {
+        path: String::new(),
+        message: format!("trailing data: {e}"),
+    })?;
     serde_path_to_error::deserialize(value).map_err(|e| StrictJsonError {
         path: e.path().to_string(),
         message: e.inner().to_string(),

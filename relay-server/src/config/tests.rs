@@ -49,7 +49,10 @@ fn duplicate_key_is_rejected_with_its_path() {
 fn owner_only_secret_file_is_required() {
     let (_d, good) = secret_file(0o600);
     let v = validate(json!({ "models": [ openai_model(&good) ] })).unwrap();
-    assert_eq!(v.models[0].api_key.as_ref().unwrap().expose(), "sk-from-file");
+    assert_eq!(
+        v.models[0].api_key.as_ref().unwrap().expose(),
+        "sk-from-file"
+    );
     let (_d2, bad) = secret_file(0o644);
     let e = validate(json!({ "models": [ openai_model(&bad) ] })).unwrap_err();
     assert_eq!(e.path, "models[0].apiKey");
@@ -64,7 +67,10 @@ fn secret_env_var_must_be_set() {
     assert_eq!(e.path, "models[0].apiKey");
     assert!(e.message.contains("PB_TEST_SURELY_UNSET_VARIABLE"));
     let e = parse(json!({ "models": [ { "id": "a", "provider": "openai-chat", "baseUrl": "https://x", "upstreamModel": "m", "apiKey": "sk-inline" } ] })).unwrap_err();
-    assert_eq!(e.path, "models[0].apiKey", "inline secrets are not accepted: {e}");
+    assert_eq!(
+        e.path, "models[0].apiKey",
+        "inline secrets are not accepted: {e}"
+    );
 }
 
 #[test]
@@ -108,7 +114,12 @@ fn base_url_rules() {
 #[test]
 fn local_server_without_key_needs_auth_scheme_none() {
     let m = json!({ "id": "llama", "provider": "openai-chat", "baseUrl": "http://127.0.0.1:11434/v1", "upstreamModel": "llama3.2" });
-    assert_eq!(validate(json!({ "models": [ m.clone() ] })).unwrap_err().path, "models[0].apiKey");
+    assert_eq!(
+        validate(json!({ "models": [ m.clone() ] }))
+            .unwrap_err()
+            .path,
+        "models[0].apiKey"
+    );
     let mut m = m;
     m["authScheme"] = json!("none");
     let v = validate(json!({ "models": [ m ] })).unwrap();
@@ -131,22 +142,40 @@ fn jwt_needs_exactly_one_key_source() {
     assert_eq!(e.path, "identity.mode");
     let e = validate(json!({ "demo": true, "identity": { "mode": "jwt", "hs256Secret": { "file": key }, "jwksFile": "/nonexistent" } })).unwrap_err();
     assert_eq!(e.path, "identity.mode");
-    let e = validate(json!({ "demo": true, "identity": { "mode": "jwt", "hs256Secret": { "file": key } } })).unwrap_err();
-    assert_eq!(e.path, "identity.hs256Secret", "a 12-byte secret is too short: {e}");
+    let e = validate(
+        json!({ "demo": true, "identity": { "mode": "jwt", "hs256Secret": { "file": key } } }),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.path, "identity.hs256Secret",
+        "a 12-byte secret is too short: {e}"
+    );
     let e = parse(json!({ "identity": { "mode": "magic" } })).unwrap_err();
     assert!(e.path.starts_with("identity"), "{e}");
 }
 
 #[test]
 fn bounds_cannot_be_switched_off() {
-    for key in ["maxRequestBytes", "maxUpstreamResponseBytes", "maxEventsPerCall", "idleTimeoutMs", "firstByteTimeoutMs", "connectTimeoutMs", "maxConversationBytes"] {
+    for key in [
+        "maxRequestBytes",
+        "maxUpstreamResponseBytes",
+        "maxEventsPerCall",
+        "idleTimeoutMs",
+        "firstByteTimeoutMs",
+        "connectTimeoutMs",
+        "maxConversationBytes",
+    ] {
         let e = validate(json!({ "demo": true, "limits": { key: 0 } })).unwrap_err();
         assert_eq!(e.path, format!("limits.{key}"));
     }
     let e = parse(json!({ "limits": { "maxEventsPerCall": -1 } })).unwrap_err();
     assert_eq!(e.path, "limits.maxEventsPerCall");
     let v = validate(json!({ "demo": true })).unwrap();
-    assert_eq!(v.limits.max_upstream_response_bytes, 8 * 1024 * 1024, "8 MiB default");
+    assert_eq!(
+        v.limits.max_upstream_response_bytes,
+        8 * 1024 * 1024,
+        "8 MiB default"
+    );
 }
 
 #[test]
@@ -165,10 +194,13 @@ fn env_overrides_apply_and_are_validated() {
     assert_eq!(v.database.schema.as_deref(), Some("relay_a"));
     assert!(v.demo_active);
     let mut c = RelayConfig::default();
-    let e = c.apply_env(|n| (n == "PATCHBRIDGE_DEMO").then(|| "yes".to_owned())).unwrap_err();
+    let e = c
+        .apply_env(|n| (n == "PATCHBRIDGE_DEMO").then(|| "yes".to_owned()))
+        .unwrap_err();
     assert_eq!(e.path, "demo (PATCHBRIDGE_DEMO)");
     let mut c = RelayConfig::default();
-    c.apply_env(|n| (n == "PATCHBRIDGE_BIND").then(|| "nonsense".to_owned())).unwrap();
+    c.apply_env(|n| (n == "PATCHBRIDGE_BIND").then(|| "nonsense".to_owned()))
+        .unwrap();
     c.demo = true;
     assert_eq!(c.validate().unwrap_err().path, "server.bind");
 }
@@ -178,30 +210,40 @@ fn other_fields_are_validated() {
     let (_d, key) = secret_file(0o600);
     let e = validate(json!({ "models": [ openai_model(&key), openai_model(&key) ] })).unwrap_err();
     assert_eq!(e.path, "models[1].id");
-    let e = validate(json!({ "models": [ openai_model(&key) ], "defaultModel": "nope" })).unwrap_err();
+    let e =
+        validate(json!({ "models": [ openai_model(&key) ], "defaultModel": "nope" })).unwrap_err();
     assert_eq!(e.path, "defaultModel");
     let e = validate(json!({ "demo": true, "server": { "basePath": "api/" } })).unwrap_err();
     assert_eq!(e.path, "server.basePath");
-    let e = validate(json!({ "demo": true, "server": { "allowedOrigins": ["https://a.example/path"] } })).unwrap_err();
+    let e = validate(
+        json!({ "demo": true, "server": { "allowedOrigins": ["https://a.example/path"] } }),
+    )
+    .unwrap_err();
     assert_eq!(e.path, "server.allowedOrigins[0]");
     let e = validate(json!({ "demo": true, "database": { "url": "mysql://x" } })).unwrap_err();
     assert_eq!(e.path, "database.url");
     let e = validate(json!({ "demo": true, "database": { "url": "postgres://x/y", "schema": "Robert'); DROP" } })).unwrap_err();
     assert_eq!(e.path, "database.schema");
-    let e = validate(json!({ "demo": true, "server": { "npmDir": "/nonexistent/npm" } })).unwrap_err();
+    let e =
+        validate(json!({ "demo": true, "server": { "npmDir": "/nonexistent/npm" } })).unwrap_err();
     assert_eq!(e.path, "server.npmDir");
     let mut m = openai_model(&key);
     m["provider"] = json!("anthropic-messages");
     m["reasoning"] = json!({ "budgetTokens": 100 });
     m["maxOutputTokens"] = json!(50);
     let e = validate(json!({ "models": [ m ] })).unwrap_err();
-    assert_eq!(e.path, "models[0].provider", "the adapter's own option checks run at start-up: {e}");
+    assert_eq!(
+        e.path, "models[0].provider",
+        "the adapter's own option checks run at start-up: {e}"
+    );
 }
 
 #[test]
 fn example_configs_are_valid() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/relay-config");
-    let Ok(entries) = std::fs::read_dir(&dir) else { panic!("{} missing", dir.display()) };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        panic!("{} missing", dir.display())
+    };
     let mut n = 0;
     for entry in entries {
         let path = entry.unwrap().path();
@@ -210,9 +252,16 @@ fn example_configs_are_valid() {
         }
         n += 1;
         // Parsing must succeed; validation may only fail on secrets that are not present on this machine.
-        let config = RelayConfig::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let config =
+            RelayConfig::from_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         if let Err(e) = config.validate() {
-            assert!(e.path.ends_with("apiKey") || e.path.starts_with("identity.hs256") || e.path.starts_with("server."), "{}: {e}", path.display());
+            assert!(
+                e.path.ends_with("apiKey")
+                    || e.path.starts_with("identity.hs256")
+                    || e.path.starts_with("server."),
+                "{}: {e}",
+                path.display()
+            );
         }
     }
     assert!(n >= 4, "OpenAI, local, Anthropic and demo examples exist");

@@ -20,7 +20,10 @@ impl DevelopmentResolver {
             query_param = %query_param,
             "DEVELOPMENT IDENTITY: the relay trusts client-supplied user ids; never expose this relay"
         );
-        DevelopmentResolver { header, query_param }
+        DevelopmentResolver {
+            header,
+            query_param,
+        }
     }
 
     fn from_query(&self, parts: &Parts) -> Option<String> {
@@ -32,7 +35,10 @@ impl DevelopmentResolver {
 }
 
 impl IdentityResolver for DevelopmentResolver {
-    fn resolve<'a>(&'a self, parts: &'a Parts) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(
+        &'a self,
+        parts: &'a Parts,
+    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
         Box::pin(async move {
             let raw = parts
                 .headers

@@ -44,9 +44,16 @@ impl JwtSettings {
         audience: Option<String>,
         leeway_seconds: u64,
     ) -> Result<Self, (&'static str, String)> {
-        let given = [hs256_secret.is_some(), rs256_public_key_file.is_some(), jwks_file.is_some()];
+        let given = [
+            hs256_secret.is_some(),
+            rs256_public_key_file.is_some(),
+            jwks_file.is_some(),
+        ];
         if given.iter().filter(|g| **g).count() != 1 {
-            return Err(("mode", "jwt needs exactly one of hs256Secret, rs256PublicKeyFile, jwksFile".into()));
+            return Err((
+                "mode",
+                "jwt needs exactly one of hs256Secret, rs256PublicKeyFile, jwksFile".into(),
+            ));
         }
         if leeway_seconds > 300 {
             return Err(("leewaySeconds", "must be at most 300".into()));
@@ -56,23 +63,36 @@ impl JwtSettings {
             if secret.expose().len() < 32 {
                 return Err(("hs256Secret", "must be at least 32 bytes".into()));
             }
-            (Algorithm::HS256, vec![(None, DecodingKey::from_secret(secret.expose().as_bytes()))])
+            (
+                Algorithm::HS256,
+                vec![(None, DecodingKey::from_secret(secret.expose().as_bytes()))],
+            )
         } else if let Some(path) = rs256_public_key_file {
-            let pem = std::fs::read(path).map_err(|e| ("rs256PublicKeyFile", format!("{}: {e}", path.display())))?;
-            let key = DecodingKey::from_rsa_pem(&pem)
-                .map_err(|e| ("rs256PublicKeyFile", format!("not an RSA public key in PEM: {e}")))?;
+            let pem = std::fs::read(path)
+                .map_err(|e| ("rs256PublicKeyFile", format!("{}: {e}", path.display())))?;
+            let key = DecodingKey::from_rsa_pem(&pem).map_err(|e| {
+                (
+                    "rs256PublicKeyFile",
+                    format!("not an RSA public key in PEM: {e}"),
+                )
+            })?;
             (Algorithm::RS256, vec![(None, key)])
         } else {
             let path = jwks_file.expect("one source is given");
-            let text = std::fs::read_to_string(path).map_err(|e| ("jwksFile", format!("{}: {e}", path.display())))?;
-            let set: jsonwebtoken::jwk::JwkSet =
-                serde_json::from_str(&text).map_err(|e| ("jwksFile", format!("not a JWKS document: {e}")))?;
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| ("jwksFile", format!("{}: {e}", path.display())))?;
+            let set: jsonwebtoken::jwk::JwkSet = serde_json::from_str(&text)
+                .map_err(|e| ("jwksFile", format!("not a JWKS document: {e}")))?;
             let mut keys = Vec::new();
             for jwk in &set.keys {
-                if !matches!(jwk.algorithm, jsonwebtoken::jwk::AlgorithmParameters::RSA(_)) {
+                if !matches!(
+                    jwk.algorithm,
+                    jsonwebtoken::jwk::AlgorithmParameters::RSA(_)
+                ) {
                     continue;
                 }
-                let key = DecodingKey::from_jwk(jwk).map_err(|e| ("jwksFile", format!("bad key: {e}")))?;
+                let key = DecodingKey::from_jwk(jwk)
+                    .map_err(|e| ("jwksFile", format!("bad key: {e}")))?;
                 keys.push((jwk.common.key_id.clone(), key));
             }
             if keys.is_empty() {
@@ -80,7 +100,13 @@ impl JwtSettings {
             }
             (Algorithm::RS256, keys)
         };
-        Ok(JwtSettings { algorithm, keys: Arc::new(keys), issuer, audience, leeway_seconds })
+        Ok(JwtSettings {
+            algorithm,
+            keys: Arc::new(keys),
+            issuer,
+            audience,
+            leeway_seconds,
+        })
     }
 }
 
@@ -107,7 +133,10 @@ impl JwtResolver {
             Some(aud) => validation.set_audience(&[aud]),
             None => validation.validate_aud = false,
         }
-        JwtResolver { settings, validation }
+        JwtResolver {
+            settings,
+            validation,
+        }
     }
 
     fn verify(&self, token: &str) -> Option<UserId> {
@@ -131,9 +160,16 @@ impl JwtResolver {
 }
 
 impl IdentityResolver for JwtResolver {
-    fn resolve<'a>(&'a self, parts: &'a Parts) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(
+        &'a self,
+        parts: &'a Parts,
+    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
         Box::pin(async move {
-            let value = parts.headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+            let value = parts
+                .headers
+                .get(axum::http::header::AUTHORIZATION)?
+                .to_str()
+                .ok()?;
             let (scheme, token) = value.split_once(' ')?;
             if !scheme.eq_ignore_ascii_case("bearer") {
                 return None;

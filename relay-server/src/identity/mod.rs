@@ -26,17 +26,26 @@ pub const MAX_USER_ID_LEN: usize = 256;
 
 /// Resolves the user of a request. `None` (or an id that is empty or too long) means 401.
 pub trait IdentityResolver: Send + Sync + 'static {
-    fn resolve<'a>(&'a self, parts: &'a Parts) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>>;
+    fn resolve<'a>(
+        &'a self,
+        parts: &'a Parts,
+    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>>;
 }
 
 /// Builds the resolver for a validated identity configuration.
 pub fn from_config(identity: &ValidatedIdentity) -> Arc<dyn IdentityResolver> {
     match identity {
-        ValidatedIdentity::Development { header, query_param } => {
-            Arc::new(development::DevelopmentResolver::new(header.clone(), query_param.clone()))
-        }
+        ValidatedIdentity::Development {
+            header,
+            query_param,
+        } => Arc::new(development::DevelopmentResolver::new(
+            header.clone(),
+            query_param.clone(),
+        )),
         ValidatedIdentity::Jwt(settings) => Arc::new(jwt::JwtResolver::new(settings.clone())),
-        ValidatedIdentity::TrustedProxy { header } => Arc::new(proxy::TrustedProxyResolver::new(header.clone())),
+        ValidatedIdentity::TrustedProxy { header } => {
+            Arc::new(proxy::TrustedProxyResolver::new(header.clone()))
+        }
     }
 }
 

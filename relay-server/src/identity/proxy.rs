@@ -19,7 +19,10 @@ impl TrustedProxyResolver {
 }
 
 impl IdentityResolver for TrustedProxyResolver {
-    fn resolve<'a>(&'a self, parts: &'a Parts) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(
+        &'a self,
+        parts: &'a Parts,
+    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
         Box::pin(async move {
             let mut values = parts.headers.get_all(self.header.as_str()).iter();
             let first = values.next()?;

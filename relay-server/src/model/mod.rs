@@ -28,14 +28,21 @@ pub async fn models(State(state): State<AppState>) -> Response {
     Json(state.inner.models.describe()).into_response()
 }
 
-pub async fn call(State(state): State<AppState>, StrictJson(request): StrictJson<ModelRequest>) -> Result<Response, RelayError> {
+pub async fn call(
+    State(state): State<AppState>,
+    StrictJson(request): StrictJson<ModelRequest>,
+) -> Result<Response, RelayError> {
     let started = Instant::now();
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
             let events = patchbridge_providers::scripted::respond(&request);
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
-            let body = fstream::iter(events.into_iter().map(|e| Ok::<_, std::convert::Infallible>(sse_event(&e))));
+            let body = fstream::iter(
+                events
+                    .into_iter()
+                    .map(|e| Ok::<_, std::convert::Infallible>(sse_event(&e))),
+            );
             return Ok(Sse::new(body).into_response());
         }
         ModelEntry::Upstream(model) => model,
@@ -64,10 +71,22 @@ pub async fn call(State(state): State<AppState>, StrictJson(request): StrictJson
         first_byte: Duration::from_millis(limits.first_byte_timeout_ms),
         idle: Duration::from_millis(limits.idle_timeout_ms),
     };
-    let body = stream::relay(response, decoder, bounds, started, state.inner.metrics.clone(), model.config.id.clone());
+    let body = stream::relay(
+        response,
+        decoder,
+        bounds,
+        started,
+        state.inner.metrics.clone(),
+        model.config.id.clone(),
+    );
     // Keep-alive comments let proxies keep the connection and let us notice a vanished browser sooner.
-    let mut response = Sse::new(body).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response();
+    let mut response = Sse::new(body)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
     // Tell buffering reverse proxies (nginx) to pass events through at once.
-    response.headers_mut().insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
+    response.headers_mut().insert(
+        "x-accel-buffering",
+        axum::http::HeaderValue::from_static("no"),
+    );
     Ok(response)
 }

@@ -38,17 +38,32 @@ pub struct ModelRegistry {
 impl ModelRegistry {
     pub fn new(config: &Validated) -> Self {
         if config.demo_active {
-            return ModelRegistry { entries: vec![ModelEntry::Scripted], default_id: SCRIPTED_ID.into(), preview_only: true };
+            return ModelRegistry {
+                entries: vec![ModelEntry::Scripted],
+                default_id: SCRIPTED_ID.into(),
+                preview_only: true,
+            };
         }
-        let entries = config.models.iter().map(|m| ModelEntry::Upstream(Arc::new(m.clone()))).collect();
+        let entries = config
+            .models
+            .iter()
+            .map(|m| ModelEntry::Upstream(Arc::new(m.clone())))
+            .collect();
         let default_id = config.default_model.clone().unwrap_or_default();
-        ModelRegistry { entries, default_id, preview_only: false }
+        ModelRegistry {
+            entries,
+            default_id,
+            preview_only: false,
+        }
     }
 
     /// The model a request names, or the default. Unknown ids fail before any upstream call.
     pub fn pick(&self, requested: Option<&str>) -> Result<&ModelEntry, RelayError> {
         let id = requested.unwrap_or(&self.default_id);
-        self.entries.iter().find(|e| e.id() == id).ok_or_else(|| RelayError::UnknownModel(id.to_owned()))
+        self.entries
+            .iter()
+            .find(|e| e.id() == id)
+            .ok_or_else(|| RelayError::UnknownModel(id.to_owned()))
     }
 
     /// The `GET {base}/models` document (`docs/protocol.md` §5).

@@ -113,12 +113,20 @@ pub fn event_type(event: &StreamEvent) -> &'static str {
 }
 
 pub fn error_event(error: &RelayError) -> StreamEvent {
-    StreamEvent::Error { code: error.code().into(), message: error.public_message(), retryable: Some(error.retryable()) }
+    StreamEvent::Error {
+        code: error.code().into(),
+        message: error.public_message(),
+        retryable: Some(error.retryable()),
+    }
 }
 
 pub fn adapter_error(e: AdapterError) -> RelayError {
     tracing::warn!(code = e.code(), detail = %crate::model::upstream::redact(&e.to_string(), &[]), "adapter error");
-    RelayError::Adapter { code: e.code(), message: e.message(), retryable: e.retryable() }
+    RelayError::Adapter {
+        code: e.code(),
+        message: e.message(),
+        retryable: e.retryable(),
+    }
 }
 
 /// Counts the stream as open while it lives and records how it ended (also when the browser went away).

@@ -6,7 +6,9 @@
 use std::time::{Duration, Instant};
 
 use patchbridge_providers::UpstreamRequest;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::header::{
+    HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER,
+};
 
 use crate::config::{AuthScheme, ValidatedModel};
 use crate::error::RelayError;
@@ -29,7 +31,10 @@ pub enum Failure {
 
 impl Failure {
     pub fn retryable(self) -> bool {
-        matches!(self, Failure::Connection | Failure::RateLimited | Failure::Unavailable)
+        matches!(
+            self,
+            Failure::Connection | Failure::RateLimited | Failure::Unavailable
+        )
     }
 
     pub fn from_status(status: u16) -> Failure {
@@ -42,7 +47,9 @@ impl Failure {
 
     fn into_error(self, detail: String) -> RelayError {
         match self {
-            Failure::Connection | Failure::Unavailable => RelayError::UpstreamUnavailable { detail },
+            Failure::Connection | Failure::Unavailable => {
+                RelayError::UpstreamUnavailable { detail }
+            }
             Failure::RateLimited => RelayError::UpstreamRateLimited { detail },
             Failure::Rejected => RelayError::UpstreamRejected { detail },
             Failure::Timeout => RelayError::UpstreamTimeout { detail },
@@ -73,11 +80,25 @@ pub async fn send(
     loop {
         attempt += 1;
         let remaining = first_byte.saturating_sub(started.elapsed());
-        let sent = state.inner.http.post(url.clone()).headers(headers.clone()).body(body.clone()).send();
+        let sent = state
+            .inner
+            .http
+            .post(url.clone())
+            .headers(headers.clone())
+            .body(body.clone())
+            .send();
         let (failure, detail, retry_after) = match tokio::time::timeout(remaining, sent).await {
-            Err(_) => (Failure::Timeout, format!("no response headers within {} ms", first_byte.as_millis()), None),
+            Err(_) => (
+                Failure::Timeout,
+                format!("no response headers within {} ms", first_byte.as_millis()),
+                None,
+            ),
             Ok(Err(e)) => {
-                let failure = if e.is_timeout() && !e.is_connect() { Failure::Timeout } else { Failure::Connection };
+                let failure = if e.is_timeout() && !e.is_connect() {
+                    Failure::Timeout
+                } else {
+                    Failure::Connection
+                };
                 (failure, redact(&format!("{e}"), &secrets), None)
             }
             Ok(Ok(response)) if response.status().is_success() => return Ok(response),
@@ -97,7 +118,11 @@ pub async fn send(
                     body = %redact(&text, &secrets),
                     "upstream answered with an error"
                 );
-                (Failure::from_status(status), format!("upstream status {status}"), retry_after)
+                (
+                    Failure::from_status(status),
+                    format!("upstream status {status}"),
+                    retry_after,
+                )
             }
         };
         let delay = retry_after.unwrap_or(DEFAULT_RETRY_DELAY);
@@ -120,7 +145,10 @@ pub fn join_url(base: &reqwest::Url, path: &str) -> reqwest::Url {
     url
 }
 
-fn build_headers(model: &ValidatedModel, request: &UpstreamRequest) -> Result<HeaderMap, RelayError> {
+fn build_headers(
+    model: &ValidatedModel,
+    request: &UpstreamRequest,
+) -> Result<HeaderMap, RelayError> {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -132,11 +160,18 @@ fn build_headers(model: &ValidatedModel, request: &UpstreamRequest) -> Result<He
     if let Some(key) = &model.api_key {
         let (name, value) = match model.auth_scheme {
             AuthScheme::Bearer => (AUTHORIZATION, format!("Bearer {}", key.expose())),
-            AuthScheme::XApiKey => (HeaderName::from_static("x-api-key"), key.expose().to_owned()),
+            AuthScheme::XApiKey => (
+                HeaderName::from_static("x-api-key"),
+                key.expose().to_owned(),
+            ),
             AuthScheme::None => unreachable!("validated: no key with authScheme none"),
         };
-        let mut value = HeaderValue::from_str(&value)
-            .map_err(|_| RelayError::internal(format!("model {}: API key is not a valid header value", model.config.id)))?;
+        let mut value = HeaderValue::from_str(&value).map_err(|_| {
+            RelayError::internal(format!(
+                "model {}: API key is not a valid header value",
+                model.config.id
+            ))
+        })?;
         value.set_sensitive(true);
         headers.insert(name, value);
     }
@@ -215,8 +250,14 @@ mod tests {
     #[test]
     fn join_keeps_the_base_path() {
         let base = reqwest::Url::parse("https://api.openai.com/v1/").unwrap();
-        assert_eq!(join_url(&base, "/chat/completions").as_str(), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(
+            join_url(&base, "/chat/completions").as_str(),
+            "https://api.openai.com/v1/chat/completions"
+        );
         let base = reqwest::Url::parse("http://127.0.0.1:11434/v1").unwrap();
-        assert_eq!(join_url(&base, "/chat/completions").as_str(), "http://127.0.0.1:11434/v1/chat/completions");
+        assert_eq!(
+            join_url(&base, "/chat/completions").as_str(),
+            "http://127.0.0.1:11434/v1/chat/completions"
+        );
     }
 }

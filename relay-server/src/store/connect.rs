@@ -31,7 +31,10 @@ impl Store {
                 .connect_with(options)
                 .await
                 .map_err(|e| format!("database: cannot open SQLite: {e}"))?;
-            SQLITE_MIGRATIONS.run(&pool).await.map_err(|e| format!("database: migration failed: {e}"))?;
+            SQLITE_MIGRATIONS
+                .run(&pool)
+                .await
+                .map_err(|e| format!("database: migration failed: {e}"))?;
             Ok(Store::Sqlite(pool))
         } else {
             let options = PgConnectOptions::from_str(&config.url)
@@ -54,7 +57,8 @@ impl Store {
                     let schema = schema.clone();
                     Box::pin(async move {
                         if let Some(schema) = schema {
-                            conn.execute(format!("SET search_path TO \"{schema}\"").as_str()).await?;
+                            conn.execute(format!("SET search_path TO \"{schema}\"").as_str())
+                                .await?;
                         }
                         Ok(())
                     })
@@ -62,7 +66,10 @@ impl Store {
                 .connect_with(options)
                 .await
                 .map_err(|e| format!("database: cannot connect to PostgreSQL: {e}"))?;
-            POSTGRES_MIGRATIONS.run(&pool).await.map_err(|e| format!("database: migration failed: {e}"))?;
+            POSTGRES_MIGRATIONS
+                .run(&pool)
+                .await
+                .map_err(|e| format!("database: migration failed: {e}"))?;
             Ok(Store::Postgres(pool))
         }
     }

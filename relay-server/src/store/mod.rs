@@ -52,7 +52,10 @@ impl Cursor {
         if id.is_empty() || id.len() > 200 {
             return None;
         }
-        Some(Cursor { updated_at, id: id.to_owned() })
+        Some(Cursor {
+            updated_at,
+            id: id.to_owned(),
+        })
     }
 }
 
@@ -85,19 +88,32 @@ type Row = (String, String, i64, String, i64, i64);
 type SummaryRow = (String, String, i64, i64, i64);
 
 fn row(r: Row) -> StoredConversation {
-    StoredConversation { id: r.0, title: r.1, revision: r.2, context: r.3, created_at: r.4, updated_at: r.5 }
+    StoredConversation {
+        id: r.0,
+        title: r.1,
+        revision: r.2,
+        context: r.3,
+        created_at: r.4,
+        updated_at: r.5,
+    }
 }
 
 /// Now in unix microseconds.
 pub fn now_micros() -> i64 {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     i64::try_from(now.as_micros()).unwrap_or(i64::MAX)
 }
 
 impl Store {
     /// A cheap round trip for readiness.
     pub async fn ping(&self) -> Result<(), RelayError> {
-        on_pool!(self, |pool| sqlx::query("SELECT 1").execute(pool).await.map(|_| ()).map_err(RelayError::from))
+        on_pool!(self, |pool| sqlx::query("SELECT 1")
+            .execute(pool)
+            .await
+            .map(|_| ())
+            .map_err(RelayError::from))
     }
 
     /// One page, newest `updated_at` first; fetches `limit + 1` to know whether another page exists.
@@ -131,20 +147,36 @@ impl Store {
         };
         let mut items: Vec<StoredSummary> = rows
             .into_iter()
-            .map(|r| StoredSummary { id: r.0, title: r.1, revision: r.2, created_at: r.3, updated_at: r.4 })
+            .map(|r| StoredSummary {
+                id: r.0,
+                title: r.1,
+                revision: r.2,
+                created_at: r.3,
+                updated_at: r.4,
+            })
             .collect();
         let next = if items.len() > limit as usize {
             items.truncate(limit as usize);
-            items.last().map(|last| Cursor { updated_at: last.updated_at, id: last.id.clone() })
+            items.last().map(|last| Cursor {
+                updated_at: last.updated_at,
+                id: last.id.clone(),
+            })
         } else {
             None
         };
         Ok((items, next))
     }
 
-    pub async fn create(&self, user: &str, id: &str, title: &str, context: &str) -> Result<StoredConversation, RelayError> {
+    pub async fn create(
+        &self,
+        user: &str,
+        id: &str,
+        title: &str,
+        context: &str,
+    ) -> Result<StoredConversation, RelayError> {
         let now = now_micros();
-        let r: Row = on_pool!(self, |pool| sqlx::query_as(
+        let r: Row = on_pool!(self, |pool| {
+            sqlx::query_as(
             "INSERT INTO conversations (user_id, id, title, revision, context, created_at, updated_at) \
              VALUES ($1, $2, $3, 1, $4, $5, $5) \
              RETURNING id, title, revision, context, created_at, updated_at"
@@ -155,11 +187,16 @@ impl Store {
         .bind(context)
         .bind(now)
         .fetch_one(pool)
-        .await?);
+        .await?
+        });
         Ok(row(r))
     }
 
-    pub async fn get(&self, user: &str, id: &str) -> Result<Option<StoredConversation>, RelayError> {
+    pub async fn get(
+        &self,
+        user: &str,
+        id: &str,
+    ) -> Result<Option<StoredConversation>, RelayError> {
         let r: Option<Row> = on_pool!(self, |pool| sqlx::query_as(
             "SELECT id, title, revision, context, created_at, updated_at FROM conversations \
              WHERE user_id = $1 AND id = $2"
@@ -182,7 +219,8 @@ impl Store {
     ) -> Result<WriteOutcome, RelayError> {
         let now = now_micros();
         // updated_at never goes backwards for a row, so list order follows write order even if clocks step.
-        let r: Option<Row> = on_pool!(self, |pool| sqlx::query_as(
+        let r: Option<Row> = on_pool!(self, |pool| {
+            sqlx::query_as(
             "UPDATE conversations SET title = COALESCE($1, title), context = $2, revision = revision + 1, \
              updated_at = CASE WHEN updated_at >= $3 THEN updated_at + 1 ELSE $3 END \
              WHERE user_id = $4 AND id = $5 AND revision = $6 \
@@ -195,7 +233,8 @@ impl Store {
         .bind(id)
         .bind(expected)
         .fetch_optional(pool)
-        .await?);
+        .await?
+        });
         if let Some(r) = r {
             return Ok(WriteOutcome::Written(row(r)));
         }
@@ -214,12 +253,14 @@ impl Store {
 
     /// Deletes; `false` when there was no such conversation for this user.
     pub async fn delete(&self, user: &str, id: &str) -> Result<bool, RelayError> {
-        let affected = on_pool!(self, |pool| sqlx::query("DELETE FROM conversations WHERE user_id = $1 AND id = $2")
-            .bind(user)
-            .bind(id)
-            .execute(pool)
-            .await?
-            .rows_affected());
+        let affected = on_pool!(self, |pool| sqlx::query(
+            "DELETE FROM conversations WHERE user_id = $1 AND id = $2"
+        )
+        .bind(user)
+        .bind(id)
+        .execute(pool)
+        .await?
+        .rows_affected());
         Ok(affected == 1)
     }
 

@@ -45,7 +45,12 @@ static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 pub fn unique(prefix: &str) -> String {
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    format!("{prefix}_{}_{}_{}", std::process::id(), n, &uuid::Uuid::new_v4().simple().to_string()[..8])
+    format!(
+        "{prefix}_{}_{}_{}",
+        std::process::id(),
+        n,
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
 }
 
 impl TestDb {
@@ -54,7 +59,12 @@ impl TestDb {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().unwrap();
                 let url = format!("sqlite://{}", dir.path().join("relay.sqlite3").display());
-                TestDb { backend, config: json!({ "url": url }), _dir: Some(dir), schema: None }
+                TestDb {
+                    backend,
+                    config: json!({ "url": url }),
+                    _dir: Some(dir),
+                    schema: None,
+                }
             }
             Backend::Postgres => {
                 let schema = unique("pbtest");
@@ -78,7 +88,16 @@ impl Drop for TestDb {
         if let Some(schema) = &self.schema {
             // Best effort: psql may be absent; a leftover schema has a unique name and harms nothing.
             let _ = std::process::Command::new("psql")
-                .args(["-h", "127.0.0.1", "-U", "postgres", "-d", "test", "-q", "-c"])
+                .args([
+                    "-h",
+                    "127.0.0.1",
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "test",
+                    "-q",
+                    "-c",
+                ])
                 .arg(format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -128,7 +147,9 @@ pub fn merge(target: &mut Value, extra: Value) {
 pub async fn relay(config: Value) -> Relay {
     let config = RelayConfig::from_json(&config.to_string()).expect("test config parses");
     let validated = config.validate().expect("test config validates");
-    let store = Store::connect(&validated.database).await.expect("store opens");
+    let store = Store::connect(&validated.database)
+        .await
+        .expect("store opens");
     let state = AppState::new(validated, store).unwrap();
     let app = router(state.clone());
     Relay { state, app }
@@ -140,11 +161,22 @@ impl Relay {
     }
 
     /// A JSON request as the browser of `user` sends it (same origin, JSON content type).
-    pub async fn call(&self, method: &str, path: &str, user: &str, body: Option<Value>) -> (StatusCode, Value) {
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        user: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let response = self.send(req(method, path, user, body)).await;
         let status = response.status();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let value = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into())) };
+        let value = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()))
+        };
         (status, value)
     }
 
@@ -161,7 +193,10 @@ impl Relay {
 }
 
 pub fn req(method: &str, path: &str, user: &str, body: Option<Value>) -> Request<Body> {
-    let mut builder = Request::builder().method(method).uri(path).header("host", HOST);
+    let mut builder = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", HOST);
     if !user.is_empty() {
         builder = builder.header("x-patchbridge-user", user);
     }
@@ -169,13 +204,25 @@ pub fn req(method: &str, path: &str, user: &str, body: Option<Value>) -> Request
         builder = builder.header("origin", ORIGIN);
     }
     match body {
-        Some(b) => builder.header("content-type", "application/json").body(Body::from(b.to_string())).unwrap(),
+        Some(b) => builder
+            .header("content-type", "application/json")
+            .body(Body::from(b.to_string()))
+            .unwrap(),
         None => builder.body(Body::empty()).unwrap(),
     }
 }
 
 pub async fn body_text(response: Response) -> String {
-    String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+    String::from_utf8(
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    )
+    .unwrap()
 }
 
 /// Parses an SSE body into `(event name, data JSON)` pairs.
@@ -192,7 +239,10 @@ pub fn parse_sse(text: &str) -> Vec<(String, Value)> {
             }
         }
         if !data.is_empty() {
-            out.push((event, serde_json::from_str(&data.join("\n")).expect("event data is JSON")));
+            out.push((
+                event,
+                serde_json::from_str(&data.join("\n")).expect("event data is JSON"),
+            ));
         }
     }
     out
@@ -203,7 +253,11 @@ pub fn events_of(text: &str) -> Vec<Value> {
     parse_sse(text)
         .into_iter()
         .map(|(name, data)| {
-            assert_eq!(Some(name.as_str()), data["type"].as_str(), "SSE event name equals JSON type");
+            assert_eq!(
+                Some(name.as_str()),
+                data["type"].as_str(),
+                "SSE event name equals JSON type"
+            );
             data
         })
         .collect()
@@ -216,7 +270,11 @@ pub fn events_of(text: &str) -> Vec<Value> {
 #[derive(Clone, Debug)]
 pub enum Reply {
     /// 200 `text/event-stream`, body sent in chunks of `chunk` bytes with `delay` between chunks.
-    Sse { body: String, chunk: usize, delay: Duration },
+    Sse {
+        body: String,
+        chunk: usize,
+        delay: Duration,
+    },
     /// A non-2xx JSON error.
     Status { status: u16, body: String },
     /// Headers never come.
@@ -229,7 +287,11 @@ pub enum Reply {
 
 impl Reply {
     pub fn sse(body: impl Into<String>) -> Reply {
-        Reply::Sse { body: body.into(), chunk: usize::MAX, delay: Duration::ZERO }
+        Reply::Sse {
+            body: body.into(),
+            chunk: usize::MAX,
+            delay: Duration::ZERO,
+        }
     }
 }
 
@@ -299,17 +361,31 @@ impl FakeUpstream {
         let (parts, body) = request.into_parts();
         let bytes = body.collect().await.unwrap().to_bytes();
         let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        self.received.lock().unwrap().push(Recorded { path: parts.uri.path().to_owned(), headers: parts.headers, body });
+        self.received.lock().unwrap().push(Recorded {
+            path: parts.uri.path().to_owned(),
+            headers: parts.headers,
+            body,
+        });
         let reply = {
             let mut replies = self.replies.lock().unwrap();
-            if replies.len() > 1 { replies.remove(0) } else { replies[0].clone() }
+            if replies.len() > 1 {
+                replies.remove(0)
+            } else {
+                replies[0].clone()
+            }
         };
         match reply {
-            Reply::Status { status, body } => {
-                (StatusCode::from_u16(status).unwrap(), [("content-type", "application/json")], body).into_response()
-            }
+            Reply::Status { status, body } => (
+                StatusCode::from_u16(status).unwrap(),
+                [("content-type", "application/json")],
+                body,
+            )
+                .into_response(),
             Reply::Hang => {
-                let _guard = DisconnectFlag { flag: self.disconnected.clone(), finished: false };
+                let _guard = DisconnectFlag {
+                    flag: self.disconnected.clone(),
+                    finished: false,
+                };
                 self.stream_started.store(true, Ordering::SeqCst);
                 std::future::pending::<()>().await;
                 unreachable!()
@@ -360,7 +436,11 @@ impl FakeUpstream {
 }
 
 fn sse_response(body: Body) -> Response {
-    Response::builder().status(200).header("content-type", "text/event-stream").body(body).unwrap()
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .body(body)
+        .unwrap()
 }
 
 /// Polls `check` until it is true or `timeout` passes.
@@ -377,7 +457,9 @@ pub async fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> b
 
 /// Path of a providers-crate fixture file.
 pub fn provider_fixture(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("providers/fixtures").join(rel)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("providers/fixtures")
+        .join(rel)
 }
 
 /// The request every providers-crate golden file answers (`first_turn()` of its tests): one user message and
