@@ -4,7 +4,7 @@
 // The core flow a user sees: a message, the model asks for a page tool that is not read-only, the page's
 // confirmation card appears, the user clicks Approve, the tool changes the page, the tool result reaches the
 // model, the final answer renders; then a page reload restores exactly that conversation from the relay and the
-// next turn continues it.
+// next turn continues it; a max-tokens turn is flagged, saved and survives another reload. Also: Stop in mid-stream from the page, and a `?c=` the user may not load.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -97,8 +97,64 @@ describe('demo page in Chromium against the relay and a fake provider', () => {
       return (await r.json()).conversation.revision === 2;
     }, conversationId);
 
+    // A max-tokens turn: the page says the answer may be incomplete; the turn is saved and survives a reload.
+    upstream.script(textTurn('Your list, in full detail: 1. buy mi', { finishReason: 'length' }));
+    await sendFromPage(page, 'describe the list in full detail');
+    await waitInPage(page, () => document.getElementById('notice').textContent.includes('output limit'));
+    await waitInPage(page, async (id) => {
+      const r = await fetch(`/api/conversations/${encodeURIComponent(id)}`, { headers: { 'x-patchbridge-user': 'carol' } });
+      return (await r.json()).conversation.revision === 3;
+    }, conversationId);
+    const withMaxTokens = await messageTexts(page);
+    assert.equal(withMaxTokens.length, 8);
+    assert.match(withMaxTokens.at(-1).text, /1\. buy mi$/);
+    await page.reload();
+    await waitInPage(page, () => document.querySelectorAll('#messages > li').length === 8);
+    assert.deepEqual(await messageTexts(page), withMaxTokens);
+
     assert.deepEqual(page.problems, []);
     assert.deepEqual(upstream.unexpected, []);
+    await page.context().close();
+  });
+
+  test('Stop in mid-stream: the page says nothing was saved, the provider sees the disconnect', async () => {
+    const page = await newPage(browser);
+    await page.goto(`${relay.url}/examples/demo/?user=dave`);
+    await waitInPage(page, () => document.getElementById('mode').textContent.startsWith('Model:'));
+    upstream.script(textTurn('This reply trickles in slowly so that the user can stop it before it is complete.', { pieces: 30, delayMs: 150, holdOpen: true }));
+    await sendFromPage(page, 'write slowly');
+    await waitInPage(page, () => document.getElementById('draft').textContent.length > 0);
+    const record = upstream.requests.at(-1);
+    await page.click('#stop');
+    await waitInPage(page, () => document.getElementById('notice').textContent.includes('Nothing of that turn was saved'));
+    assert.equal(await page.isHidden('#draft'), true, 'the half-streamed draft is gone');
+    assert.equal(await page.isEnabled('#send'), true);
+    await Promise.race([record.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream never saw the disconnect')), 5_000))]);
+    assert.equal(record.disconnected, true);
+    assert.equal(new URL(page.url()).searchParams.has('c'), false, 'no conversation was created');
+    assert.deepEqual((await relay.fetchJson('GET', '/conversations', { user: 'dave' })).body.items, []);
+    // Stop aborts the page's fetch of the model stream; that abort is the only request that may fail.
+    const aborted = /^request failed: POST .*\/api\/model \(net::ERR_ABORTED\)$/;
+    assert.equal(page.problems.filter((p) => aborted.test(p)).length, 1, 'the model stream fetch was aborted by Stop');
+    assert.deepEqual(page.problems.filter((p) => !aborted.test(p)), []);
+    await page.context().close();
+  });
+
+  test('a conversation id the user cannot load shows the error and no history', async () => {
+    const owner = await relay.fetchJson('POST', '/conversations', {
+      user: 'erin',
+      body: { title: 'private', context: { messages: [{ id: 'm1', role: 'user', blocks: [{ type: 'text', text: 'secret plans' }] }], modelState: null } },
+    });
+    assert.equal(owner.status, 201);
+    const page = await newPage(browser);
+    await page.goto(`${relay.url}/examples/demo/?user=frank&c=${encodeURIComponent(owner.body.conversation.id)}`);
+    await waitInPage(page, () => !document.getElementById('notice').hidden);
+    assert.match(await page.textContent('#notice'), /AGENT_RELAY_ERROR/);
+    assert.equal(await page.$$eval('#messages > li', (l) => l.length), 0);
+    assert.doesNotMatch(await page.textContent('body'), /secret plans/);
+    await waitInPage(page, () => !new URLSearchParams(location.search).has('c'));
+    // The relay's 404 for another user's conversation is the expected response here, not a page problem.
+    assert.deepEqual(page.problems.filter((p) => !/^http 404 GET .*\/api\/conversations\//.test(p)), []);
     await page.context().close();
   });
 });
