@@ -4,7 +4,8 @@
 // The core flow a user sees: a message, the model asks for a page tool that is not read-only, the page's
 // confirmation card appears, the user clicks Approve, the tool changes the page, the tool result reaches the
 // model, the final answer renders; then a page reload restores exactly that conversation from the relay and the
-// next turn continues it; a max-tokens turn is flagged, saved and survives another reload. Also: Stop in mid-stream from the page, and a `?c=` the user may not load.
+// next turn continues it; a max-tokens turn is flagged, saved and survives another reload.
+// Also: Stop in mid-stream from the page, and a `?c=` the user may not load.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
