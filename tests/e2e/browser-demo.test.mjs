@@ -57,6 +57,9 @@ describe('demo page in Chromium against the relay and a fake provider', () => {
     assert.equal(await page.$$eval('#todos li', (l) => l.length), 0);
     assert.equal(await page.isDisabled('#send'), true, 'no second send while a turn waits');
     assert.equal(await page.isEnabled('#stop'), true);
+    // The inspector shows the running turn's frozen tool snapshot, not the live registry.
+    assert.match(await page.textContent('#tool-source'), /^current-execution, revision \d+$/);
+    assert.deepEqual(await page.$$eval('#tools li', (l) => l.map((li) => li.textContent)), ['todos.add', 'todos.list', 'clock.now']);
     const r1 = upstream.requests.at(-1).body;
     assert.ok(r1.tools.some((t) => t.function.name === 'todos_add'), 'the page tools were sent to the provider');
 
@@ -64,6 +67,7 @@ describe('demo page in Chromium against the relay and a fake provider', () => {
     await waitInPage(page, () => [...document.querySelectorAll('#messages li.assistant')].some((li) => li.textContent.includes('I added "buy milk"')));
     assert.deepEqual(await page.$$eval('#todos li', (l) => l.map((li) => li.textContent)), ['buy milk']);
     assert.equal(await page.isHidden('#confirm'), true);
+    await waitInPage(page, () => document.getElementById('tool-source').textContent.startsWith('current-registry'));
 
     // The tool's result, produced in the page, reached the provider.
     const r2 = upstream.requests.at(-1).body;
