@@ -36,8 +36,8 @@ export function relayBinary() {
 export const UPSTREAM_KEY = 'sk-e2e-upstream-secret-1234';
 
 /**
- * Starts a relay. `upstream`: the fake upstream's base URL (models `openai-e2e` and `anthropic-e2e` point at
- * it); omitted together with `demo: true` for the scripted demo model.
+ * Starts a relay. `upstream`: the fake upstream's base URL; models `openai-e2e`, `anthropic-e2e` and
+ * `responses-e2e` point at it. Omit it and pass `demo: true` for the scripted demo model.
  */
 export async function startRelay({ upstream, demo = false, defaultModel } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbridge-e2e-'));
@@ -63,6 +63,11 @@ export async function startRelay({ upstream, demo = false, defaultModel } = {}) 
         id: 'anthropic-e2e', provider: 'anthropic-messages', label: 'Fake Anthropic', baseUrl: `${upstream}/v1`,
         upstreamModel: 'claude-sonnet-4-5', apiKey: { env: 'E2E_UPSTREAM_KEY' }, maxOutputTokens: 2048,
         reasoning: { budgetTokens: 1024 }, capabilities: { tools: true, images: false, reasoning: true },
+      },
+      {
+        id: 'responses-e2e', provider: 'openai-responses', label: 'Fake OpenAI Responses', baseUrl: `${upstream}/v1`,
+        upstreamModel: 'o4-mini', apiKey: { env: 'E2E_UPSTREAM_KEY' }, maxOutputTokens: 4096,
+        reasoning: { effort: 'low', summary: 'auto' }, capabilities: { tools: true, images: false, reasoning: true },
       },
     );
     config.defaultModel = defaultModel ?? 'openai-e2e';
