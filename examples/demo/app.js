@@ -7,6 +7,8 @@ const params = new URLSearchParams(location.search);
 const endpoint = params.get('endpoint') ?? '/api';
 // The demo relay runs in development identity mode (loopback only): the user id travels in a header.
 const userId = params.get('user') ?? 'demo-user';
+// `?model=<id>` picks one of the relay's models (GET {endpoint}/models); the relay default otherwise.
+const modelId = params.get('model') ?? undefined;
 const headers = () => ({ 'x-patchbridge-user': userId });
 
 const $ = (id) => document.getElementById(id);
@@ -44,7 +46,7 @@ const tools = [
   },
 ];
 
-const controller = createAgentController({ endpoint, headers, tools });
+const controller = createAgentController({ endpoint, headers, tools, model: modelId });
 
 // Label the model honestly: the relay reports previewOnly when its scripted demo model is active.
 fetch(`${endpoint}/models`, { headers: headers() })
@@ -55,7 +57,9 @@ fetch(`${endpoint}/models`, { headers: headers() })
       mode.textContent = 'Scripted demo — answers are scripted, not AI';
       mode.classList.add('preview');
     } else {
-      mode.textContent = `Model: ${info.defaultModel ?? info.models?.[0]?.id ?? 'unknown'}`;
+      const id = modelId ?? info.defaultModel ?? info.models?.[0]?.id;
+      const model = info.models?.find((m) => m.id === id);
+      mode.textContent = model ? `Model: ${model.id}${model.label && model.label !== model.id ? ` (${model.label})` : ''}` : `Unknown model: ${id}`;
     }
   })
   .catch((err) => { $('mode').textContent = `Relay unavailable (${err.message})`; });

@@ -1,5 +1,6 @@
 // End to end in headless Chromium: the demo page (examples/demo/, served by the real relay binary together with
-// the built npm package) → the relay (SQLite) → a fake OpenAI Chat Completions upstream.
+// the built npm package) → the relay (SQLite) → a fake upstream (OpenAI Chat Completions; Anthropic Messages for
+// the Stop test, picked with the page's `?model=`).
 //
 // The core flow a user sees: a message, the model asks for a page tool that is not read-only, the page's
 // confirmation card appears, the user clicks Approve, the tool changes the page, the tool result reaches the
@@ -11,6 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { launchChromium, newPage, sendFromPage, waitInPage } from './support/browser.mjs';
+import { messageTurn } from './support/anthropic.mjs';
 import { startFakeUpstream } from './support/fake-upstream.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
 import { startRelay } from './support/relay.mjs';
@@ -41,7 +43,7 @@ describe('demo page in Chromium against the relay and a fake provider', () => {
     const page = await newPage(browser);
     await page.goto(`${relay.url}/examples/demo/?user=carol`);
     await waitInPage(page, () => document.getElementById('mode').textContent.startsWith('Model:'));
-    assert.match(await page.textContent('#mode'), /openai-e2e/);
+    assert.equal(await page.textContent('#mode'), 'Model: openai-e2e (Fake OpenAI Chat)');
     assert.doesNotMatch(await page.textContent('#mode'), /scripted/i, 'a real provider is not labelled as the demo');
 
     upstream.script(
@@ -124,12 +126,17 @@ describe('demo page in Chromium against the relay and a fake provider', () => {
 
   test('Stop in mid-stream: the page says nothing was saved, the provider sees the disconnect', async () => {
     const page = await newPage(browser);
-    await page.goto(`${relay.url}/examples/demo/?user=dave`);
+    // `?model=` picks the relay's Anthropic model for this page.
+    await page.goto(`${relay.url}/examples/demo/?user=dave&model=anthropic-e2e`);
     await waitInPage(page, () => document.getElementById('mode').textContent.startsWith('Model:'));
-    upstream.script(textTurn('This reply trickles in slowly so that the user can stop it before it is complete.', { pieces: 30, delayMs: 150, holdOpen: true }));
+    assert.equal(await page.textContent('#mode'), 'Model: anthropic-e2e (Fake Anthropic)');
+    upstream.script(messageTurn([
+      { type: 'text', text: 'This reply trickles in slowly so that the user can stop it before it is complete.', pieces: 30 },
+    ], { delayMs: 150, holdOpen: true }));
     await sendFromPage(page, 'write slowly');
     await waitInPage(page, () => document.getElementById('draft').textContent.length > 0);
     const record = upstream.requests.at(-1);
+    assert.equal(record.path, '/v1/messages');
     await page.click('#stop');
     await waitInPage(page, () => document.getElementById('notice').textContent.includes('Nothing of that turn was saved'));
     assert.equal(await page.isHidden('#draft'), true, 'the half-streamed draft is gone');
