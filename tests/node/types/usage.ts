@@ -1,0 +1,69 @@
+// Type-level test of npm/index.d.ts: every public type used the way the README shows. Compiled with
+// `tsc --noEmit --strict` by tests/node/types.test.mjs (compile only); a wrong or missing declaration fails that test.
+import {
+  createAgentController, DefaultAgentRuntime, DEFAULT_LIMITS, AgentError, AGENT_EXECUTION_TIMEOUT, ErrorCodes,
+  isAgentError,
+  type AgentModel, type AgentTool, type AgentState, type ExecutionEvent, type HookEvent, type StreamEvent,
+  type ToolCallResult, type Limits, type ModelInterceptor, type ToolInterceptor, type Message, type Outcome,
+} from '../../../npm/index.js';
+
+const model: AgentModel = {
+  async *stream(request, signal): AsyncIterable<StreamEvent> {
+    const count: number = request.messages.length + (signal.aborted ? 1 : 0);
+    yield { type: 'message-start' };
+    yield { type: 'block-start', index: 0, block: { type: 'text' } };
+    yield { type: 'block-delta', index: 0, delta: `seen ${count}` };
+    yield { type: 'block-stop', index: 0 };
+    yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
+  },
+};
+
+const tool: AgentTool = {
+  name: 'local.device_get',
+  description: 'Reads a device',
+  inputSchema: { type: 'object', properties: { serial: { type: 'string' } } },
+  readOnly: true,
+  execute: async (args, { callId, signal }): Promise<ToolCallResult> =>
+    ({ toolCallId: callId, content: `${String(args.serial)} ${signal.aborted}`, isError: false }),
+};
+
+const modelInterceptor: ModelInterceptor = {
+  async *intercept(request, context, signal, next) {
+    for await (const event of next(request, context, signal)) yield event;
+  },
+};
+const toolInterceptor: ToolInterceptor = { intercept: (invocation, next) => next(invocation) };
+
+const controller = createAgentController({
+  endpoint: '/ai',
+  headers: async () => ({ authorization: 'Bearer x' }),
+  tools: [tool],
+  runtime: {
+    limits: { maxModelCalls: 8, maxDurationMs: 120_000 },
+    hooks: [{ onEvent: (event: Readonly<HookEvent>, context) => { void event.type; void context.traceId; } }],
+    onHookError: (failure) => { const code: string = failure.error.code; void code; },
+    modelInterceptors: [modelInterceptor],
+    toolInterceptors: [toolInterceptor],
+  },
+});
+const unsubscribe: () => void = controller.subscribe((state: AgentState) => {
+  if (state.pendingConfirmation != null) controller.approveTool();
+  const last: Readonly<Message> | undefined = state.messages[state.messages.length - 1];
+  void last;
+});
+unsubscribe();
+const outcome: Promise<Outcome> = controller.send('hello');
+void outcome;
+void controller.getToolInspectionSource().source;
+
+const limits: Limits = { ...DEFAULT_LIMITS, maxModelCalls: 4 };
+const runtime = new DefaultAgentRuntime(model, { limits });
+const execution = runtime.start({ messages: [], modelState: null }, (event: Readonly<ExecutionEvent>) => {
+  if (event.type === 'block-delta') void event.delta.length;
+  if (event.type === 'interrupt') execution.respond({ interruptId: event.interruptId, value: true });
+});
+execution.result.then((r) => r.outcome, (e: unknown) => {
+  if (isAgentError(e, AGENT_EXECUTION_TIMEOUT)) void e.limit;
+  if (e instanceof AgentError && e.code === ErrorCodes.AGENT_LIMIT_EXCEEDED) void e.details;
+});
+execution.cancel();
