@@ -172,6 +172,12 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
     const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
     assert.equal(stored.body.conversation.revision, 3);
     assert.deepEqual(stored.body.context.messages.slice(0, savedAtRevision2.context.messages.length), savedAtRevision2.context.messages);
+    // The `conversationId` option loads the same way at construction.
+    const third = relayController(relay, { conversationId });
+    const loaded = await waitForState(third, (s) => s.conversation?.revision === 3 && s.status === 'idle', 10_000, 'revision 3 loaded');
+    assert.deepEqual(JSON.parse(JSON.stringify(loaded.messages)), stored.body.context.messages);
+    assert.deepEqual(JSON.parse(JSON.stringify(third.getModelState())), stored.body.context.modelState);
+    third.destroy();
     assert.deepEqual(upstream.unexpected, []);
     reloaded.destroy();
   });
