@@ -70,7 +70,7 @@ pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> b
         return false;
     }
     let normalised = url.origin().ascii_serialization();
-    if allowed.iter().any(|a| *a == normalised) {
+    if allowed.contains(&normalised) {
         return true;
     }
     let Some(host) = host else { return false };

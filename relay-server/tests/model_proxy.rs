@@ -615,3 +615,50 @@ async fn browser_disconnect_before_upstream_headers_cancels_the_upstream_request
         "upstream request must be dropped when the browser goes away before the stream starts"
     );
 }
+
+fn overloaded_event() -> String {
+    "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".into()
+}
+
+/// A provider that accepts the call (200) and then reports overload before any content is retried once: no
+/// byte had gone to the browser yet. A second overload ends the call with a retryable error event.
+#[tokio::test]
+async fn in_stream_overload_before_the_first_event_is_retried_once() {
+    let ok = read_fixture("anthropic-messages/recorded/basic_response.sse");
+    let fake = FakeUpstream::start(vec![Reply::sse(overloaded_event()), Reply::sse(ok)]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("claude")).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert_eq!(
+        events[0]["type"], "message-start",
+        "the failed attempt left no trace: {events:?}"
+    );
+    assert_eq!(events.last().unwrap()["type"], "message-stop");
+    assert_eq!(fake.requests().len(), 2);
+
+    let fake = FakeUpstream::start(vec![Reply::sse(overloaded_event())]).await;
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("claude")).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["code"], "UPSTREAM_UNAVAILABLE");
+    assert_eq!(events[0]["retryable"], true);
+    assert_eq!(fake.requests().len(), 2, "one retry in all");
+
+    // A 503 retry and an in-stream overload share the single retry.
+    let fake = FakeUpstream::start(vec![
+        Reply::Status {
+            status: 503,
+            body: "{}".into(),
+        },
+        Reply::sse(overloaded_event()),
+    ])
+    .await;
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (_, text) = post_model(&r, first_turn_request("claude")).await;
+    assert_eq!(events_of(&text)[0]["code"], "UPSTREAM_UNAVAILABLE");
+    assert_eq!(fake.requests().len(), 2);
+}

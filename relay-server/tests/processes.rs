@@ -15,6 +15,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+/// Per conversation: the last acknowledged revision and the message ids it holds.
+type Acknowledged = std::sync::Arc<std::sync::Mutex<HashMap<String, (u64, Vec<String>)>>>;
+
 const BIN: &str = env!("CARGO_BIN_EXE_patchbridge-relay");
 
 struct Running {
@@ -295,8 +298,7 @@ async fn kill_9_during_writes_loses_no_acknowledged_write(backend: Backend) {
         ids.push(c["conversation"]["id"].as_str().unwrap().to_owned());
     }
     // One writer per conversation: writes a growing message list; records each acknowledged revision.
-    let acknowledged: std::sync::Arc<std::sync::Mutex<HashMap<String, (u64, Vec<String>)>>> =
-        Default::default();
+    let acknowledged: Acknowledged = Default::default();
     let mut tasks = Vec::new();
     for id in ids.clone() {
         let http = http.clone();

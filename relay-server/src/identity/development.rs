@@ -26,7 +26,7 @@ impl DevelopmentResolver {
         }
     }
 
-    fn from_query(&self, parts: &Parts) -> Option<String> {
+    fn query_user(&self, parts: &Parts) -> Option<String> {
         let query = parts.uri.query()?;
         url::form_urlencoded::parse(query.as_bytes())
             .find(|(k, _)| k == self.query_param.as_str())
@@ -44,7 +44,7 @@ impl IdentityResolver for DevelopmentResolver {
                 .headers
                 .get(self.header.as_str())
                 .and_then(|v| v.to_str().ok().map(str::to_owned))
-                .or_else(|| self.from_query(parts))?;
+                .or_else(|| self.query_user(parts))?;
             let user = acceptable(&raw)?;
             tracing::debug!(user = %user.0, "development identity (client-supplied)");
             Some(user)

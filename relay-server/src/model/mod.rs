@@ -14,8 +14,11 @@ use axum::extract::State;
 use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use std::convert::Infallible;
+
 use futures_util::stream as fstream;
-use patchbridge_protocol::ModelRequest;
+use futures_util::StreamExt;
+use patchbridge_protocol::{ModelRequest, StreamEvent};
 use patchbridge_providers::{encode_request, Decoder};
 
 use crate::error::RelayError;
@@ -49,7 +52,8 @@ pub async fn call(
     };
     let kind = model.config.provider;
     let upstream_request = encode_request(kind, &model.options, &request).map_err(adapter_error)?;
-    let decoder = Decoder::new(kind, &request).map_err(adapter_error)?;
+    // Fail early on requests the decoder cannot serve (before any upstream call).
+    Decoder::new(kind, &request).map_err(adapter_error)?;
     tracing::info!(
         model = %model.config.id,
         provider = kind.as_str(),
@@ -57,13 +61,6 @@ pub async fn call(
         messages = request.messages.len(),
         "model call"
     );
-    let response = match upstream::send(&state, &model, &upstream_request, started).await {
-        Ok(r) => r,
-        Err(e) => {
-            state.metrics().model_call(&model.config.id, "error");
-            return Err(e);
-        }
-    };
     let limits = state.inner.limits;
     let bounds = StreamBounds {
         max_upstream_bytes: limits.max_upstream_response_bytes,
@@ -71,14 +68,54 @@ pub async fn call(
         first_byte: Duration::from_millis(limits.first_byte_timeout_ms),
         idle: Duration::from_millis(limits.idle_timeout_ms),
     };
-    let body = stream::relay(
-        response,
-        decoder,
-        bounds,
-        started,
-        state.inner.metrics.clone(),
-        model.config.id.clone(),
-    );
+    // At most two upstream attempts in all. The response to the browser starts only once the first neutral
+    // event exists, so a provider that accepts the call and then fails before producing anything (an
+    // in-stream "overloaded" event, a dropped connection) still gets the one retry: no byte went out yet.
+    let mut attempts_used = 0;
+    let (first, events) = loop {
+        let allow_http_retry = attempts_used == 0;
+        let (response, used) = match upstream::send(
+            &state,
+            &model,
+            &upstream_request,
+            started,
+            allow_http_retry,
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                state.metrics().model_call(&model.config.id, "error");
+                return Err(e);
+            }
+        };
+        attempts_used += used;
+        let decoder = Decoder::new(kind, &request).map_err(adapter_error)?;
+        let mut events = Box::pin(stream::relay(
+            response,
+            decoder,
+            bounds,
+            started,
+            state.inner.metrics.clone(),
+            model.config.id.clone(),
+        ));
+        let first = events.next().await;
+        // Only connection failures and provider overload / rate limits are retried, never timeouts.
+        let retry = matches!(&first, Some(StreamEvent::Error { code, .. })
+                if code == "UPSTREAM_UNAVAILABLE" || code == "UPSTREAM_RATE_LIMITED")
+            && attempts_used < 2
+            && started.elapsed() < bounds.first_byte;
+        if retry {
+            tracing::info!(model = %model.config.id, "upstream failed before the first event; retrying once");
+            state.metrics().upstream_retries.inc();
+            tokio::time::sleep(upstream::DEFAULT_RETRY_DELAY).await;
+            continue;
+        }
+        break (first, events);
+    };
+    let body = fstream::iter(first)
+        .chain(events)
+        .map(|e| Ok::<_, Infallible>(sse_event(&e)));
     // Keep-alive comments let proxies keep the connection and let us notice a vanished browser sooner.
     let mut response = Sse::new(body)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))

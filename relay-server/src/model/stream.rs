@@ -8,7 +8,6 @@
 //! After the first byte went to the browser failures are reported as one `error` event and the stream ends;
 //! nothing is retried.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -146,7 +145,7 @@ impl Drop for StreamGuard {
     }
 }
 
-/// The SSE event stream of one upstream call.
+/// The neutral event stream of one upstream call (the handler turns it into SSE).
 pub fn relay(
     response: reqwest::Response,
     mut decoder: Decoder,
@@ -154,7 +153,7 @@ pub fn relay(
     started: Instant,
     metrics: Arc<Metrics>,
     model: String,
-) -> impl Stream<Item = Result<Event, Infallible>> {
+) -> impl Stream<Item = StreamEvent> {
     async_stream::stream! {
         metrics.open_streams.inc();
         let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled" };
@@ -198,7 +197,6 @@ pub fn relay(
                     break;
                 }
                 sent += 1;
-                let sse = sse_event(&event);
                 if !first_event_sent {
                     first_event_sent = true;
                     let now = Instant::now();
@@ -207,7 +205,7 @@ pub fn relay(
                         metrics.added_first_event.observe(now.saturating_duration_since(*at).as_secs_f64());
                     }
                 }
-                yield Ok(sse);
+                yield event;
             }
             metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
             if failure.is_some() {
@@ -227,7 +225,7 @@ pub fn relay(
                             break;
                         }
                         sent += 1;
-                        yield Ok(sse_event(&event));
+                        yield event;
                     }
                 }
                 Err(e) => failure = Some(adapter_error(e)),
@@ -237,7 +235,7 @@ pub fn relay(
             Some(error) => {
                 error.log();
                 guard.outcome = "error";
-                yield Ok(sse_event(&error_event(&error)));
+                yield error_event(&error);
             }
             None => guard.outcome = "ok",
         }

@@ -61,15 +61,17 @@ impl Failure {
 const ERROR_BODY_LOG_BYTES: usize = 4096;
 /// Longest wait honoured from a 429's `Retry-After` before the single retry; longer waits fail at once.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(2);
-const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(200);
+pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(200);
 
-/// Sends the request; returns a 2xx response whose body has not been read yet.
+/// Sends the request; returns a 2xx response whose body has not been read yet, and the number of attempts
+/// made (2 when it retried). `allow_retry` is false when the caller already used its one retry.
 pub async fn send(
     state: &AppState,
     model: &ValidatedModel,
     request: &UpstreamRequest,
     started: Instant,
-) -> Result<reqwest::Response, RelayError> {
+    allow_retry: bool,
+) -> Result<(reqwest::Response, u32), RelayError> {
     let url = join_url(&model.base_url, request.path);
     let headers = build_headers(model, request)?;
     let body = bytes::Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?);
@@ -101,7 +103,7 @@ pub async fn send(
                 };
                 (failure, redact(&format!("{e}"), &secrets), None)
             }
-            Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+            Ok(Ok(response)) if response.status().is_success() => return Ok((response, attempt)),
             Ok(Ok(response)) => {
                 let status = response.status().as_u16();
                 let retry_after = response
@@ -127,7 +129,7 @@ pub async fn send(
         };
         let delay = retry_after.unwrap_or(DEFAULT_RETRY_DELAY);
         let can_wait = delay <= MAX_RETRY_AFTER && started.elapsed() + delay < first_byte;
-        if attempt == 1 && failure.retryable() && can_wait {
+        if allow_retry && attempt == 1 && failure.retryable() && can_wait {
             tracing::info!(model = %model.config.id, ?failure, detail, "retrying upstream call once");
             state.metrics().upstream_retries.inc();
             tokio::time::sleep(delay).await;
