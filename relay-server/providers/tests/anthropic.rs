@@ -552,7 +552,13 @@ fn image_in_an_assistant_message_is_an_invalid_request() {
 fn provider_block_indexes_are_renumbered_from_zero() {
     // Anthropic's text block is its index 2 (after two server tool blocks); the neutral index is 0.
     let events = decode_ok(KIND, &first_turn(), &f("recorded/stream-a-toolrefusal.sse"));
-    assert_eq!(events[1], StreamEvent::BlockStart { index: 0, block: patchbridge_protocol::BlockKind::Text });
+    assert_eq!(
+        events[1],
+        StreamEvent::BlockStart {
+            index: 0,
+            block: patchbridge_protocol::BlockKind::Text
+        }
+    );
     let a = assemble(&events);
     assert_eq!(a.message.blocks.len(), 1);
     let parts = &a.model_state.unwrap().data["messages"]["msg_fixture_atool_0001"]["content"];

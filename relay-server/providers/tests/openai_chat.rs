@@ -557,7 +557,42 @@ fn content_sent_as_typed_parts_is_decoded() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("content_parts.sse")));
     assert_eq!(
         a.message.blocks,
-        vec![Block::Reasoning { text: "Consider it.".into() }, Block::Text { text: "Done.".into() }]
+        vec![
+            Block::Reasoning {
+                text: "Consider it.".into()
+            },
+            Block::Text {
+                text: "Done.".into()
+            }
+        ]
     );
     assert_eq!(a.stop_reason, StopReason::EndTurn);
+}
+
+#[test]
+fn reasoning_details_are_merged_kept_and_sent_back_verbatim_in_the_tool_loop() {
+    // OpenRouter streams `reasoning_details` fragments (text first, signature later) next to `reasoning`.
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("reasoning_details.sse")));
+    assert_eq!(a.message.blocks[0], Block::Reasoning { text: "Need the list.".into() });
+    let details = json!([{ "type": "reasoning.text", "text": "Need the list.", "signature": "RXF3c2lnbmF0dXJl",
+                           "format": "anthropic-claude-v1", "index": 0 }]);
+    assert_eq!(
+        a.model_state.as_ref().unwrap().data["messages"]["gen-1764480001-rd"],
+        json!({ "field": "reasoning", "text": "Need the list.", "details": details })
+    );
+    let mut messages = first.messages.clone();
+    messages.push(a.message);
+    messages.push(tool_result("t1", &[("toolu_vrtx_01List", "[]", false)]));
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
+    assert_eq!(
+        body["messages"][1],
+        json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [{ "id": "toolu_vrtx_01List", "type": "function",
+                             "function": { "name": "todo_list", "arguments": "{}" } }],
+            "reasoning_details": details,
+        })
+    );
 }

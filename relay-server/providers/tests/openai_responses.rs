@@ -388,11 +388,22 @@ fn regression_assistant_history_uses_the_input_message_form() {
 fn items_sent_whole_without_deltas_are_still_shown_and_kept() {
     // Some Responses-compatible servers start with `response.in_progress` and send content only in
     // `output_item.done`.
-    let a = assemble(&decode_ok(KIND, &first_turn(), &f("items_without_deltas.sse")));
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("items_without_deltas.sse"),
+    ));
     assert_eq!(a.message.id, "resp_nodelta01");
     assert_eq!(
         a.message.blocks,
-        vec![Block::Reasoning { text: "Thinking briefly.".into() }, Block::Text { text: "Whole answer.".into() }]
+        vec![
+            Block::Reasoning {
+                text: "Thinking briefly.".into()
+            },
+            Block::Text {
+                text: "Whole answer.".into()
+            }
+        ]
     );
     let items = &a.model_state.unwrap().data["messages"]["resp_nodelta01"]["items"];
     assert_eq!(items[0]["raw"]["encrypted_content"], json!("enc-nodelta"));

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
+use super::details::Details;
 use super::{Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, Emitter, LiveKind};
 use crate::state::Continuation;
@@ -28,6 +29,7 @@ pub(crate) struct ChatDecoder {
     emit: Emitter,
     message_id: Option<String>,
     reasoning: Option<(ReasoningField, String)>,
+    details: Details,
     refusal: bool,
     /// Calls in arrival order; `slots` maps the provider's `index` to the latest call at that index.
     tools: Vec<ToolAcc>,
@@ -49,6 +51,7 @@ impl ChatDecoder {
             emit: Emitter::default(),
             message_id: None,
             reasoning: None,
+            details: Details::default(),
             refusal: false,
             tools: Vec::new(),
             slots: BTreeMap::new(),
@@ -128,6 +131,9 @@ impl ChatDecoder {
                         .push_str(text);
                 }
             }
+        }
+        if let Some(fragments) = delta.get("reasoning_details").and_then(Value::as_array) {
+            self.details.merge(fragments);
         }
         match delta.get("content") {
             Some(Value::String(text)) => {
@@ -242,10 +248,17 @@ impl ChatDecoder {
             "content_filter" => StopReason::Refusal,
             _ => StopReason::Other,
         };
-        let entry = self
-            .reasoning
-            .take()
-            .map(|(field, text)| (id, Entry { field, text }));
+        let (field, text) = self.reasoning.take().unzip();
+        let details = std::mem::take(&mut self.details);
+        let details = (!details.is_empty()).then(|| details.into_value());
+        let entry = (text.is_some() || details.is_some()).then_some((
+            id,
+            Entry {
+                field,
+                text,
+                details,
+            },
+        ));
         let model_state = self.continuation.next_state(entry)?;
         let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;

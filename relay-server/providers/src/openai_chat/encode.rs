@@ -87,10 +87,13 @@ pub(crate) fn encode(
                 }
                 if position >= loop_start {
                     if let Some(entry) = entries.get(&message.id) {
-                        m.insert(
-                            entry.field.as_str().into(),
-                            Value::String(entry.text.clone()),
-                        );
+                        // Structured details are the gateway's complete record (signatures included); the
+                        // plain text goes back only when there are none, so nothing is sent twice.
+                        if let Some(details) = &entry.details {
+                            m.insert("reasoning_details".into(), details.clone());
+                        } else if let (Some(field), Some(text)) = (entry.field, &entry.text) {
+                            m.insert(field.as_str().into(), Value::String(text.clone()));
+                        }
                     }
                 }
                 messages.push(Value::Object(m));

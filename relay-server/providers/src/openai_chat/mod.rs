@@ -6,9 +6,11 @@
 //!   `reasoning` from gateways, `refusal`, `finish_reason`, the trailing usage chunk, `[DONE]`) → neutral events.
 //!
 //! ModelState `openai-chat/v1`: `{ "messages": { "<id>": { "field": "reasoning_content" | "reasoning",
-//! "text": "…" } } }`: the reasoning a gateway streamed for that message, under the field name it used.
+//! "text": "…", "details": [ … ] } } }`: the reasoning a gateway streamed for that message, under the field
+//! name it used, and OpenRouter-style `reasoning_details` (each part present only when streamed).
 
 mod decode;
+mod details;
 mod encode;
 
 pub(crate) use decode::ChatDecoder;
@@ -41,6 +43,12 @@ impl ReasoningField {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Entry {
-    pub field: ReasoningField,
-    pub text: String,
+    /// The delta field the reasoning text came in, and the text (absent when a gateway sent only details).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<ReasoningField>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// OpenRouter-style `reasoning_details`, merged from their fragments, sent back verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
 }
