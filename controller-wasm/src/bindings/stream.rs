@@ -105,16 +105,42 @@ const DELTA_KEY: &str = ",\"delta\":\"";
 
 /// The canonical `block-delta` line without escapes, or None (the caller falls back to serde).
 fn fast_delta(line: &str) -> Option<StreamEvent> {
-    let rest = line.strip_prefix(DELTA_PREFIX)?;
+    if !starts_with(line.as_bytes(), DELTA_PREFIX.as_bytes()) {
+        return None;
+    }
+    let rest = &line[DELTA_PREFIX.len()..];
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 9 || (digits > 1 && rest.as_bytes()[0] == b'0') {
         return None;
     }
     let index: u32 = rest[..digits].parse().ok()?;
-    let text = rest[digits..].strip_prefix(DELTA_KEY)?.strip_suffix("\"}")?;
+    let tail = &rest[digits..];
+    let bytes = tail.as_bytes();
+    let n = bytes.len();
+    if n < DELTA_KEY.len() + 2 || !starts_with(bytes, DELTA_KEY.as_bytes()) || bytes[n - 2] != b'"' || bytes[n - 1] != b'}' {
+        return None;
+    }
+    let text = &tail[DELTA_KEY.len()..tail.len() - 2];
     // A backslash or quote means escapes (or another shape), a control character invalid JSON: serde decides.
     if text.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
         return None;
     }
     Some(StreamEvent::BlockDelta { index, delta: text.to_owned() })
+}
+
+/// A plain byte loop: `str::strip_prefix` lowers to a `memcmp` call that profiles as the single most expensive
+/// step of the delta path in the size-optimised build.
+#[inline]
+fn starts_with(haystack: &[u8], needle: &[u8]) -> bool {
+    if haystack.len() < needle.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < needle.len() {
+        if haystack[i] != needle[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
