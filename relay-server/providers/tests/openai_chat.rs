@@ -574,7 +574,12 @@ fn reasoning_details_are_merged_kept_and_sent_back_verbatim_in_the_tool_loop() {
     // OpenRouter streams `reasoning_details` fragments (text first, signature later) next to `reasoning`.
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_details.sse")));
-    assert_eq!(a.message.blocks[0], Block::Reasoning { text: "Need the list.".into() });
+    assert_eq!(
+        a.message.blocks[0],
+        Block::Reasoning {
+            text: "Need the list.".into()
+        }
+    );
     let details = json!([{ "type": "reasoning.text", "text": "Need the list.", "signature": "RXF3c2lnbmF0dXJl",
                            "format": "anthropic-claude-v1", "index": 0 }]);
     assert_eq!(
@@ -584,7 +589,9 @@ fn reasoning_details_are_merged_kept_and_sent_back_verbatim_in_the_tool_loop() {
     let mut messages = first.messages.clone();
     messages.push(a.message);
     messages.push(tool_result("t1", &[("toolu_vrtx_01List", "[]", false)]));
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap().body;
+    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+        .unwrap()
+        .body;
     assert_eq!(
         body["messages"][1],
         json!({
@@ -595,4 +602,60 @@ fn reasoning_details_are_merged_kept_and_sent_back_verbatim_in_the_tool_loop() {
             "reasoning_details": details,
         })
     );
+}
+
+#[test]
+fn gateway_errors_with_numeric_status_codes_are_classified() {
+    for (status, code) in [
+        (429, "UPSTREAM_RATE_LIMITED"),
+        (502, "UPSTREAM_UNAVAILABLE"),
+        (400, "UPSTREAM_REJECTED"),
+    ] {
+        let mut d = Decoder::new(KIND, &first_turn()).unwrap();
+        let mut out = Vec::new();
+        d.feed(
+            "",
+            r#"{"id":"gen-1","choices":[{"index":0,"delta":{"content":"Hi"}}]}"#,
+            &mut out,
+        )
+        .unwrap();
+        let chunk = format!(
+            r#"{{"id":"gen-1","error":{{"code":{status},"message":"Provider returned error"}},"choices":[{{"index":0,"delta":{{"content":""}},"finish_reason":"error"}}]}}"#
+        );
+        assert_eq!(
+            d.feed("", &chunk, &mut out).unwrap_err().code(),
+            code,
+            "{status}"
+        );
+    }
+}
+
+#[test]
+fn finish_reason_error_is_upstream_unavailable() {
+    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
+    let mut out = Vec::new();
+    d.feed("", r#"{"id":"gen-2","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"error"}]}"#, &mut out)
+        .unwrap();
+    assert_eq!(
+        d.feed("", "[DONE]", &mut out).unwrap_err().code(),
+        "UPSTREAM_UNAVAILABLE"
+    );
+}
+
+#[test]
+fn data_after_done_is_ignored() {
+    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
+    let mut out = Vec::new();
+    d.feed(
+        "",
+        r#"{"id":"c3","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}"#,
+        &mut out,
+    )
+    .unwrap();
+    d.feed("", "[DONE]", &mut out).unwrap();
+    assert!(d.is_complete());
+    let n = out.len();
+    d.feed("", "not even json", &mut out).unwrap();
+    d.finish(&mut out).unwrap();
+    assert_eq!(out.len(), n);
 }

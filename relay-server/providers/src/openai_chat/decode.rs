@@ -80,16 +80,7 @@ impl ChatDecoder {
         let chunk: Value = serde_json::from_str(data)
             .map_err(|e| protocol(format!("malformed JSON chunk: {e}")))?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
-            // OpenAI-compatible servers and gateways report mid-stream failures as `{"error": {...}}`.
-            let kind = error
-                .get("code")
-                .and_then(Value::as_str)
-                .or_else(|| error.get("type").and_then(Value::as_str));
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-            return Err(AdapterError::Upstream {
-                failure: UpstreamFailure::classify(kind.unwrap_or("")),
-                detail: format!("{}: {message}", kind.unwrap_or("error")),
-            });
+            return Err(chunk_error(error));
         }
         if !self.emit.started() {
             let id = self
@@ -221,6 +212,13 @@ impl ChatDecoder {
             .message_id
             .clone()
             .ok_or_else(|| protocol("the stream ended before any chunk"))?;
+        if reason == "error" {
+            // OpenRouter-style: the provider behind the gateway failed mid-generation.
+            return Err(AdapterError::Upstream {
+                failure: UpstreamFailure::Unavailable,
+                detail: "finish_reason \"error\"".into(),
+            });
+        }
         let truncated = reason == "length";
         let mut any_call = false;
         for (n, acc) in std::mem::take(&mut self.tools).into_iter().enumerate() {
@@ -273,6 +271,28 @@ impl ChatDecoder {
             return Ok(());
         }
         self.complete(out)
+    }
+}
+
+/// OpenAI-compatible servers and gateways report mid-stream failures as `{"error": {...}}`, with a string
+/// `code`/`type` (OpenAI) or an HTTP status as a numeric `code` (OpenRouter).
+fn chunk_error(error: &Value) -> AdapterError {
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let failure = match error.get("code") {
+        Some(Value::Number(status)) => match status.as_u64() {
+            Some(429) => UpstreamFailure::RateLimited,
+            Some(500..=599) => UpstreamFailure::Unavailable,
+            _ => UpstreamFailure::Rejected,
+        },
+        _ => {
+            let kind = error.get("code").and_then(Value::as_str);
+            let kind = kind.or_else(|| error.get("type").and_then(Value::as_str));
+            UpstreamFailure::classify(kind.unwrap_or(""))
+        }
+    };
+    AdapterError::Upstream {
+        failure,
+        detail: format!("{} {message}", error.get("code").unwrap_or(&Value::Null)),
     }
 }
 
