@@ -193,8 +193,8 @@ fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Op
         ),
         (
             &LIST,
-            ((has("list") || has("show"))
-                && (has("todos") || has("todo") || has("tasks") || has("items")))
+            (matches!(words.first(), Some(&("list" | "show")))
+                || (has("list") && (has("todos") || has("todo") || has("tasks") || has("items"))))
             .then(String::new),
         ),
         (
@@ -208,7 +208,7 @@ fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Op
         if intent.needs_argument && argument.is_empty() {
             continue;
         }
-        let Some(tool) = pick_tool(request, intent) else {
+        let Some(tool) = pick_tool(request, intent, &words) else {
             continue;
         };
         let arg = intent.needs_argument.then_some(argument.as_str());
@@ -287,15 +287,52 @@ fn strip_noise(rest: &str) -> String {
         .to_owned()
 }
 
-/// The first tool whose name contains one of the intent's words (in word order of preference).
-fn pick_tool<'a>(request: &'a ModelRequest, intent: &Intent) -> Option<&'a ToolDefinition> {
-    intent.tool_words.iter().find_map(|word| {
-        request.tools.iter().find(|t| {
-            t.name
-                .to_lowercase()
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|part| part == *word)
+/// The words of a tool name: split at punctuation and at camelCase humps, lowercased
+/// (`todo.addItem` → `todo`, `add`, `item`).
+fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            words.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            words.push(std::mem::take(&mut current));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    words.extend((!current.is_empty()).then_some(current));
+    words
+}
+
+/// The tool for an intent: its name must contain one of the intent's words (earlier words preferred); among
+/// those, a tool whose name also shares a word with the user's text wins ("list notes" picks `notes.list` over
+/// `todo.list`), then the first registered.
+fn pick_tool<'a>(
+    request: &'a ModelRequest,
+    intent: &Intent,
+    user_words: &[&str],
+) -> Option<&'a ToolDefinition> {
+    let mentions = |word: &str| {
+        user_words.iter().any(|u| {
+            *u == word || u.strip_suffix('s') == Some(word) || word.strip_suffix('s') == Some(u)
         })
+    };
+    intent.tool_words.iter().find_map(|verb| {
+        let candidates: Vec<&ToolDefinition> = request
+            .tools
+            .iter()
+            .filter(|t| name_words(&t.name).iter().any(|w| w == verb))
+            .collect();
+        let topical = candidates
+            .iter()
+            .copied()
+            .find(|t| name_words(&t.name).iter().any(|w| w != verb && mentions(w)));
+        topical.or_else(|| candidates.first().copied())
     })
 }
 

@@ -202,3 +202,39 @@ fn empty_conversation_gets_a_greeting() {
     r.messages.clear();
     assert!(text_of(&assemble(&respond(&r))).contains("scripted demo model"));
 }
+
+#[test]
+fn camel_case_tool_names_are_recognised() {
+    let mut r = ask("add todo walk the dog");
+    r.tools = vec![tool(
+        "addTodo",
+        json!({ "type": "object", "properties": { "title": { "type": "string" } } }),
+    )];
+    assert_eq!(
+        call_of(&assemble(&respond(&r))),
+        Some(("addTodo".into(), json!({ "title": "walk the dog" })))
+    );
+}
+
+#[test]
+fn the_tool_named_after_what_the_user_mentions_wins() {
+    let mut r = ask("list notes");
+    r.tools = vec![
+        tool("todo.list", json!({ "type": "object", "properties": {} })),
+        tool("notes.list", json!({ "type": "object", "properties": {} })),
+    ];
+    assert_eq!(
+        call_of(&assemble(&respond(&r))).map(|c| c.0),
+        Some("notes.list".into())
+    );
+    r.messages = vec![user("u1", "show my todos")];
+    assert_eq!(
+        call_of(&assemble(&respond(&r))).map(|c| c.0),
+        Some("todo.list".into())
+    );
+    r.tools.reverse();
+    assert_eq!(
+        call_of(&assemble(&respond(&r))).map(|c| c.0),
+        Some("todo.list".into())
+    );
+}
