@@ -4,6 +4,7 @@
 //!   parts, tool results as `role: "tool"` messages, gateway reasoning sent back inside the current tool loop).
 //! - `decode`: `chat.completion.chunk` SSE (`tool_calls` fragments by index, `reasoning_content` or
 //!   `reasoning` from gateways, `refusal`, `finish_reason`, the trailing usage chunk, `[DONE]`) → neutral events.
+//! - `details`: merging of streamed OpenRouter-style `reasoning_details` fragments.
 //!
 //! ModelState `openai-chat/v1`: `{ "messages": { "<id>": { "field": "reasoning_content" | "reasoning",
 //! "text": "…", "details": [ … ] } } }`: the reasoning a gateway streamed for that message, under the field
