@@ -2,8 +2,8 @@
 // Nothing here decides agent behaviour: these helpers only move values between JavaScript's world (async
 // iterators, fetch, frozen objects) and the Rust core, which validates and decides everything.
 //
-// - Pump: drains a model's async iterable into a buffer of JSON lines that Rust takes in batches, so the hot path
-//   costs one string crossing and one promise per batch instead of one per event.
+// - Pump: drains a model's async iterable into a batch (one string plus lengths) that Rust takes at once, so the
+//   hot path costs one string crossing and one promise per batch instead of one per event.
 // - iterableFromRust: the reverse direction, a Rust event stream as an async iterable (interceptors' `next`).
 // - toJson / parseFrozen: strict JSON conversion out of JavaScript, deep-frozen values into it.
 // - relayStream / relayRequest: fetch + SSE framing for the relay protocol (docs/protocol.md §2, §6); status codes
@@ -93,18 +93,35 @@ const scheduleIdle = typeof setImmediate === 'function'
 const BATCH = 512;        // events per batch handed to Rust when the producer is fast
 const HIGH_WATER = 4096;  // the producer pauses above this many buffered events (backpressure)
 
+/** Own enumerable keys are exactly type, index, delta (what serde's deny_unknown_fields would accept). */
+function isPlainDelta(value) {
+  const index = value.index;
+  if (typeof value.delta !== 'string' || !Number.isInteger(index) || index < 0 || index > 0xffffffff) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    keys += 1;
+  }
+  return keys === 3 && Object.hasOwn(value, 'type') && Object.hasOwn(value, 'index') && Object.hasOwn(value, 'delta');
+}
+
 /**
- * Drains an async (or sync) iterable into a buffer of JSON lines. `raw` means the iterable yields JSON text
- * already (the relay's SSE `data:` payloads); otherwise each yielded value is serialised with JSON.stringify.
+ * Drains an async (or sync) iterable into one batch for Rust: `text` (all payloads concatenated) plus `meta`, three
+ * numbers per event: kind (0 = a JSON payload, 1 = the text of a plain block-delta), block index (kind 1) and the
+ * payload's length in UTF-16 units. Block deltas — the hot path — are passed as their raw text, without
+ * JSON.stringify (which costs more than everything else per event); every other value is JSON text that Rust
+ * parses strictly. `raw` means the iterable yields JSON text already (the relay's SSE `data:` payloads).
  *
- * Rust calls `take()` (a batch as "line\nline…", or undefined when empty), and when empty `wait()` (a promise
- * settled when a batch is ready, the stream ended or failed). `failure()` reports a thrown value after the
- * buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored).
+ * Rust calls `take()` (the batch's text, or undefined when empty) then `takenMeta()`, and when empty `wait()` (a
+ * promise settled when a batch is ready, the stream ended or failed). `failure()` reports a thrown value after
+ * the buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored).
  */
 export class Pump {
   constructor(iterable, raw) {
     this.raw = raw;
-    this.lines = [];
+    this.text = '';
+    this.meta = [];
+    this.taken = null;
     this.done = false;
     this.failed = false;
     this.error = undefined;
@@ -134,22 +151,27 @@ export class Pump {
         if (step.done) break;
         const value = step.value;
         // `last`: a message-stop ends the message, so the batch is complete and Rust should have it now.
-        let last;
+        let last = false;
         if (this.raw) {
-          this.lines.push(value);
+          this.text += value;
+          this.meta.push(0, 0, value.length);
           last = value.startsWith('{"type":"message-stop"');
+        } else if (value !== null && typeof value === 'object' && value.type === 'block-delta' && isPlainDelta(value)) {
+          this.text += value.delta;
+          this.meta.push(1, value.index, value.delta.length);
         } else {
-          const text = JSON.stringify(value);
-          if (text === undefined) throw new TypeError('model stream yielded a value that is not JSON');
-          this.lines.push(text);
+          const json = JSON.stringify(value);
+          if (json === undefined) throw new TypeError('model stream yielded a value that is not JSON');
+          this.text += json;
+          this.meta.push(0, 0, json.length);
           last = value.type === 'message-stop';
         }
-        const n = this.lines.length;
+        const n = this.meta.length;
         if (this.waiter !== null) {
-          if (n >= BATCH || last) this.wake();
+          if (n >= BATCH * 3 || last) this.wake();
           else if (!this.idleScheduled) { this.idleScheduled = true; scheduleIdle(() => { this.idleScheduled = false; this.wake(); }); }
         }
-        if (n >= HIGH_WATER) await new Promise((resolve) => { this.resume = resolve; });
+        if (n >= HIGH_WATER * 3) await new Promise((resolve) => { this.resume = resolve; });
         if (this.stopped) return;
       }
       this.done = true;
@@ -167,12 +189,21 @@ export class Pump {
   }
 
   take() {
-    const lines = this.lines;
-    if (lines.length === 0) return undefined;
-    this.lines = [];
+    if (this.meta.length === 0) return undefined;
+    const text = this.text;
+    this.taken = Uint32Array.from(this.meta);
+    this.text = '';
+    this.meta = [];
     const resume = this.resume;
     if (resume !== null) { this.resume = null; resume(); }
-    return lines.length === 1 ? lines[0] : lines.join('\n');
+    return text;
+  }
+
+  /** The meta triples of the batch the last take() returned. */
+  takenMeta() {
+    const meta = this.taken;
+    this.taken = null;
+    return meta;
   }
 
   /** 0 = open, 1 = ended normally, 2 = failed (see failure()). Only meaningful once take() returned undefined. */
@@ -186,7 +217,7 @@ export class Pump {
 
   wait() {
     return new Promise((resolve) => {
-      if (this.lines.length > 0 || this.done || this.failed) resolve();
+      if (this.meta.length > 0 || this.done || this.failed) resolve();
       else this.waiter = resolve;
     });
   }
@@ -194,7 +225,8 @@ export class Pump {
   stop() {
     if (this.stopped) return;
     this.stopped = true;
-    this.lines = [];
+    this.text = '';
+    this.meta = [];
     const resume = this.resume;
     if (resume !== null) { this.resume = null; resume(); }
     const it = this.iterator;
@@ -285,9 +317,7 @@ async function* sseData(body) {
         start = nl + 1;
         if (line.endsWith('\r')) line = line.slice(0, -1);
         if (line === '') {
-          // Multi-line data is joined with a space, not "\n": a newline outside a JSON string is whitespace, and
-          // the Pump uses "\n" to separate events.
-          if (data.length > 0) { yield data.join(' '); data = []; }
+          if (data.length > 0) { yield data.join('\n'); data = []; }
         } else if (line.startsWith('data:')) {
           data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
         }
@@ -295,7 +325,7 @@ async function* sseData(body) {
       }
       buffer = buffer.slice(start);
     }
-    if (data.length > 0) yield data.join(' ');
+    if (data.length > 0) yield data.join('\n');
   } finally {
     reader.cancel().catch(() => {});
   }

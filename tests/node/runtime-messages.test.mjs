@@ -158,3 +158,28 @@ test('item 2: message-stop without the modelState key is a protocol error (a for
   const runtime = new DefaultAgentRuntime(scriptedModel([events]), { limits: fullLimits() });
   await assert.rejects(runtime.start(userInput('x')).result, { code: 'AGENT_PROTOCOL_ERROR' });
 });
+
+test('regression: the batched delta path stays strict (extra keys, bad index) and exact (surrogates)', async () => {
+  const wrap = (delta) => [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }, delta,
+    { type: 'block-stop', index: 0 }, { type: 'message-stop', stopReason: 'end-turn', modelState: null }];
+  for (const bad of [
+    { type: 'block-delta', index: 0, delta: 'x', extra: 1 },
+    { type: 'block-delta', index: -1, delta: 'x' },
+    { type: 'block-delta', index: 0.5, delta: 'x' },
+    { type: 'block-delta', index: 0, delta: 7 },
+    { type: 'block-delta', index: 0 },
+  ]) {
+    const runtime = new DefaultAgentRuntime(scriptedModel([wrap(bad)]), { limits: fullLimits() });
+    await assert.rejects(runtime.start(userInput('x')).result, { code: 'AGENT_PROTOCOL_ERROR' }, JSON.stringify(bad));
+  }
+  // A lone surrogate becomes U+FFFD (what any UTF-8 boundary does); the text around it stays aligned.
+  const tricky = ['a\uD800b', '𝄞 clef', 'é'.repeat(3), 'end'];
+  const events = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } },
+    ...tricky.map((delta) => ({ type: 'block-delta', index: 0, delta })),
+    { type: 'block-stop', index: 0 }, { type: 'message-stop', stopReason: 'end-turn', modelState: null }];
+  const seen = [];
+  const runtime = new DefaultAgentRuntime(scriptedModel([events]), { limits: fullLimits() });
+  const result = await runtime.start(userInput('x'), (e) => { if (e.type === 'block-delta') seen.push(e.delta); }).result;
+  assert.equal(result.messages[1].blocks[0].text, 'a\uFFFDb𝄞 clefééé' + 'end');
+  assert.deepEqual(seen, ['a\uFFFDb', '𝄞 clef', 'ééé', 'end']);
+});

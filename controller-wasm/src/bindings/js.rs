@@ -12,6 +12,8 @@ extern "C" {
     pub fn new(iterable: &JsValue, raw: bool) -> Result<Pump, JsValue>;
     #[wasm_bindgen(method)]
     pub fn take(this: &Pump) -> Option<String>;
+    #[wasm_bindgen(method, js_name = takenMeta)]
+    pub fn taken_meta(this: &Pump) -> js_sys::Uint32Array;
     #[wasm_bindgen(method)]
     pub fn state(this: &Pump) -> u32;
     #[wasm_bindgen(method)]

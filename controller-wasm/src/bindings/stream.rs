@@ -1,10 +1,11 @@
 //! A JS async iterable of stream events as a core [`EventStream`], batched.
 //!
-//! The JS `Pump` (npm/adapter.js) drains the iterator ahead of the core into JSON lines; this stream takes them
-//! a batch at a time (one string crossing, one promise per batch) and parses one line per `poll_next`, so the
-//! core aggregates event by event without a JS round trip per delta. `block-delta` lines in the canonical shape
-//! `{"type":"block-delta","index":N,"delta":"…"}` are read by a small scanner; every other line (and any delta
-//! with escapes or another key order) goes through serde, which is strict about shape.
+//! The JS `Pump` (npm/adapter.js) drains the iterator ahead of the core into a batch: one string holding every
+//! payload back to back, plus three numbers per event (kind, block index, length in UTF-16 units). This stream
+//! takes a batch at a time (one string crossing, one promise per batch) and yields one event per `poll_next`, so
+//! the core aggregates event by event without a JS round trip per delta. Plain block deltas arrive as their raw
+//! text (kind 1); every other event is JSON text (kind 0) parsed strictly by serde, except relay lines in the
+//! canonical delta shape `{"type":"block-delta","index":N,"delta":"…"}`, which a small scanner reads.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -22,8 +23,12 @@ use crate::core::{AgentError, ErrorCode};
 /// its late values or exceptions are ignored).
 pub struct PumpStream {
     pump: js::Pump,
+    /// The current batch's payloads, back to back, and the read offset (bytes).
     batch: String,
     pos: usize,
+    /// `[kind, index, utf16_len]` per event of the current batch, and the next event.
+    meta: Vec<u32>,
+    next: usize,
     waiting: Option<JsFuture>,
     finished: bool,
     thrown_code: ErrorCode,
@@ -35,7 +40,17 @@ impl PumpStream {
     /// text (the relay's SSE payloads). Values thrown by the iterator become `thrown_code` errors.
     pub fn new(iterable: &JsValue, raw: bool, thrown_code: ErrorCode, what: &'static str) -> Result<Self, AgentError> {
         let pump = js::Pump::new(iterable, raw).map_err(|e| error::from_js(&e, thrown_code, what))?;
-        Ok(PumpStream { pump, batch: String::new(), pos: 0, waiting: None, finished: false, thrown_code, what })
+        Ok(PumpStream {
+            pump,
+            batch: String::new(),
+            pos: 0,
+            meta: Vec::new(),
+            next: 0,
+            waiting: None,
+            finished: false,
+            thrown_code,
+            what,
+        })
     }
 }
 
@@ -45,11 +60,21 @@ impl Stream for PumpStream {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         loop {
-            if this.pos < this.batch.len() {
+            if this.next + 3 <= this.meta.len() {
+                let (kind, index, units) = (this.meta[this.next], this.meta[this.next + 1], this.meta[this.next + 2]);
+                this.next += 3;
                 let rest = &this.batch[this.pos..];
-                let end = rest.find('\n').unwrap_or(rest.len());
-                let event = parse_event(&rest[..end]);
-                this.pos += end + 1;
+                let Some(len) = utf8_len(rest, units as usize) else {
+                    this.finished = true;
+                    return Poll::Ready(Some(Err(AgentError::new(ErrorCode::ProtocolError, "model stream batch is inconsistent"))));
+                };
+                let payload = &rest[..len];
+                this.pos += len;
+                let event = if kind == 1 {
+                    Ok(StreamEvent::BlockDelta { index, delta: payload.to_owned() })
+                } else {
+                    parse_event(payload)
+                };
                 return Poll::Ready(Some(event));
             }
             if this.finished {
@@ -64,6 +89,8 @@ impl Stream for PumpStream {
             if let Some(batch) = this.pump.take() {
                 this.batch = batch;
                 this.pos = 0;
+                this.meta = this.pump.taken_meta().to_vec();
+                this.next = 0;
                 continue;
             }
             match this.pump.state() {
@@ -88,7 +115,26 @@ impl Drop for PumpStream {
     }
 }
 
-/// One JSON line as a stream event; malformed or unknown shapes are protocol errors.
+/// Byte length of the prefix of `text` that is `units` UTF-16 code units long (JS string lengths count those),
+/// or None when `text` is shorter. ASCII is the fast path.
+fn utf8_len(text: &str, units: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut i, mut u) = (0, 0);
+    while u < units {
+        let b = *bytes.get(i)?;
+        if b < 0x80 {
+            i += 1;
+            u += 1;
+        } else {
+            let c = text[i..].chars().next()?;
+            i += c.len_utf8();
+            u += c.len_utf16();
+        }
+    }
+    (u == units).then_some(i)
+}
+
+/// One JSON payload as a stream event; malformed or unknown shapes are protocol errors.
 pub fn parse_event(line: &str) -> Result<StreamEvent, AgentError> {
     if let Some(event) = fast_delta(line) {
         return Ok(event);
