@@ -76,9 +76,15 @@ pub fn router(state: AppState) -> Router {
     }
     if let Some(dir) = &state.inner.examples_dir {
         app = app.nest_service("/examples", ServeDir::new(dir));
+        // `/` opens the demo page when the examples include it, else the examples directory.
+        let target = if dir.join("demo/index.html").is_file() {
+            "/examples/demo/"
+        } else {
+            "/examples/"
+        };
         app = app.route(
             "/",
-            get(|| async { axum::response::Redirect::temporary("/examples/") }),
+            get(move || async move { axum::response::Redirect::temporary(target) }),
         );
     }
     app = app.fallback(|| async { RelayError::NotFound });

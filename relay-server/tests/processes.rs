@@ -440,6 +440,13 @@ async fn binary_serves_health_readiness_metrics_and_static_files() {
         .await
         .unwrap();
     assert!(metrics.contains("relay_http_requests_total"), "{metrics}");
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let root = no_redirects.get(format!("{}/", relay.url)).send().await.unwrap();
+    assert_eq!(root.status(), 307);
+    assert_eq!(root.headers()["location"], "/examples/demo/", "`/` opens the demo page");
     let missing = http
         .get(format!("{}/npm/../Cargo.toml", relay.url))
         .send()
