@@ -1,1 +1,103 @@
-fn main() {}
+//! `patchbridge-relay-bench`: what the relay adds over calling a model provider directly, with nginx as the
+//! floor, measured in one run (driven by `scripts/bench-relay.sh`, which builds, starts and cleans up).
+//!
+//! Subcommands:
+//! - `upstream --bind ADDR --chunks N`: the fake OpenAI Chat Completions server ([`upstream`]).
+//! - `run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N
+//!   [--levels 1,64,1024] [--hold 1024]`: the load generator and the report ([`run`], [`report`]).
+//! - `free-port`: prints a free loopback TCP port (for nginx's generated config).
+//!
+//! Layout: [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
+//! [`stats`] percentiles (pure); [`procfs`] RSS and CPU time from `/proc`; [`client`] one measured stream;
+//! [`upstream`] the fake server; [`run`] the phases; [`report`] the printed tables.
+
+mod chunks;
+mod client;
+mod procfs;
+mod report;
+mod run;
+mod sse;
+mod stats;
+mod upstream;
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  patchbridge-relay-bench upstream --bind 127.0.0.1:0 --chunks N
+  patchbridge-relay-bench run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N [--levels 1,64,1024] [--hold 1024]
+  patchbridge-relay-bench free-port";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("upstream") => flags(&args[1..]).and_then(upstream_cmd),
+        Some("run") => flags(&args[1..]).and_then(run_cmd),
+        Some("free-port") => free_port(),
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("patchbridge-relay-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--name value` pairs.
+fn flags(args: &[String]) -> Result<HashMap<String, String>, String> {
+    let mut map = HashMap::new();
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let name = flag.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{flag}`\n{USAGE}"))?;
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        map.insert(name.to_string(), value.clone());
+    }
+    Ok(map)
+}
+
+fn take<T: std::str::FromStr>(map: &HashMap<String, String>, name: &str, default: Option<T>) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    match map.get(name) {
+        Some(v) => v.parse().map_err(|e| format!("--{name} {v}: {e}")),
+        None => default.ok_or_else(|| format!("--{name} is required\n{USAGE}")),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())
+}
+
+fn upstream_cmd(f: HashMap<String, String>) -> Result<(), String> {
+    let bind: std::net::SocketAddr = take(&f, "bind", Some("127.0.0.1:0".parse().expect("literal")))?;
+    let chunks: usize = take(&f, "chunks", Some(100))?;
+    runtime()?.block_on(upstream::serve(bind, chunks))
+}
+
+fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
+    let levels: String = take(&f, "levels", Some("1,64,1024".to_string()))?;
+    let levels = levels
+        .split(',')
+        .map(|l| l.trim().parse::<usize>().map_err(|e| format!("--levels {l}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = run::Options {
+        upstream: take(&f, "upstream", None)?,
+        nginx: take(&f, "nginx", None)?,
+        relay: take(&f, "relay", None)?,
+        relay_pid: take(&f, "relay-pid", None)?,
+        nginx_pid: take(&f, "nginx-pid", None)?,
+        chunks: take(&f, "chunks", Some(100))?,
+        levels,
+        hold: take(&f, "hold", Some(1024))?,
+    };
+    runtime()?.block_on(run::run(options))
+}
+
+fn free_port() -> Result<(), String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    println!("{}", listener.local_addr().map_err(|e| e.to_string())?.port());
+    Ok(())
+}

@@ -1,0 +1,194 @@
+//! The printed result: one table of time to first event and per-chunk cost per concurrency level and path,
+//! one table of memory per open stream, and the targets next to the figures. Figures only: nothing here
+//! fails a run.
+
+use std::time::Duration;
+
+use crate::client::Sample;
+use crate::procfs::Group;
+use crate::stats::{ms, percentile};
+
+/// Target: added time to first event no more than nginx's (about 0.17 ms p50 at concurrency 1 on the
+/// reference machine; the nginx figure of the same run is the real bar).
+const NGINX_REFERENCE_MS: f64 = 0.17;
+/// Target: added cost per chunk, microseconds.
+const CHUNK_TARGET_US: f64 = 5.0;
+/// Target: memory per open stream with 1,024 open, KiB.
+const MEMORY_TARGET_KIB: f64 = 64.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    Direct,
+    Nginx,
+    Relay,
+}
+
+impl Path {
+    fn name(self) -> &'static str {
+        match self {
+            Path::Direct => "direct",
+            Path::Nginx => "nginx",
+            Path::Relay => "relay",
+        }
+    }
+}
+
+pub struct PhaseResult {
+    pub path: Path,
+    pub concurrency: usize,
+    pub chunks: usize,
+    pub streams: usize,
+    /// Ascending.
+    pub first_event: Vec<Duration>,
+    /// Ascending.
+    pub total: Vec<Duration>,
+    pub wall: Duration,
+    /// CPU time the proxy (relay process, or nginx master + workers) used during the measured phase.
+    pub proxy_cpu_ns: Option<u64>,
+}
+
+impl PhaseResult {
+    pub fn new(path: Path, concurrency: usize, chunks: usize, samples: Vec<Sample>, wall: Duration, proxy_cpu_ns: Option<u64>) -> Self {
+        let mut first_event: Vec<Duration> = samples.iter().map(|s| s.first_event).collect();
+        let mut total: Vec<Duration> = samples.iter().map(|s| s.total).collect();
+        first_event.sort();
+        total.sort();
+        PhaseResult { path, concurrency, chunks, streams: samples.len(), first_event, total, wall, proxy_cpu_ns }
+    }
+
+    fn p(&self, pct: f64) -> Duration {
+        percentile(&self.first_event, pct)
+    }
+
+    /// Wall time per stream (the closed loop's throughput, inverted), per chunk, in µs.
+    fn wall_us_per_chunk(&self) -> f64 {
+        self.wall.as_secs_f64() * 1e6 / (self.streams * self.chunks) as f64
+    }
+
+    fn cpu_us_per_chunk(&self) -> Option<f64> {
+        self.proxy_cpu_ns.map(|ns| ns as f64 / 1e3 / (self.streams * self.chunks) as f64)
+    }
+}
+
+pub struct MemoryResult {
+    pub streams: usize,
+    pub baseline_kib: u64,
+    pub held_kib: u64,
+}
+
+impl MemoryResult {
+    fn per_stream_kib(&self) -> f64 {
+        (self.held_kib as f64 - self.baseline_kib as f64) / self.streams as f64
+    }
+}
+
+pub fn header(chunks: usize, relay: &Group, nginx: &Group) {
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    println!("PatchBridge relay benchmark: fake OpenAI Chat Completions upstream, {chunks} content chunks per response,");
+    println!("{cpus} CPUs (shared), relay pid {:?}, nginx pids {:?}", relay.pids, nginx.pids);
+    println!("Paths: direct = fake upstream; nginx = proxy_buffering off, HTTP/1.1 keepalive upstream (the floor);");
+    println!("       relay = POST /api/model, neutral request, Chat Completions decoded and re-encoded as neutral events.");
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: usize, elapsed: Duration) {
+    let direct = |c: usize| results.iter().find(|r| r.path == Path::Direct && r.concurrency == c);
+    println!();
+    println!("Time to first event (TTFE, from sending the request to the first complete SSE event) and per-chunk cost.");
+    println!("'+' columns: minus direct at the same concurrency. +wall/chunk: added wall time of the closed loop per");
+    println!("chunk relayed; CPU/chunk: the proxy process's own CPU time per chunk (both include per-request work,");
+    println!("amortised over {chunks} chunks).");
+    println!();
+    println!(
+        "{:>5} {:<7} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>12} {:>10} {:>10}",
+        "conc", "path", "streams", "TTFE p50", "TTFE p99", "+TTFE p50", "+TTFE p99", "stream p50", "+wall/chunk", "CPU/chunk", "streams/s"
+    );
+    for r in results {
+        let base = direct(r.concurrency);
+        let added = |pct: f64| match (r.path, base) {
+            (Path::Direct, _) | (_, None) => "-".to_string(),
+            (_, Some(d)) => format!("{:+.3} ms", ms(r.p(pct)) - ms(d.p(pct))),
+        };
+        let wall = match (r.path, base) {
+            (Path::Direct, _) | (_, None) => "-".to_string(),
+            (_, Some(d)) => format!("{:+.2} us", r.wall_us_per_chunk() - d.wall_us_per_chunk()),
+        };
+        let cpu = r.cpu_us_per_chunk().map_or("-".to_string(), |c| format!("{c:.2} us"));
+        println!(
+            "{:>5} {:<7} {:>7} {:>7.3} ms {:>7.3} ms {:>10} {:>10} {:>8.3} ms {:>12} {:>10} {:>10.0}",
+            r.concurrency,
+            r.path.name(),
+            r.streams,
+            ms(r.p(50.0)),
+            ms(r.p(99.0)),
+            added(50.0),
+            added(99.0),
+            ms(percentile(&r.total, 50.0)),
+            wall,
+            cpu,
+            r.streams as f64 / r.wall.as_secs_f64(),
+        );
+    }
+
+    println!();
+    println!("Memory per open stream: RSS (VmRSS; nginx: master + workers) with streams held open mid-response");
+    println!("(upstream paused after half of the chunks), minus RSS before they were opened, divided by the streams.");
+    println!();
+    println!("{:<7} {:>8} {:>12} {:>12} {:>12}", "path", "streams", "RSS before", "RSS held", "per stream");
+    for (path, m) in memory {
+        println!(
+            "{:<7} {:>8} {:>8} KiB {:>8} KiB {:>8.1} KiB",
+            path.name(),
+            m.streams,
+            m.baseline_kib,
+            m.held_kib,
+            m.per_stream_kib()
+        );
+    }
+
+    println!();
+    println!("Targets (figures from this run):");
+    let find = |p: Path, c: usize| results.iter().find(|r| r.path == p && r.concurrency == c);
+    if let (Some(d), Some(n), Some(r)) = (find(Path::Direct, 1), find(Path::Nginx, 1), find(Path::Relay, 1)) {
+        let relay_added = ms(r.p(50.0)) - ms(d.p(50.0));
+        let nginx_added = ms(n.p(50.0)) - ms(d.p(50.0));
+        println!(
+            "  added TTFE p50 at c=1      relay {relay_added:+.3} ms | nginx {nginx_added:+.3} ms (reference ~{NGINX_REFERENCE_MS} ms)   target: relay <= nginx   {}",
+            met(relay_added <= nginx_added.max(0.0) + 0.005)
+        );
+    }
+    for r in results.iter().filter(|r| r.path == Path::Relay) {
+        let Some(d) = direct(r.concurrency) else { continue };
+        let wall = r.wall_us_per_chunk() - d.wall_us_per_chunk();
+        let cpu = r.cpu_us_per_chunk().unwrap_or(f64::NAN);
+        let nginx = find(Path::Nginx, r.concurrency);
+        let nginx_cpu = nginx.and_then(|n| n.cpu_us_per_chunk()).unwrap_or(f64::NAN);
+        let nginx_wall = nginx.map(|n| n.wall_us_per_chunk() - d.wall_us_per_chunk()).unwrap_or(f64::NAN);
+        println!(
+            "  per chunk at c={:<5}      relay +wall {wall:.2} us, CPU {cpu:.2} us | nginx +wall {nginx_wall:.2} us, CPU {nginx_cpu:.2} us   target: <= {CHUNK_TARGET_US} us   wall {}, CPU {}",
+            r.concurrency,
+            met(wall <= CHUNK_TARGET_US),
+            met(cpu <= CHUNK_TARGET_US)
+        );
+    }
+    for (path, m) in memory {
+        if *path == Path::Relay {
+            let nginx = memory.iter().find(|(p, _)| *p == Path::Nginx).map(|(_, m)| m.per_stream_kib()).unwrap_or(f64::NAN);
+            println!(
+                "  memory per stream ({} open) relay {:.1} KiB | nginx {nginx:.1} KiB   target: < {MEMORY_TARGET_KIB} KiB   {}",
+                m.streams,
+                m.per_stream_kib(),
+                met(m.per_stream_kib() < MEMORY_TARGET_KIB)
+            );
+        }
+    }
+    println!();
+    println!("Run took {:.1} s. Every stream was checked complete (event count, tokens, final event).", elapsed.as_secs_f64());
+}

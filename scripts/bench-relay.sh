@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Relay benchmark: what the relay adds over calling a model provider directly, with nginx as the floor, in
+# one run. Builds release binaries, starts a fake OpenAI Chat Completions upstream, nginx (generated config,
+# unbuffered streaming reverse proxy) and the relay in front of it, runs the load generator, prints the
+# tables, and stops everything it started (trap).
+#
+# Usage: scripts/bench-relay.sh            (about 1-2 minutes on 2 cores)
+# Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 CARGO_TARGET_DIR=/work/target-relay NGINX=/usr/sbin/nginx
+#        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
+# Fails only when something is functionally broken (a stream with missing or extra events, a process that
+# does not start); timings are printed, never asserted.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-relay}"
+CHUNKS="${CHUNKS:-100}"
+LEVELS="${LEVELS:-1,64,1024}"
+HOLD="${HOLD:-1024}"
+NGINX="${NGINX:-/usr/sbin/nginx}"
+
+cd "$ROOT"
+echo "building release binaries (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)..." >&2
+# Separately, not in one `cargo build -p a -p b`: building them together unifies dependency features across
+# both and would rebuild the relay (a long LTO build) with a feature set nobody else uses.
+cargo build --release -j2 -q -p patchbridge-relay
+cargo build --release -j2 -q -p patchbridge-relay-bench
+BENCH="$CARGO_TARGET_DIR/release/patchbridge-relay-bench"
+RELAY="$CARGO_TARGET_DIR/release/patchbridge-relay"
+
+# 1,024 streams through a proxy need ~3 descriptors each per process; raise the soft limit to the hard one.
+ulimit -n "$(ulimit -Hn)"
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 8192 ]; then
+  echo "bench-relay: the open-files limit is $(ulimit -n); 1,024 streams need at least 8192" >&2
+  exit 1
+fi
+
+WORK="$(mktemp -d /tmp/bench-relay.XXXXXX)"
+PIDS=()
+cleanup() {
+  local status=$?
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "$status" -ne 0 ]; then
+    echo "--- logs kept in $WORK" >&2
+    tail -n 20 "$WORK"/*.log >&2 2>/dev/null || true
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Waits for "<pattern> <addr>" in a file written by a background process; prints the address.
+wait_addr() {
+  local file=$1 pattern=$2 pid=$3
+  for _ in $(seq 1 200); do
+    if addr=$(sed -n "s#.*$pattern \\(http://\\)\\{0,1\\}\\([0-9.:]*\\).*#\\2#p" "$file" | head -n1) && [ -n "$addr" ]; then
+      echo "$addr"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || { echo "bench-relay: process $pid exited; see $file" >&2; return 1; }
+    sleep 0.05
+  done
+  echo "bench-relay: timed out waiting for '$pattern' in $file" >&2
+  return 1
+}
+
+# 1. The fake upstream.
+"$BENCH" upstream --bind 127.0.0.1:0 --chunks "$CHUNKS" >"$WORK/upstream.log" 2>&1 &
+PIDS+=($!)
+UPSTREAM_ADDR=$(wait_addr "$WORK/upstream.log" "fake-upstream listening on" "${PIDS[-1]}")
+
+# 2. nginx as an unbuffered streaming reverse proxy with keepalive connections to the upstream.
+NGINX_PORT=$("$BENCH" free-port)
+mkdir -p "$WORK/nginx"
+cat >"$WORK/nginx/nginx.conf" <<CONF
+daemon off;
+master_process on;
+worker_processes auto;
+worker_rlimit_nofile 16384;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx.log warn;
+events { worker_connections 8192; multi_accept on; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/body;
+  proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fastcgi;
+  uwsgi_temp_path $WORK/nginx/uwsgi;
+  scgi_temp_path $WORK/nginx/scgi;
+  keepalive_requests 1000000;
+  keepalive_timeout 300s;
+  upstream fake_model { server $UPSTREAM_ADDR; keepalive 2048; keepalive_requests 1000000; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT backlog=4096;
+    location / {
+      proxy_pass http://fake_model;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_cache off;
+    }
+  }
+}
+CONF
+"$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx.log" &
+PIDS+=($!)
+NGINX_PID=${PIDS[-1]}
+for _ in $(seq 1 200); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$NGINX_PORT") 2>/dev/null && break
+  kill -0 "$NGINX_PID" 2>/dev/null || { echo "bench-relay: nginx exited" >&2; cat "$WORK/nginx.log" >&2; exit 1; }
+  sleep 0.05
+done
+
+# 3. The relay: two models on the same upstream (the second one pauses mid-response for the memory phase).
+cat >"$WORK/relay.json" <<CONF
+{
+  "server": { "bind": "127.0.0.1:0", "basePath": "/api" },
+  "identity": { "mode": "development" },
+  "database": { "url": "sqlite://$WORK/relay.sqlite3" },
+  "models": [
+    { "id": "bench", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/v1", "upstreamModel": "bench-model", "authScheme": "none" },
+    { "id": "bench-hold", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/hold/v1", "upstreamModel": "bench-model", "authScheme": "none" }
+  ]
+}
+CONF
+if [ -n "${RELAY_LOG:-}" ]; then export PATCHBRIDGE_LOG="$RELAY_LOG"; fi
+"$RELAY" --config "$WORK/relay.json" >"$WORK/relay.out.log" 2>"$WORK/relay.log" &
+PIDS+=($!)
+RELAY_PID=${PIDS[-1]}
+RELAY_ADDR=$(wait_addr "$WORK/relay.out.log" "patchbridge-relay listening on" "$RELAY_PID")
+
+echo "$("$NGINX" -v 2>&1); relay log filter: ${PATCHBRIDGE_LOG:-default}" >&2
+"$BENCH" run \
+  --upstream "http://$UPSTREAM_ADDR" \
+  --nginx "http://127.0.0.1:$NGINX_PORT" \
+  --relay "http://$RELAY_ADDR" \
+  --relay-pid "$RELAY_PID" \
+  --nginx-pid "$NGINX_PID" \
+  --chunks "$CHUNKS" --levels "$LEVELS" --hold "$HOLD"
