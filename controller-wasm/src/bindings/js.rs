@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(raw_module = "../adapter.js")]
 extern "C" {
-    /// Drains a model's async iterable into JSON lines taken in batches (see `adapter.js`).
+    /// Drains a model's async iterable into batches (payload text + per-event lengths; see `adapter.js`).
     pub type Pump;
     #[wasm_bindgen(constructor, catch)]
     pub fn new(iterable: &JsValue, raw: bool) -> Result<Pump, JsValue>;

@@ -1,0 +1,35 @@
+// The package surface: exports, the error class, and errors.js naming exactly the core's closed set of codes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { agent } from './helpers.mjs';
+import { errorCodes } from '../../npm/pkg/patchbridge_agent.js';
+
+test('errors.js exports exactly the codes the Rust core can produce', () => {
+  const core = [...errorCodes()].sort();
+  assert.deepEqual(Object.keys(agent.ErrorCodes).sort(), core);
+  for (const code of core) assert.equal(agent[code], code, `constant ${code}`);
+});
+
+test('AgentError is an Error with code, limit, details and cause', () => {
+  const cause = new Error('root');
+  const error = new agent.AgentError('AGENT_LIMIT_EXCEEDED', 'too many', { limit: 'maxToolCalls', details: { n: 3 }, cause });
+  assert.ok(error instanceof Error);
+  assert.equal(error.name, 'AgentError');
+  assert.equal(error.code, 'AGENT_LIMIT_EXCEEDED');
+  assert.equal(error.limit, 'maxToolCalls');
+  assert.deepEqual(error.details, { n: 3 });
+  assert.equal(error.cause, cause);
+  assert.equal(agent.isAgentError(error, 'AGENT_LIMIT_EXCEEDED'), true);
+  assert.equal(agent.isAgentError(new Error('x')), false);
+});
+
+test('the package exports the documented API and ships its files', () => {
+  for (const name of ['createAgentController', 'DefaultAgentRuntime', 'AgentExecution', 'AgentController', 'DEFAULT_LIMITS', 'AgentError']) {
+    assert.ok(name in agent, name);
+  }
+  const manifest = JSON.parse(readFileSync(new URL('../../npm/package.json', import.meta.url), 'utf8'));
+  assert.equal(manifest.name, '@patchbridge/agent');
+  assert.equal(manifest.type, 'module');
+  for (const file of manifest.files) readFileSync(new URL(`../../npm/${file}`, import.meta.url));
+});
