@@ -143,3 +143,34 @@ test('item 7: tool-result events carry frozen results', async () => {
   assert.ok(Object.isFrozen(event.result) && Object.isFrozen(event));
   assert.throws(() => { 'use strict'; event.result.content = 'changed'; }, TypeError);
 });
+
+test('item 6: late exceptions of a tool or model after the gate closed reach nothing (no hook, no unhandled rejection)', async () => {
+  const stray = [];
+  const onStray = (error) => stray.push(error);
+  process.on('unhandledRejection', onStray);
+  process.on('uncaughtException', onStray);
+  try {
+    const hookTypes = [];
+    const slow = recordingTool('slow', () => new Promise((_, reject) => setTimeout(() => reject(new Error('late boom')), 60)));
+    const m = scriptedModel([toolMessage([{ callId: 'c1', name: 'slow' }]), textMessage('never')]);
+    const execution = new DefaultAgentRuntime(m, { limits: fullLimits({ maxDurationMs: 20 }), hooks: [{ onEvent: (e) => hookTypes.push(e.type) }] })
+      .start({ ...userInput('go'), tools: [slow] });
+    await assert.rejects(execution.result, { code: 'AGENT_EXECUTION_TIMEOUT' });
+    const lateModel = scriptedModel([() => (async function* () {
+      yield { type: 'message-start' };
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      throw new Error('late model boom');
+    })()]);
+    const cancelled = new DefaultAgentRuntime(lateModel, { limits: fullLimits() }).start(userInput('go'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    cancelled.cancel();
+    assert.equal((await cancelled.result).outcome, 'cancelled');
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(hookTypes.at(-1), 'execution-failed', 'nothing after the terminal event');
+    assert.equal(hookTypes.filter((t) => t.startsWith('tool-call-completed')).length, 0);
+    assert.deepEqual(stray, []);
+  } finally {
+    process.off('unhandledRejection', onStray);
+    process.off('uncaughtException', onStray);
+  }
+});
