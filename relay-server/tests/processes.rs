@@ -185,7 +185,8 @@ async fn bad_configuration_stops_start_up_with_the_field_path() {
 }
 
 /// Two relay processes on one PostgreSQL: concurrent compare-and-set writes through both; each revision is won
-/// exactly once and both processes read the same final state.
+/// exactly once and both processes read the same final state. Both start at the same moment on a fresh schema
+/// (pins the bug where concurrent `CREATE SCHEMA IF NOT EXISTS` made one replica fail to start).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_relay_processes_share_one_postgres() {
     let db = TestDb::new(Backend::Postgres);
@@ -444,9 +445,17 @@ async fn binary_serves_health_readiness_metrics_and_static_files() {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let root = no_redirects.get(format!("{}/", relay.url)).send().await.unwrap();
+    let root = no_redirects
+        .get(format!("{}/", relay.url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(root.status(), 307);
-    assert_eq!(root.headers()["location"], "/examples/demo/", "`/` opens the demo page");
+    assert_eq!(
+        root.headers()["location"],
+        "/examples/demo/",
+        "`/` opens the demo page"
+    );
     let missing = http
         .get(format!("{}/npm/../Cargo.toml", relay.url))
         .send()

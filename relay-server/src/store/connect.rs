@@ -45,7 +45,19 @@ impl Store {
                 let mut conn = sqlx::PgConnection::connect_with(&options)
                     .await
                     .map_err(|e| format!("database: cannot connect to PostgreSQL: {e}"))?;
-                conn.execute(format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"").as_str())
+                // `CREATE SCHEMA IF NOT EXISTS` is not atomic against a concurrent creation (two replicas starting
+                // together fail with a unique violation), so replicas take a transaction-scoped advisory lock.
+                let mut tx = conn.begin().await.map_err(|e| format!("database: {e}"))?;
+                sqlx::query(
+                    "SELECT pg_advisory_xact_lock(hashtext('patchbridge-relay:create-schema'))",
+                )
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| format!("database.schema: {e}"))?;
+                tx.execute(format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"").as_str())
+                    .await
+                    .map_err(|e| format!("database.schema: {e}"))?;
+                tx.commit()
                     .await
                     .map_err(|e| format!("database.schema: {e}"))?;
                 let _ = conn.close().await;

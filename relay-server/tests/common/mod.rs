@@ -480,3 +480,44 @@ pub fn first_turn_request(model: &str) -> Value {
         ]
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Relays with upstream models
+
+pub const KEY: &str = "sk-test-relay-key-0123456789";
+
+pub fn set_key() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY (edition 2021: set_var is safe): every test sets the same value before any thread reads it.
+    ONCE.call_once(|| std::env::set_var("PB_TEST_UPSTREAM_KEY", KEY));
+}
+
+pub fn model(id: &str, provider: &str, fake: &FakeUpstream) -> Value {
+    json!({ "id": id, "provider": provider, "baseUrl": fake.base_url(), "upstreamModel": format!("{id}-upstream"),
+            "apiKey": { "env": "PB_TEST_UPSTREAM_KEY" } })
+}
+
+/// A relay (SQLite) with one model of each provider at `fake`, plus `extra` config.
+pub async fn relay_for(fake: &FakeUpstream, db: &TestDb, extra: Value) -> Relay {
+    set_key();
+    let mut config = base_config(
+        db,
+        json!({ "models": [
+            model("chat", "openai-chat", fake),
+            model("responses", "openai-responses", fake),
+            model("claude", "anthropic-messages", fake),
+        ] }),
+    );
+    merge(&mut config, extra);
+    relay(config).await
+}
+
+pub async fn post_model(r: &Relay, body: Value) -> (StatusCode, String) {
+    let response = r.send(req("POST", "/api/model", "alice", Some(body))).await;
+    let status = response.status();
+    (status, body_text(response).await)
+}
+
+pub fn read_fixture(rel: &str) -> String {
+    std::fs::read_to_string(provider_fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}

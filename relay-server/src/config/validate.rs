@@ -1,0 +1,342 @@
+//! Validation of a parsed [`RelayConfig`] into [`Validated`]: every field checked, secrets resolved, JWT keys
+//! loaded, adapter options checked by the providers crate. Runs before the database opens and the port binds.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use patchbridge_providers::{ModelOptions, ProviderKind};
+
+use super::{
+    err, AuthScheme, ConfigError, DatabaseConfig, IdentityConfig, LimitsConfig, ModelConfig,
+    RelayConfig, Secret,
+};
+
+/// A model after validation, with its secret resolved.
+#[derive(Debug, Clone)]
+pub struct ValidatedModel {
+    pub config: ModelConfig,
+    pub base_url: reqwest::Url,
+    pub auth_scheme: AuthScheme,
+    pub api_key: Option<Secret>,
+    pub options: ModelOptions,
+}
+
+/// Identity settings after validation (keys loaded).
+#[derive(Debug, Clone)]
+pub enum ValidatedIdentity {
+    Development { header: String, query_param: String },
+    Jwt(crate::identity::jwt::JwtSettings),
+    TrustedProxy { header: String },
+}
+
+/// Everything the relay needs, checked.
+#[derive(Debug, Clone)]
+pub struct Validated {
+    pub bind: SocketAddr,
+    pub base_path: String,
+    pub allowed_origins: Vec<String>,
+    pub npm_dir: Option<PathBuf>,
+    pub examples_dir: Option<PathBuf>,
+    pub identity: Option<ValidatedIdentity>,
+    pub database: DatabaseConfig,
+    pub limits: LimitsConfig,
+    pub models: Vec<ValidatedModel>,
+    pub default_model: Option<String>,
+    /// The scripted demo model is the (only) model.
+    pub demo_active: bool,
+}
+
+impl RelayConfig {
+    /// Validates every field and resolves secrets; nothing is started yet.
+    pub fn validate(&self) -> Result<Validated, ConfigError> {
+        let bind: SocketAddr = self
+            .server
+            .bind
+            .parse()
+            .map_err(|e| err("server.bind", format!("not a socket address: {e}")))?;
+        let base_path = self.server.base_path.clone();
+        if !base_path.starts_with('/') || (base_path.len() > 1 && base_path.ends_with('/')) {
+            return Err(err(
+                "server.basePath",
+                "must start with `/` and not end with `/`",
+            ));
+        }
+        if base_path.contains(['{', '}', '*', '?', '#']) {
+            return Err(err("server.basePath", "must be a plain path"));
+        }
+        let mut allowed_origins = Vec::new();
+        for (i, origin) in self.server.allowed_origins.iter().enumerate() {
+            allowed_origins.push(
+                validate_origin(origin)
+                    .map_err(|m| err(format!("server.allowedOrigins[{i}]"), m))?,
+            );
+        }
+        for (field, dir) in [
+            ("server.npmDir", &self.server.npm_dir),
+            ("server.examplesDir", &self.server.examples_dir),
+        ] {
+            if let Some(dir) = dir {
+                if !dir.is_dir() {
+                    return Err(err(
+                        field,
+                        format!("`{}` is not a directory", dir.display()),
+                    ));
+                }
+            }
+        }
+
+        let identity = match &self.identity {
+            None => None,
+            Some(IdentityConfig::Development {
+                header,
+                query_param,
+            }) => {
+                if !bind.ip().is_loopback() {
+                    return Err(err(
+                        "identity.mode",
+                        format!("development identity trusts client-supplied user ids and is allowed only on a loopback bind address, not {bind}"),
+                    ));
+                }
+                check_header_name(header).map_err(|m| err("identity.header", m))?;
+                if query_param.is_empty() {
+                    return Err(err("identity.queryParam", "must not be empty"));
+                }
+                Some(ValidatedIdentity::Development {
+                    header: header.to_ascii_lowercase(),
+                    query_param: query_param.clone(),
+                })
+            }
+            Some(IdentityConfig::Jwt {
+                hs256_secret,
+                rs256_public_key_file,
+                jwks_file,
+                issuer,
+                audience,
+                leeway_seconds,
+            }) => {
+                let settings = crate::identity::jwt::JwtSettings::load(
+                    hs256_secret.as_ref(),
+                    rs256_public_key_file.as_deref(),
+                    jwks_file.as_deref(),
+                    issuer.clone(),
+                    audience.clone(),
+                    *leeway_seconds,
+                )
+                .map_err(|(field, m)| err(format!("identity.{field}"), m))?;
+                Some(ValidatedIdentity::Jwt(settings))
+            }
+            Some(IdentityConfig::TrustedProxy { header }) => {
+                check_header_name(header).map_err(|m| err("identity.header", m))?;
+                Some(ValidatedIdentity::TrustedProxy {
+                    header: header.to_ascii_lowercase(),
+                })
+            }
+        };
+
+        let db = &self.database;
+        if !(db.url.starts_with("sqlite:")
+            || db.url.starts_with("postgres://")
+            || db.url.starts_with("postgresql://"))
+        {
+            return Err(err(
+                "database.url",
+                "must start with `sqlite:`, `postgres://` or `postgresql://`",
+            ));
+        }
+        if let Some(schema) = &db.schema {
+            if db.url.starts_with("sqlite:") {
+                return Err(err("database.schema", "only PostgreSQL has schemas"));
+            }
+            let ok = !schema.is_empty()
+                && schema.len() <= 63
+                && schema
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                && !schema.starts_with(|c: char| c.is_ascii_digit());
+            if !ok {
+                return Err(err("database.schema", "must match [a-z_][a-z0-9_]{0,62}"));
+            }
+        }
+        if db.max_connections == 0 || db.max_connections > 1000 {
+            return Err(err("database.maxConnections", "must be 1..=1000"));
+        }
+
+        let l = &self.limits;
+        for (name, value) in [
+            ("maxRequestBytes", l.max_request_bytes),
+            ("maxConversationBytes", l.max_conversation_bytes),
+            ("maxUpstreamResponseBytes", l.max_upstream_response_bytes),
+            ("maxEventsPerCall", l.max_events_per_call),
+            ("connectTimeoutMs", l.connect_timeout_ms),
+            ("firstByteTimeoutMs", l.first_byte_timeout_ms),
+            ("idleTimeoutMs", l.idle_timeout_ms),
+        ] {
+            if value == 0 {
+                return Err(err(
+                    format!("limits.{name}"),
+                    "must be positive (bounds cannot be switched off)",
+                ));
+            }
+        }
+        for (name, value, max) in [
+            ("maxRequestBytes", l.max_request_bytes, 256 * 1024 * 1024),
+            (
+                "maxConversationBytes",
+                l.max_conversation_bytes,
+                256 * 1024 * 1024,
+            ),
+            (
+                "maxUpstreamResponseBytes",
+                l.max_upstream_response_bytes,
+                1024 * 1024 * 1024,
+            ),
+            ("maxEventsPerCall", l.max_events_per_call, 10_000_000),
+            ("connectTimeoutMs", l.connect_timeout_ms, 600_000),
+            ("firstByteTimeoutMs", l.first_byte_timeout_ms, 3_600_000),
+            ("idleTimeoutMs", l.idle_timeout_ms, 3_600_000),
+        ] {
+            if value > max {
+                return Err(err(
+                    format!("limits.{name}"),
+                    format!("must be at most {max}"),
+                ));
+            }
+        }
+
+        let mut models = Vec::new();
+        let mut ids = std::collections::HashSet::new();
+        for (i, m) in self.models.iter().enumerate() {
+            let at = |f: &str| format!("models[{i}].{f}");
+            if m.id.trim().is_empty() || m.id.len() > 200 {
+                return Err(err(at("id"), "must be 1..200 characters"));
+            }
+            if !ids.insert(m.id.clone()) {
+                return Err(err(at("id"), format!("duplicate model id `{}`", m.id)));
+            }
+            if m.upstream_model.trim().is_empty() {
+                return Err(err(at("upstreamModel"), "must not be empty"));
+            }
+            let base_url = reqwest::Url::parse(&m.base_url)
+                .map_err(|e| err(at("baseUrl"), format!("not a URL: {e}")))?;
+            match base_url.scheme() {
+                "https" => {}
+                "http" => {
+                    let loopback = match base_url.host() {
+                        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                        Some(url::Host::Domain(d)) => d == "localhost",
+                        None => false,
+                    };
+                    if !loopback && !m.allow_insecure_http {
+                        return Err(err(
+                            at("baseUrl"),
+                            "http:// is allowed only for loopback hosts (or set allowInsecureHttp)",
+                        ));
+                    }
+                }
+                other => {
+                    return Err(err(
+                        at("baseUrl"),
+                        format!("scheme `{other}` is not http(s)"),
+                    ))
+                }
+            }
+            if !base_url.username().is_empty() || base_url.password().is_some() {
+                return Err(err(
+                    at("baseUrl"),
+                    "must not contain credentials; use apiKey",
+                ));
+            }
+            if base_url.query().is_some() || base_url.fragment().is_some() {
+                return Err(err(at("baseUrl"), "must not have a query or fragment"));
+            }
+            let auth_scheme = m.auth_scheme.unwrap_or(match m.provider {
+                ProviderKind::AnthropicMessages => AuthScheme::XApiKey,
+                _ => AuthScheme::Bearer,
+            });
+            let api_key = match (&m.api_key, auth_scheme) {
+                (None, AuthScheme::None) => None,
+                (Some(_), AuthScheme::None) => {
+                    return Err(err(at("apiKey"), "given but authScheme is `none`"));
+                }
+                (None, _) => {
+                    return Err(err(at("apiKey"), "required (or set authScheme to `none`)"))
+                }
+                (Some(r), _) => Some(r.resolve().map_err(|m| err(at("apiKey"), m))?),
+            };
+            if m.max_output_tokens == Some(0) {
+                return Err(err(at("maxOutputTokens"), "must be positive"));
+            }
+            if let Some(r) = &m.reasoning {
+                if r.budget_tokens == Some(0) {
+                    return Err(err(at("reasoning.budgetTokens"), "must be positive"));
+                }
+            }
+            let options = m.model_options();
+            patchbridge_providers::validate_options(m.provider, &options)
+                .map_err(|e| err(at("provider"), e.message()))?;
+            models.push(ValidatedModel {
+                config: m.clone(),
+                base_url,
+                auth_scheme,
+                api_key,
+                options,
+            });
+        }
+        let default_model = match &self.default_model {
+            Some(id) if !ids.contains(id) => {
+                return Err(err(
+                    "defaultModel",
+                    format!("`{id}` is not one of the configured models"),
+                ))
+            }
+            Some(id) => Some(id.clone()),
+            None => models.first().map(|m| m.config.id.clone()),
+        };
+        // An explicit provider configuration never falls back to the demo: the demo is used only when there
+        // is no model at all.
+        let demo_active = models.is_empty() && self.demo;
+        if models.is_empty() && !self.demo {
+            return Err(err(
+                "models",
+                "no model configured: add one, or start the scripted demo with --demo",
+            ));
+        }
+
+        Ok(Validated {
+            bind,
+            base_path,
+            allowed_origins,
+            npm_dir: self.server.npm_dir.clone(),
+            examples_dir: self.server.examples_dir.clone(),
+            identity,
+            database: db.clone(),
+            limits: *l,
+            models,
+            default_model,
+            demo_active,
+        })
+    }
+}
+
+/// Normalises an allow-listed origin to `scheme://host[:port]` (no path, no trailing slash).
+fn validate_origin(origin: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(origin).map_err(|e| format!("not an origin: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("must be an http(s) origin".into());
+    }
+    if url.path() != "/"
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+    {
+        return Err("must be scheme://host[:port] with no path".into());
+    }
+    Ok(url.origin().ascii_serialization())
+}
+
+fn check_header_name(name: &str) -> Result<(), String> {
+    axum::http::HeaderName::from_bytes(name.as_bytes())
+        .map(|_| ())
+        .map_err(|_| format!("`{name}` is not a header name"))
+}
