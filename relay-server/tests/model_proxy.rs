@@ -479,3 +479,57 @@ async fn in_stream_overload_before_the_first_event_is_retried_once() {
     assert_eq!(events_of(&text)[0]["code"], "UPSTREAM_UNAVAILABLE");
     assert_eq!(fake.requests().len(), 2);
 }
+
+/// A 429 whose `Retry-After` is short is retried after that wait; a long one fails at once (the browser decides).
+#[tokio::test]
+async fn retry_after_is_honoured_only_when_short() {
+    let fake = FakeUpstream::start(vec![
+        Reply::RetryAfter { seconds: 1 },
+        Reply::sse(text_stream()),
+    ])
+    .await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({})).await;
+    let began = std::time::Instant::now();
+    let (status, _) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(fake.requests().len(), 2);
+    assert!(
+        began.elapsed() >= Duration::from_millis(900),
+        "waited for Retry-After"
+    );
+
+    let fake = FakeUpstream::start(vec![
+        Reply::RetryAfter { seconds: 30 },
+        Reply::sse(text_stream()),
+    ])
+    .await;
+    let r = relay_for(&fake, &db, json!({})).await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
+        "UPSTREAM_RATE_LIMITED"
+    );
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "a 30 s Retry-After is not waited for"
+    );
+}
+
+#[tokio::test]
+async fn model_request_over_the_body_bound_is_413_before_any_upstream_call() {
+    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, json!({ "limits": { "maxRequestBytes": 2048 } })).await;
+    let mut request = first_turn_request("chat");
+    request["messages"][0]["blocks"][0]["text"] = json!("x".repeat(4096));
+    let (status, text) = post_model(&r, request).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
+        "PAYLOAD_TOO_LARGE"
+    );
+    assert_eq!(fake.requests().len(), 0);
+}

@@ -277,6 +277,8 @@ pub enum Reply {
     },
     /// A non-2xx JSON error.
     Status { status: u16, body: String },
+    /// 429 with a `Retry-After` header (seconds).
+    RetryAfter { seconds: u64 },
     /// Headers never come.
     Hang,
     /// 200 with `prefix` sent, then silence (until the client goes away).
@@ -379,6 +381,15 @@ impl FakeUpstream {
                 StatusCode::from_u16(status).unwrap(),
                 [("content-type", "application/json")],
                 body,
+            )
+                .into_response(),
+            Reply::RetryAfter { seconds } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                [
+                    ("content-type", "application/json".to_owned()),
+                    ("retry-after", seconds.to_string()),
+                ],
+                "{}",
             )
                 .into_response(),
             Reply::Hang => {
