@@ -22,7 +22,17 @@ use super::relay::{Relay, RelayModel, RelayStore};
 use crate::core::controller::{Controller, ControllerOptions, ControllerState, InspectionSource};
 use crate::core::{AgentError, ConversationStore, DefaultAgentRuntime, ErrorCode, Model};
 
-const OPTION_KEYS: [&str; 6] = ["endpoint", "headers", "model", "tools", "conversationId", "runtime"];
+const OPTION_KEYS: [&str; 6] = [
+    "endpoint",
+    "headers",
+    "model",
+    "tools",
+    "conversationId",
+    "runtime",
+];
+
+/// The frozen messages array last built: the core's `Rc` it came from, the array, and its frozen elements.
+type MessagesCache = Option<(Rc<Vec<Message>>, JsValue, Vec<JsValue>)>;
 
 /// The JS-side view of the state: the last snapshot, whether it is stale, the cached messages, listeners.
 #[derive(Default)]
@@ -30,8 +40,7 @@ struct View {
     snapshot: RefCell<Option<JsValue>>,
     stale: Cell<bool>,
     scheduled: Cell<bool>,
-    /// The core's messages `Rc` the cached array was built from, the frozen array, and its frozen elements.
-    messages: RefCell<Option<(Rc<Vec<Message>>, JsValue, Vec<JsValue>)>>,
+    messages: RefCell<MessagesCache>,
     listeners: RefCell<Vec<(u32, Function)>>,
     next_listener: Cell<u32>,
 }
@@ -53,10 +62,11 @@ impl View {
         let mut elements = Vec::with_capacity(messages.len());
         let reusable = cache.as_ref();
         for (i, message) in messages.iter().enumerate() {
-            let reused = reusable.and_then(|(old, _, objects)| match (old.get(i), objects.get(i)) {
-                (Some(previous), Some(object)) if previous == message => Some(object.clone()),
-                _ => None,
-            });
+            let reused =
+                reusable.and_then(|(old, _, objects)| match (old.get(i), objects.get(i)) {
+                    (Some(previous), Some(object)) if previous == message => Some(object.clone()),
+                    _ => None,
+                });
             elements.push(reused.unwrap_or_else(|| frozen(message)));
         }
         let array = Array::new();
@@ -75,7 +85,11 @@ impl View {
         light.messages = NO_MESSAGES.with(Rc::clone);
         light.error = None;
         let object = js::parse_json(&light.to_json().to_string());
-        let _ = Reflect::set(&object, &JsValue::from_str("messages"), &self.messages_js(&state.messages));
+        let _ = Reflect::set(
+            &object,
+            &JsValue::from_str("messages"),
+            &self.messages_js(&state.messages),
+        );
         if let Some(error) = &state.error {
             let _ = Reflect::set(&object, &JsValue::from_str("error"), &to_js(error));
         }
@@ -105,7 +119,13 @@ impl Shared {
             return;
         }
         let state = self.current();
-        let listeners: Vec<Function> = self.view.listeners.borrow().iter().map(|(_, f)| f.clone()).collect();
+        let listeners: Vec<Function> = self
+            .view
+            .listeners
+            .borrow()
+            .iter()
+            .map(|(_, f)| f.clone())
+            .collect();
         for listener in listeners {
             if let Err(thrown) = listener.call1(&JsValue::NULL, &state) {
                 js::console_error2("@patchbridge/agent: a state subscriber threw", &thrown);
@@ -146,16 +166,25 @@ pub fn create_agent_controller(options: JsValue) -> Result<JsController, JsValue
 fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
     let invalid = |m: &str| AgentError::new(ErrorCode::InvalidOptions, m.to_owned());
     if !options.is_object() {
-        return Err(invalid("createAgentController expects an options object { endpoint } or { model }"));
+        return Err(invalid(
+            "createAgentController expects an options object { endpoint } or { model }",
+        ));
     }
-    options::check_keys(options, &OPTION_KEYS, "createAgentController", ErrorCode::InvalidOptions)?;
+    options::check_keys(
+        options,
+        &OPTION_KEYS,
+        "createAgentController",
+        ErrorCode::InvalidOptions,
+    )?;
     let endpoint = options::opt_string(options, "endpoint", "options", ErrorCode::InvalidOptions)?;
     if endpoint.as_deref().is_some_and(str::is_empty) {
         return Err(invalid("options.endpoint must be a non-empty URL"));
     }
     let headers = get(options, "headers");
     if !is_missing(&headers) && !headers.is_object() && !headers.is_function() {
-        return Err(invalid("options.headers must be an object or a function returning one (per request)"));
+        return Err(invalid(
+            "options.headers must be an object or a function returning one (per request)",
+        ));
     }
     let relay = endpoint.as_deref().map(|e| Relay::new(e, headers.clone()));
     let raw_model = get(options, "model");
@@ -172,38 +201,66 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
     } else if is_missing(&raw_model) {
         relay_model(None)?
     } else if raw_model.is_object() {
-        (Rc::new(JsModel::new(raw_model.clone())?) as Rc<dyn Model>, None)
+        (
+            Rc::new(JsModel::new(raw_model.clone())?) as Rc<dyn Model>,
+            None,
+        )
     } else {
-        return Err(invalid("options.model must be a model object { stream(request, signal) } or a relay model id"));
+        return Err(invalid(
+            "options.model must be a model object { stream(request, signal) } or a relay model id",
+        ));
     };
-    let runtime_options = options::runtime_options(&get(options, "runtime"), false, "options.runtime")?;
+    let runtime_options =
+        options::runtime_options(&get(options, "runtime"), false, "options.runtime")?;
     let runtime = DefaultAgentRuntime::new(model, runtime_options, Rc::new(JsPlatform))?;
-    let store: Option<Rc<dyn ConversationStore>> = relay.map(|relay| Rc::new(RelayStore { relay }) as Rc<dyn ConversationStore>);
+    let store: Option<Rc<dyn ConversationStore>> =
+        relay.map(|relay| Rc::new(RelayStore { relay }) as Rc<dyn ConversationStore>);
     let has_store = store.is_some();
-    let core = Controller::new(runtime, ControllerOptions { store, model: model_id });
+    let core = Controller::new(
+        runtime,
+        ControllerOptions {
+            store,
+            model: model_id,
+        },
+    );
 
     let tools = get(options, "tools");
     if !is_missing(&tools) {
         if !Array::is_array(&tools) {
-            return Err(AgentError::new(ErrorCode::InvalidTool, "options.tools must be an array of tool definitions"));
+            return Err(AgentError::new(
+                ErrorCode::InvalidTool,
+                "options.tools must be an array of tool definitions",
+            ));
         }
         for def in Array::from(&tools).iter() {
             let (spec, handler) = options::tool(&def)?;
             core.register_tool(spec, handler)?;
         }
     }
-    let conversation_id = options::opt_string(options, "conversationId", "options", ErrorCode::InvalidOptions)?;
+    let conversation_id = options::opt_string(
+        options,
+        "conversationId",
+        "options",
+        ErrorCode::InvalidOptions,
+    )?;
     if conversation_id.is_some() && !has_store {
-        return Err(invalid("options.conversationId needs options.endpoint (conversations live in the relay)"));
+        return Err(invalid(
+            "options.conversationId needs options.endpoint (conversations live in the relay)",
+        ));
     }
 
-    let shared = Rc::new(Shared { core, view: View::default() });
+    let shared = Rc::new(Shared {
+        core,
+        view: View::default(),
+    });
     let weak = Rc::downgrade(&shared);
-    shared.core.subscribe(Box::new(move |_state: &ControllerState| {
-        if let Some(shared) = weak.upgrade() {
-            schedule(&shared);
-        }
-    }));
+    shared
+        .core
+        .subscribe(Box::new(move |_state: &ControllerState| {
+            if let Some(shared) = weak.upgrade() {
+                schedule(&shared);
+            }
+        }));
     if let Some(id) = conversation_id {
         // The load's failure is in `state.error` (and `loadConversation` callers get it as a rejection).
         let loading = shared.core.load_conversation(&id);
@@ -230,20 +287,32 @@ fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
         return Ok(vec![Block::Text { text }]);
     }
     if !Array::is_array(input) {
-        return Err(AgentError::new(ErrorCode::InvalidInput, "send expects a string or an array of text/image blocks"));
+        return Err(AgentError::new(
+            ErrorCode::InvalidInput,
+            "send expects a string or an array of text/image blocks",
+        ));
     }
-    let text = js::try_to_json(input)
-        .ok_or_else(|| AgentError::new(ErrorCode::InvalidInput, "send: blocks must be plain JSON"))?;
-    serde_json::from_str(&text).map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("send: invalid blocks: {e}")))
+    let text = js::try_to_json(input).ok_or_else(|| {
+        AgentError::new(ErrorCode::InvalidInput, "send: blocks must be plain JSON")
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        AgentError::new(
+            ErrorCode::InvalidInput,
+            format!("send: invalid blocks: {e}"),
+        )
+    })
 }
 
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
     /// Calls `listener(state)` after changes (coalesced per microtask); returns the unsubscribe function.
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
-        let listener: Function = listener
-            .dyn_into()
-            .map_err(|_| to_js(&AgentError::new(ErrorCode::InvalidOptions, "subscribe expects a function")))?;
+        let listener: Function = listener.dyn_into().map_err(|_| {
+            to_js(&AgentError::new(
+                ErrorCode::InvalidOptions,
+                "subscribe expects a function",
+            ))
+        })?;
         let view = &self.shared.view;
         let id = view.next_listener.get();
         view.next_listener.set(id + 1);
@@ -251,7 +320,11 @@ impl JsController {
         let weak = Rc::downgrade(&self.shared);
         let unsubscribe = Closure::<dyn FnMut()>::new(move || {
             if let Some(shared) = weak.upgrade() {
-                shared.view.listeners.borrow_mut().retain(|(lid, _)| *lid != id);
+                shared
+                    .view
+                    .listeners
+                    .borrow_mut()
+                    .retain(|(lid, _)| *lid != id);
             }
         });
         Ok(unsubscribe.into_js_value())
@@ -301,13 +374,20 @@ impl JsController {
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(&self, definition: JsValue) -> Result<f64, JsValue> {
         let (spec, handler) = options::tool(&definition).map_err(|e| to_js(&e))?;
-        self.shared.core.register_tool(spec, handler).map(|r| r as f64).map_err(|e| to_js(&e))
+        self.shared
+            .core
+            .register_tool(spec, handler)
+            .map(|r| r as f64)
+            .map_err(|e| to_js(&e))
     }
 
     /// Unregisters a tool by name (next turn); returns whether it existed.
     #[wasm_bindgen(js_name = unregisterTool)]
     pub fn unregister_tool(&self, name: &str) -> Result<bool, JsValue> {
-        self.shared.core.unregister_tool(name).map_err(|e| to_js(&e))
+        self.shared
+            .core
+            .unregister_tool(name)
+            .map_err(|e| to_js(&e))
     }
 
     /// `{ source: 'current-execution' | 'current-registry', snapshot: { revision, tools } }`.
@@ -329,10 +409,18 @@ impl JsController {
     #[wasm_bindgen(js_name = loadConversation)]
     pub fn load_conversation(&self, id: JsValue) -> Promise {
         let Some(id) = id.as_string() else {
-            return rejected(&AgentError::new(ErrorCode::InvalidInput, "loadConversation expects a conversation id string"));
+            return rejected(&AgentError::new(
+                ErrorCode::InvalidInput,
+                "loadConversation expects a conversation id string",
+            ));
         };
         let loading = self.shared.core.load_conversation(&id);
-        quiet_promise(async move { loading.await.map(|_| JsValue::UNDEFINED).map_err(|e| to_js(&e)) })
+        quiet_promise(async move {
+            loading
+                .await
+                .map(|_| JsValue::UNDEFINED)
+                .map_err(|e| to_js(&e))
+        })
     }
 
     /// Starts a new, empty conversation (idle only; saved on the first completed turn).

@@ -34,7 +34,10 @@ pub fn from_js(value: &JsValue, fallback: ErrorCode, what: &str) -> AgentError {
         Some(code) => {
             let mut error = AgentError::new(code, text);
             error.limit = parts.get(2).as_string().and_then(|l| LimitName::parse(&l));
-            error.details = parts.get(3).as_string().and_then(|d| serde_json::from_str(&d).ok());
+            error.details = parts
+                .get(3)
+                .as_string()
+                .and_then(|d| serde_json::from_str(&d).ok());
             error
         }
         None => {

@@ -17,8 +17,8 @@ use super::error;
 use super::js;
 use super::stream::PumpStream;
 use crate::core::{
-    AbortSignal, AgentError, AgentHook, ErrorCode, EventStream, HookContext, HookEvent, HookFailure, Model,
-    OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
+    AbortSignal, AgentError, AgentHook, ErrorCode, EventStream, HookContext, HookEvent,
+    HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
 };
 
 /// A JS `AbortSignal` that aborts when the core signal does (the core signal is the source of truth).
@@ -33,13 +33,17 @@ pub fn mirror_signal(signal: &AbortSignal) -> JsValue {
 
 /// Reads `object[key]` as a function, or None when absent/not callable.
 pub fn method(object: &JsValue, key: &str) -> Option<Function> {
-    Reflect::get(object, &JsValue::from_str(key)).ok().and_then(|f| f.dyn_into::<Function>().ok())
+    Reflect::get(object, &JsValue::from_str(key))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
 }
 
 /// JSON text of a serialisable value. Always through `serde_json::Value` (as the core does), so each type has
 /// one serializer instantiation and only `Value` is written as text: this keeps the wasm small.
 pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_value(value).map(|v| v.to_string()).unwrap_or_default()
+    serde_json::to_value(value)
+        .map(|v| v.to_string())
+        .unwrap_or_default()
 }
 
 /// A serialisable core value as a deep-frozen JS value.
@@ -48,8 +52,14 @@ pub fn frozen<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
 }
 
 /// Awaits a JS promise, mapping a rejection with [`error::from_js`].
-pub async fn await_js(promise: Promise, code: ErrorCode, what: &str) -> Result<JsValue, AgentError> {
-    JsFuture::from(promise).await.map_err(|e| error::from_js(&e, code, what))
+pub async fn await_js(
+    promise: Promise,
+    code: ErrorCode,
+    what: &str,
+) -> Result<JsValue, AgentError> {
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| error::from_js(&e, code, what))
 }
 
 /// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
@@ -66,7 +76,10 @@ impl Platform for JsPlatform {
     }
 
     fn console_error(&self, failure: &HookFailure) {
-        js::console_error2("@patchbridge/agent: a hook threw on the terminal event", &hook_failure_js(failure));
+        js::console_error2(
+            "@patchbridge/agent: a hook threw on the terminal event",
+            &hook_failure_js(failure),
+        );
     }
 
     fn new_id(&self) -> String {
@@ -77,7 +90,11 @@ impl Platform for JsPlatform {
 /// `{ hookIndex, eventType, executionId, error }` with `error` an `AgentError` instance, deep-frozen.
 pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
     let object = js::parse_json(&json_text(failure));
-    let _ = Reflect::set(&object, &JsValue::from_str("error"), &error::to_js(&failure.error));
+    let _ = Reflect::set(
+        &object,
+        &JsValue::from_str("error"),
+        &error::to_js(&failure.error),
+    );
     js::deep_freeze(&object)
 }
 
@@ -99,7 +116,10 @@ impl JsHook {
     /// Validates the shape (`AGENT_INVALID_OPTIONS` when `onEvent` is missing).
     pub fn new(object: JsValue, index: u32) -> Result<Self, AgentError> {
         let on_event = method(&object, "onEvent").ok_or_else(|| {
-            AgentError::new(ErrorCode::InvalidOptions, format!("runtime.hooks[{index}] must be an object with an onEvent function"))
+            AgentError::new(
+                ErrorCode::InvalidOptions,
+                format!("runtime.hooks[{index}] must be an object with an onEvent function"),
+            )
         })?;
         Ok(JsHook { object, on_event })
     }
@@ -123,16 +143,26 @@ pub struct JsModel {
 impl JsModel {
     pub fn new(object: JsValue) -> Result<Self, AgentError> {
         let stream = method(&object, "stream").ok_or_else(|| {
-            AgentError::new(ErrorCode::InvalidOptions, "model must be an object with a stream(request, signal) method")
+            AgentError::new(
+                ErrorCode::InvalidOptions,
+                "model must be an object with a stream(request, signal) method",
+            )
         })?;
         Ok(JsModel { object, stream })
     }
 }
 
 /// Turns whatever a JS stream function returned (async iterable, or a promise of one) into an [`EventStream`].
-pub fn stream_from_js(returned: Result<JsValue, JsValue>, code: ErrorCode, what: &'static str) -> EventStream {
+pub fn stream_from_js(
+    returned: Result<JsValue, JsValue>,
+    code: ErrorCode,
+    what: &'static str,
+) -> EventStream {
     match returned {
-        Err(thrown) => stream::once(futures::future::ready(Err(error::from_js(&thrown, code, what)))).boxed_local(),
+        Err(thrown) => stream::once(futures::future::ready(Err(error::from_js(
+            &thrown, code, what,
+        ))))
+        .boxed_local(),
         Ok(value) if value.is_instance_of::<Promise>() => {
             let promise: Promise = value.unchecked_into();
             stream::once(async move {
@@ -167,7 +197,9 @@ impl RequestHandle {
 impl Model for JsModel {
     fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
         let js_request = js::lazy_request(RequestHandle { request });
-        let returned = self.stream.call2(&self.object, &js_request, &mirror_signal(&signal));
+        let returned = self
+            .stream
+            .call2(&self.object, &js_request, &mirror_signal(&signal));
         stream_from_js(returned, ErrorCode::ModelFailed, "model.stream failed")
     }
 }
@@ -187,18 +219,33 @@ impl JsTool {
 /// `{ signal, callId }` for tools and tool interceptors.
 pub fn tool_context_js(ctx: &ToolContext) -> JsValue {
     let object = Object::new();
-    let _ = Reflect::set(&object, &JsValue::from_str("signal"), &mirror_signal(&ctx.signal));
-    let _ = Reflect::set(&object, &JsValue::from_str("callId"), &JsValue::from_str(&ctx.call_id));
+    let _ = Reflect::set(
+        &object,
+        &JsValue::from_str("signal"),
+        &mirror_signal(&ctx.signal),
+    );
+    let _ = Reflect::set(
+        &object,
+        &JsValue::from_str("callId"),
+        &JsValue::from_str(&ctx.call_id),
+    );
     Object::freeze(&object).into()
 }
 
 /// Converts a tool's (or tool interceptor's) returned JS value to JSON for the core's exact-shape validation.
 pub fn tool_result_json(value: &JsValue) -> Result<Value, AgentError> {
     let text = js::try_to_json(value).ok_or_else(|| {
-        AgentError::new(ErrorCode::InvalidToolResult, "tool result is not plain JSON (undefined member, function or non-finite number)")
+        AgentError::new(
+            ErrorCode::InvalidToolResult,
+            "tool result is not plain JSON (undefined member, function or non-finite number)",
+        )
     })?;
-    serde_json::from_str(&text)
-        .map_err(|e| AgentError::new(ErrorCode::InvalidToolResult, format!("tool result is not JSON: {e}")))
+    serde_json::from_str(&text).map_err(|e| {
+        AgentError::new(
+            ErrorCode::InvalidToolResult,
+            format!("tool result is not JSON: {e}"),
+        )
+    })
 }
 
 impl ToolHandler for JsTool {

@@ -17,7 +17,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::error;
-use super::host::{await_js, frozen, json_text, method, mirror_signal, stream_from_js, tool_result_json};
+use super::host::{
+    await_js, frozen, json_text, method, mirror_signal, stream_from_js, tool_result_json,
+};
 use super::js;
 use crate::core::{
     AbortSignal, AgentError, ErrorCode, EventStream, ModelCallContext, ModelInterceptor, ModelNext,
@@ -37,7 +39,9 @@ impl RustEventStream {
         let slot = self.stream.clone();
         future_to_promise(async move {
             let taken = slot.borrow_mut().take();
-            let Some(mut stream) = taken else { return Ok(JsValue::UNDEFINED) };
+            let Some(mut stream) = taken else {
+                return Ok(JsValue::UNDEFINED);
+            };
             let item = stream.next().await;
             match item {
                 Some(Ok(event)) => {
@@ -65,37 +69,61 @@ pub struct JsModelInterceptor {
 impl JsModelInterceptor {
     pub fn new(object: JsValue, index: u32) -> Result<Self, AgentError> {
         let intercept = method(&object, "intercept").ok_or_else(|| {
-            AgentError::new(ErrorCode::InvalidOptions, format!("runtime.modelInterceptors[{index}] must have an intercept function"))
+            AgentError::new(
+                ErrorCode::InvalidOptions,
+                format!("runtime.modelInterceptors[{index}] must have an intercept function"),
+            )
         })?;
         Ok(JsModelInterceptor { object, intercept })
     }
 }
 
 impl ModelInterceptor for JsModelInterceptor {
-    fn intercept(&self, request: Rc<ModelRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
+    fn intercept(
+        &self,
+        request: Rc<ModelRequest>,
+        ctx: ModelCallContext,
+        signal: AbortSignal,
+        next: ModelNext,
+    ) -> EventStream {
         let js_request = frozen(&*request);
         let js_ctx = frozen(&ctx);
         let js_signal = mirror_signal(&signal);
         // `next(request?, context?, signal?)`: the request may be replaced; context and signal are the call's own.
-        let next_fn = Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(move |req: JsValue| {
-            let request = if req.is_undefined() {
-                request.clone()
-            } else {
-                let text = js::try_to_json(&req).ok_or_else(|| {
-                    error::js_error(ErrorCode::InterceptorFailed, "next(request): request is not plain JSON")
-                })?;
-                let parsed: ModelRequest = serde_json::from_str(&text).map_err(|e| {
-                    error::js_error(ErrorCode::InterceptorFailed, &format!("next(request): invalid model request: {e}"))
-                })?;
-                Rc::new(parsed)
-            };
-            let stream = next.call(request, ctx.clone(), signal.clone()).map_err(|e| error::to_js(&e))?;
-            let handle = RustEventStream { stream: Rc::new(RefCell::new(Some(stream))) };
-            Ok(js::iterable_from_rust(handle))
-        });
+        let next_fn =
+            Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(move |req: JsValue| {
+                let request = if req.is_undefined() {
+                    request.clone()
+                } else {
+                    let text = js::try_to_json(&req).ok_or_else(|| {
+                        error::js_error(
+                            ErrorCode::InterceptorFailed,
+                            "next(request): request is not plain JSON",
+                        )
+                    })?;
+                    let parsed: ModelRequest = serde_json::from_str(&text).map_err(|e| {
+                        error::js_error(
+                            ErrorCode::InterceptorFailed,
+                            &format!("next(request): invalid model request: {e}"),
+                        )
+                    })?;
+                    Rc::new(parsed)
+                };
+                let stream = next
+                    .call(request, ctx.clone(), signal.clone())
+                    .map_err(|e| error::to_js(&e))?;
+                let handle = RustEventStream {
+                    stream: Rc::new(RefCell::new(Some(stream))),
+                };
+                Ok(js::iterable_from_rust(handle))
+            });
         let args = Array::of4(&js_request, &js_ctx, &js_signal, &next_fn.into_js_value());
         let returned = self.intercept.apply(&self.object, &args);
-        stream_from_js(returned, ErrorCode::InterceptorFailed, "model interceptor failed")
+        stream_from_js(
+            returned,
+            ErrorCode::InterceptorFailed,
+            "model interceptor failed",
+        )
     }
 }
 
@@ -108,7 +136,10 @@ pub struct JsToolInterceptor {
 impl JsToolInterceptor {
     pub fn new(object: JsValue, index: u32) -> Result<Self, AgentError> {
         let intercept = method(&object, "intercept").ok_or_else(|| {
-            AgentError::new(ErrorCode::InvalidOptions, format!("runtime.toolInterceptors[{index}] must have an intercept function"))
+            AgentError::new(
+                ErrorCode::InvalidOptions,
+                format!("runtime.toolInterceptors[{index}] must have an intercept function"),
+            )
         })?;
         Ok(JsToolInterceptor { object, intercept })
     }
@@ -117,41 +148,54 @@ impl JsToolInterceptor {
 /// `{ callId, tool, arguments, executionId, signal }`: the data deep-frozen, the live `AbortSignal` not (a frozen
 /// signal could not be aborted).
 fn invocation_js(invocation: &ToolInvocation) -> JsValue {
-    js::with_signal(&js::parse_frozen(&invocation.to_json().to_string()), &mirror_signal(&invocation.signal))
+    js::with_signal(
+        &js::parse_frozen(&invocation.to_json().to_string()),
+        &mirror_signal(&invocation.signal),
+    )
 }
 
 impl ToolInterceptor for JsToolInterceptor {
     fn intercept(&self, invocation: ToolInvocation, next: ToolNext) -> ToolOutput {
         let js_invocation = invocation_js(&invocation);
         // `next(invocation?)`: an interceptor may pass replaced `arguments`; call id, tool and signal stay.
-        let next_fn = Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(move |inv: JsValue| {
-            let mut forwarded = invocation.clone();
-            if !inv.is_undefined() && !inv.is_null() {
-                let arguments = Reflect::get(&inv, &JsValue::from_str("arguments")).unwrap_or(JsValue::UNDEFINED);
-                let text = js::try_to_json(&arguments).ok_or_else(|| {
-                    error::js_error(ErrorCode::InterceptorFailed, "next(invocation): arguments are not plain JSON")
-                })?;
-                match serde_json::from_str::<Value>(&text) {
-                    Ok(Value::Object(map)) => forwarded.arguments = Rc::new(map),
-                    _ => {
-                        return Err(error::js_error(
+        let next_fn =
+            Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(move |inv: JsValue| {
+                let mut forwarded = invocation.clone();
+                if !inv.is_undefined() && !inv.is_null() {
+                    let arguments = Reflect::get(&inv, &JsValue::from_str("arguments"))
+                        .unwrap_or(JsValue::UNDEFINED);
+                    let text = js::try_to_json(&arguments).ok_or_else(|| {
+                        error::js_error(
                             ErrorCode::InterceptorFailed,
-                            "next(invocation): invocation.arguments must be a JSON object",
-                        ))
+                            "next(invocation): arguments are not plain JSON",
+                        )
+                    })?;
+                    match serde_json::from_str::<Value>(&text) {
+                        Ok(Value::Object(map)) => forwarded.arguments = Rc::new(map),
+                        _ => {
+                            return Err(error::js_error(
+                                ErrorCode::InterceptorFailed,
+                                "next(invocation): invocation.arguments must be a JSON object",
+                            ))
+                        }
                     }
                 }
-            }
-            let output = next.call(forwarded);
-            Ok(future_to_promise(async move {
-                let value = output.await.map_err(|e| error::to_js(&e))?;
-                Ok(js::parse_frozen(&value.to_string()))
-            })
-            .into())
-        });
+                let output = next.call(forwarded);
+                Ok(future_to_promise(async move {
+                    let value = output.await.map_err(|e| error::to_js(&e))?;
+                    Ok(js::parse_frozen(&value.to_string()))
+                })
+                .into())
+            });
         let args = Array::of2(&js_invocation, &next_fn.into_js_value());
         let promise = js::call_async(&self.intercept, &self.object, &args);
         async move {
-            let value = await_js(promise, ErrorCode::InterceptorFailed, "tool interceptor failed").await?;
+            let value = await_js(
+                promise,
+                ErrorCode::InterceptorFailed,
+                "tool interceptor failed",
+            )
+            .await?;
             tool_result_json(&value)
         }
         .boxed_local()

@@ -11,7 +11,10 @@ use wasm_bindgen::prelude::*;
 use super::host::{method, on_hook_error, JsHook, JsTool};
 use super::interceptors::{JsModelInterceptor, JsToolInterceptor};
 use super::js;
-use crate::core::{AgentError, AgentHook, ErrorCode, Limits, ModelInterceptor, RuntimeOptions, ToolInterceptor, ToolSpec};
+use crate::core::{
+    AgentError, AgentHook, ErrorCode, Limits, ModelInterceptor, RuntimeOptions, ToolInterceptor,
+    ToolSpec,
+};
 
 /// `object[key]`, `undefined` when absent or when `object` is not an object.
 pub fn get(object: &JsValue, key: &str) -> JsValue {
@@ -30,7 +33,12 @@ fn invalid(message: String) -> AgentError {
 }
 
 /// Fails when `object` has an own enumerable key outside `allowed`.
-pub fn check_keys(object: &JsValue, allowed: &[&str], what: &str, code: ErrorCode) -> Result<(), AgentError> {
+pub fn check_keys(
+    object: &JsValue,
+    allowed: &[&str],
+    what: &str,
+    code: ErrorCode,
+) -> Result<(), AgentError> {
     if !object.is_object() {
         return Ok(());
     }
@@ -40,7 +48,10 @@ pub fn check_keys(object: &JsValue, allowed: &[&str], what: &str, code: ErrorCod
         if !allowed.contains(&key.as_str()) {
             return Err(AgentError::new(
                 code,
-                format!("{what}: unknown option {key:?} (known: {})", allowed.join(", ")),
+                format!(
+                    "{what}: unknown option {key:?} (known: {})",
+                    allowed.join(", ")
+                ),
             )
             .with_details(serde_json::json!({ "key": key })));
         }
@@ -58,11 +69,21 @@ fn array_of(value: &JsValue, what: &str) -> Result<Vec<JsValue>, AgentError> {
     Ok(Array::from(value).iter().collect())
 }
 
-const RUNTIME_KEYS: [&str; 5] = ["limits", "hooks", "onHookError", "modelInterceptors", "toolInterceptors"];
+const RUNTIME_KEYS: [&str; 5] = [
+    "limits",
+    "hooks",
+    "onHookError",
+    "modelInterceptors",
+    "toolInterceptors",
+];
 
 /// Parses runtime options. `full_limits`: `DefaultAgentRuntime` requires all five limits; the controller takes a
 /// partial override of [`Limits::DEFAULT`].
-pub fn runtime_options(options: &JsValue, full_limits: bool, what: &str) -> Result<RuntimeOptions, AgentError> {
+pub fn runtime_options(
+    options: &JsValue,
+    full_limits: bool,
+    what: &str,
+) -> Result<RuntimeOptions, AgentError> {
     if !is_missing(options) && !options.is_object() {
         return Err(invalid(format!("{what} must be an object")));
     }
@@ -71,42 +92,77 @@ pub fn runtime_options(options: &JsValue, full_limits: bool, what: &str) -> Resu
     let limits_json: Value = if raw_limits.is_undefined() {
         Value::Null
     } else {
-        js::loose_json(&raw_limits).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Bool(false))
+        js::loose_json(&raw_limits)
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Bool(false))
     };
-    let limits = if full_limits { Limits::from_full_json(&limits_json)? } else { Limits::from_partial_json(&limits_json)? };
+    let limits = if full_limits {
+        Limits::from_full_json(&limits_json)?
+    } else {
+        Limits::from_partial_json(&limits_json)?
+    };
 
     let mut hooks: Vec<Rc<dyn AgentHook>> = Vec::new();
-    for (i, hook) in array_of(&get(options, "hooks"), "runtime.hooks")?.into_iter().enumerate() {
+    for (i, hook) in array_of(&get(options, "hooks"), "runtime.hooks")?
+        .into_iter()
+        .enumerate()
+    {
         hooks.push(Rc::new(JsHook::new(hook, i as u32)?));
     }
     let raw_on_error = get(options, "onHookError");
     let on_error = if is_missing(&raw_on_error) {
         None
     } else {
-        let f = raw_on_error.dyn_into::<Function>().map_err(|_| invalid("runtime.onHookError must be a function".into()))?;
+        let f = raw_on_error
+            .dyn_into::<Function>()
+            .map_err(|_| invalid("runtime.onHookError must be a function".into()))?;
         Some(on_hook_error(f))
     };
     let mut model_interceptors: Vec<Rc<dyn ModelInterceptor>> = Vec::new();
-    for (i, v) in array_of(&get(options, "modelInterceptors"), "runtime.modelInterceptors")?.into_iter().enumerate() {
+    for (i, v) in array_of(
+        &get(options, "modelInterceptors"),
+        "runtime.modelInterceptors",
+    )?
+    .into_iter()
+    .enumerate()
+    {
         model_interceptors.push(Rc::new(JsModelInterceptor::new(v, i as u32)?));
     }
     let mut tool_interceptors: Vec<Rc<dyn ToolInterceptor>> = Vec::new();
-    for (i, v) in array_of(&get(options, "toolInterceptors"), "runtime.toolInterceptors")?.into_iter().enumerate() {
+    for (i, v) in array_of(
+        &get(options, "toolInterceptors"),
+        "runtime.toolInterceptors",
+    )?
+    .into_iter()
+    .enumerate()
+    {
         tool_interceptors.push(Rc::new(JsToolInterceptor::new(v, i as u32)?));
     }
-    Ok(RuntimeOptions { limits, hooks, on_hook_error: on_error, model_interceptors, tool_interceptors })
+    Ok(RuntimeOptions {
+        limits,
+        hooks,
+        on_hook_error: on_error,
+        model_interceptors,
+        tool_interceptors,
+    })
 }
 
 /// A tool definition `{ name, description, inputSchema, readOnly?, requireConfirmation?, execute }`.
 pub fn tool(def: &JsValue) -> Result<(ToolSpec, Rc<JsTool>), AgentError> {
     let bad = |m: &str| AgentError::new(ErrorCode::InvalidTool, m.to_owned());
     if !def.is_object() {
-        return Err(bad("a tool must be an object { name, description, inputSchema, execute }"));
+        return Err(bad(
+            "a tool must be an object { name, description, inputSchema, execute }",
+        ));
     }
-    let name = get(def, "name").as_string().ok_or_else(|| bad("tool.name must be a string"))?;
+    let name = get(def, "name")
+        .as_string()
+        .ok_or_else(|| bad("tool.name must be a string"))?;
     let description = match get(def, "description") {
         v if is_missing(&v) => String::new(),
-        v => v.as_string().ok_or_else(|| bad("tool.description must be a string"))?,
+        v => v
+            .as_string()
+            .ok_or_else(|| bad("tool.description must be a string"))?,
     };
     let schema_js = get(def, "inputSchema");
     let input_schema: Value = js::try_to_json(&schema_js)
@@ -115,21 +171,34 @@ pub fn tool(def: &JsValue) -> Result<(ToolSpec, Rc<JsTool>), AgentError> {
     let flag = |key: &str| -> Result<bool, AgentError> {
         match get(def, key) {
             v if v.is_undefined() => Ok(false),
-            v => v.as_bool().ok_or_else(|| bad(&format!("tool.{key} must be a boolean"))),
+            v => v
+                .as_bool()
+                .ok_or_else(|| bad(&format!("tool.{key} must be a boolean"))),
         }
     };
     let read_only = flag("readOnly")?;
     let require_confirmation = flag("requireConfirmation")?;
     let execute = method(def, "execute").ok_or_else(|| bad("tool.execute must be a function"))?;
-    let spec = ToolSpec { name, description, input_schema, read_only, require_confirmation };
+    let spec = ToolSpec {
+        name,
+        description,
+        input_schema,
+        read_only,
+        require_confirmation,
+    };
     Ok((spec, Rc::new(JsTool::new(def.clone(), execute))))
 }
 
 /// Messages given by the host (strict protocol shapes) — `AGENT_INVALID_INPUT` otherwise.
 pub fn messages(value: &JsValue, what: &str) -> Result<Vec<Message>, AgentError> {
-    let text = js::try_to_json(value)
-        .ok_or_else(|| AgentError::new(ErrorCode::InvalidInput, format!("{what} must be plain JSON")))?;
-    serde_json::from_str(&text).map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("{what}: {e}")))
+    let text = js::try_to_json(value).ok_or_else(|| {
+        AgentError::new(
+            ErrorCode::InvalidInput,
+            format!("{what} must be plain JSON"),
+        )
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("{what}: {e}")))
 }
 
 /// A model state (or null) given by the host.
@@ -137,13 +206,23 @@ pub fn model_state(value: &JsValue, what: &str) -> Result<Option<ModelState>, Ag
     if is_missing(value) {
         return Ok(None);
     }
-    let text = js::try_to_json(value)
-        .ok_or_else(|| AgentError::new(ErrorCode::InvalidInput, format!("{what} must be plain JSON")))?;
-    serde_json::from_str(&text).map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("{what}: {e}")))
+    let text = js::try_to_json(value).ok_or_else(|| {
+        AgentError::new(
+            ErrorCode::InvalidInput,
+            format!("{what} must be plain JSON"),
+        )
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("{what}: {e}")))
 }
 
 /// An optional string option.
-pub fn opt_string(object: &JsValue, key: &str, what: &str, code: ErrorCode) -> Result<Option<String>, AgentError> {
+pub fn opt_string(
+    object: &JsValue,
+    key: &str,
+    what: &str,
+    code: ErrorCode,
+) -> Result<Option<String>, AgentError> {
     match get(object, key) {
         v if is_missing(&v) => Ok(None),
         v => v

@@ -28,7 +28,10 @@ pub struct Relay {
 
 impl Relay {
     pub fn new(endpoint: &str, headers: JsValue) -> Self {
-        Relay { base: endpoint.trim_end_matches('/').into(), headers }
+        Relay {
+            base: endpoint.trim_end_matches('/').into(),
+            headers,
+        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -44,8 +47,16 @@ impl Relay {
 fn http_error(status: u32, body: &str, what: &str) -> AgentError {
     let parsed: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     let err = parsed.get("error");
-    let relay_code = err.and_then(|e| e.get("code")).and_then(Value::as_str).unwrap_or("").to_owned();
-    let relay_message = err.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or("").to_owned();
+    let relay_code = err
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let relay_message = err
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
     let code = match relay_code.as_str() {
         "REVISION_CONFLICT" => ErrorCode::RevisionConflict,
         "CONVERSATION_CORRUPT" => ErrorCode::ConversationCorrupt,
@@ -55,7 +66,11 @@ fn http_error(status: u32, body: &str, what: &str) -> AgentError {
     if let Some(current) = err.and_then(|e| e.get("currentRevision")) {
         details["currentRevision"] = current.clone();
     }
-    let text = if relay_message.is_empty() { format!("HTTP {status}") } else { relay_message };
+    let text = if relay_message.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        relay_message
+    };
     AgentError::new(code, format!("{what}: {text}")).with_details(details)
 }
 
@@ -78,7 +93,11 @@ impl Model for RelayModel {
             let pair = await_js(promise, ErrorCode::RelayError, "relay request failed").await?;
             let (status, body) = status_and_body(&pair);
             if !(200..300).contains(&status) {
-                return Err(http_error(status, &body.as_string().unwrap_or_default(), "relay model call failed"));
+                return Err(http_error(
+                    status,
+                    &body.as_string().unwrap_or_default(),
+                    "relay model call failed",
+                ));
             }
             PumpStream::new(&body, true, ErrorCode::RelayError, "relay stream failed")
         })
@@ -93,10 +112,16 @@ pub struct RelayStore {
 }
 
 impl RelayStore {
-    fn request(&self, method: &'static str, path: String, body: Option<String>, what: &'static str)
-        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+    fn request(
+        &self,
+        method: &'static str,
+        path: String,
+        body: Option<String>,
+        what: &'static str,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         let url = self.relay.url(&path);
-        let promise = js::relay_request(method, &url, &self.relay.headers, body, &JsValue::UNDEFINED);
+        let promise =
+            js::relay_request(method, &url, &self.relay.headers, body, &JsValue::UNDEFINED);
         async move {
             let pair = await_js(promise, ErrorCode::RelayError, what).await?;
             let (status, body) = status_and_body(&pair);
@@ -105,7 +130,10 @@ impl RelayStore {
                 return Err(http_error(status, &text, what));
             }
             serde_json::from_str::<ConversationSnapshot>(&text).map_err(|e| {
-                AgentError::new(ErrorCode::ConversationCorrupt, format!("{what}: the stored conversation does not parse: {e}"))
+                AgentError::new(
+                    ErrorCode::ConversationCorrupt,
+                    format!("{what}: the stored conversation does not parse: {e}"),
+                )
             })
         }
         .boxed_local()
@@ -119,17 +147,40 @@ fn conversation_path(id: &str) -> String {
 
 impl ConversationStore for RelayStore {
     fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
-        self.request("GET", conversation_path(id), None, "loading the conversation failed")
+        self.request(
+            "GET",
+            conversation_path(id),
+            None,
+            "loading the conversation failed",
+        )
     }
 
-    fn create(&self, title: &str, ctx: &ConversationContext) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+    fn create(
+        &self,
+        title: &str,
+        ctx: &ConversationContext,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         let body = json!({ "title": title, "context": ctx }).to_string();
-        self.request("POST", "/conversations".into(), Some(body), "creating the conversation failed")
+        self.request(
+            "POST",
+            "/conversations".into(),
+            Some(body),
+            "creating the conversation failed",
+        )
     }
 
-    fn save(&self, id: &str, expected_revision: u64, ctx: &ConversationContext)
-        -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+    fn save(
+        &self,
+        id: &str,
+        expected_revision: u64,
+        ctx: &ConversationContext,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         let body = json!({ "expectedRevision": expected_revision, "context": ctx }).to_string();
-        self.request("PUT", conversation_path(id), Some(body), "saving the conversation failed")
+        self.request(
+            "PUT",
+            conversation_path(id),
+            Some(body),
+            "saving the conversation failed",
+        )
     }
 }

@@ -14,7 +14,8 @@ use super::host::{frozen, JsModel, JsPlatform};
 use super::js;
 use super::options;
 use crate::core::{
-    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, InterruptResponse, Limits, Observer, ToolRegistry,
+    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, InterruptResponse, Limits,
+    Observer, ToolRegistry,
 };
 
 /// The factory defaults (`DEFAULT_LIMITS` in npm/index.js).
@@ -30,8 +31,15 @@ pub fn observer(callback: Option<Function>) -> Observer {
         None => Box::new(|_: &ExecutionEvent<'_>| {}),
         Some(f) => Box::new(move |event: &ExecutionEvent<'_>| {
             let outcome = match event {
-                ExecutionEvent::Stream(StreamEvent::BlockDelta { index, delta }) => js::emit_delta(&f, *index, delta),
-                other => f.call1(&JsValue::NULL, &js::parse_frozen(&other.to_json().to_string())).map(|_| ()),
+                ExecutionEvent::Stream(StreamEvent::BlockDelta { index, delta }) => {
+                    js::emit_delta(&f, *index, delta)
+                }
+                other => f
+                    .call1(
+                        &JsValue::NULL,
+                        &js::parse_frozen(&other.to_json().to_string()),
+                    )
+                    .map(|_| ()),
             };
             if let Err(thrown) = outcome {
                 js::console_error2("@patchbridge/agent: an execution observer threw", &thrown);
@@ -45,7 +53,10 @@ pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, Ag
     let mut registry = ToolRegistry::new();
     if !options::is_missing(tools) {
         if !Array::is_array(tools) {
-            return Err(AgentError::new(ErrorCode::InvalidInput, "input.tools must be an array of tool definitions"));
+            return Err(AgentError::new(
+                ErrorCode::InvalidInput,
+                "input.tools must be an array of tool definitions",
+            ));
         }
         for def in Array::from(tools).iter() {
             let (spec, handler) = options::tool(&def)?;
@@ -55,18 +66,30 @@ pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, Ag
     Ok(registry.snapshot())
 }
 
-const INPUT_KEYS: [&str; 6] = ["messages", "modelState", "tools", "model", "conversationId", "traceId"];
+const INPUT_KEYS: [&str; 6] = [
+    "messages",
+    "modelState",
+    "tools",
+    "model",
+    "conversationId",
+    "traceId",
+];
 
 fn execution_input(input: &JsValue) -> Result<ExecutionInput, AgentError> {
     if !input.is_object() {
-        return Err(AgentError::new(ErrorCode::InvalidInput, "input must be an object { messages, modelState, tools? }"));
+        return Err(AgentError::new(
+            ErrorCode::InvalidInput,
+            "input must be an object { messages, modelState, tools? }",
+        ));
     }
     options::check_keys(input, &INPUT_KEYS, "input", ErrorCode::InvalidInput)?;
     let messages = options::messages(&options::get(input, "messages"), "input.messages")?;
     let mut exec = ExecutionInput::new(messages, snapshot_of(&options::get(input, "tools"))?);
-    exec.model_state = options::model_state(&options::get(input, "modelState"), "input.modelState")?;
+    exec.model_state =
+        options::model_state(&options::get(input, "modelState"), "input.modelState")?;
     exec.model = options::opt_string(input, "model", "input", ErrorCode::InvalidInput)?;
-    exec.conversation_id = options::opt_string(input, "conversationId", "input", ErrorCode::InvalidInput)?;
+    exec.conversation_id =
+        options::opt_string(input, "conversationId", "input", ErrorCode::InvalidInput)?;
     exec.trace_id = options::opt_string(input, "traceId", "input", ErrorCode::InvalidInput)?;
     Ok(exec)
 }
@@ -83,8 +106,10 @@ impl JsRuntime {
     #[wasm_bindgen(constructor)]
     pub fn new(model: JsValue, options: JsValue) -> Result<JsRuntime, JsValue> {
         let model = JsModel::new(model).map_err(|e| to_js(&e))?;
-        let options = options::runtime_options(&options, true, "DefaultAgentRuntime options").map_err(|e| to_js(&e))?;
-        let inner = core::DefaultAgentRuntime::new(Rc::new(model), options, Rc::new(JsPlatform)).map_err(|e| to_js(&e))?;
+        let options = options::runtime_options(&options, true, "DefaultAgentRuntime options")
+            .map_err(|e| to_js(&e))?;
+        let inner = core::DefaultAgentRuntime::new(Rc::new(model), options, Rc::new(JsPlatform))
+            .map_err(|e| to_js(&e))?;
         Ok(JsRuntime { inner })
     }
 
@@ -96,9 +121,16 @@ impl JsRuntime {
 
     /// Starts an independent execution. `input` is `{ messages, modelState?, tools?, model?, conversationId?,
     /// traceId? }`; `observer(event)` sees draft stream events, completed messages, tool results and interrupts.
-    pub fn start(&self, input: JsValue, observer: Option<Function>) -> Result<JsExecution, JsValue> {
+    pub fn start(
+        &self,
+        input: JsValue,
+        observer: Option<Function>,
+    ) -> Result<JsExecution, JsValue> {
         let input = execution_input(&input).map_err(|e| to_js(&e))?;
-        let execution = self.inner.start(input, self::observer(observer)).map_err(|e| to_js(&e))?;
+        let execution = self
+            .inner
+            .start(input, self::observer(observer))
+            .map_err(|e| to_js(&e))?;
         Ok(JsExecution::new(execution))
     }
 }
@@ -163,17 +195,31 @@ impl JsExecution {
     /// `{ approved, reason? }`. Throws `AgentError` on a wrong id, a second answer or nothing pending.
     pub fn respond(&self, response: JsValue) -> Result<(), JsValue> {
         let parsed = parse_response(&response).map_err(|e| to_js(&e))?;
-        self.inner.respond(&parsed.0, parsed.1).map_err(|e| to_js(&e))
+        self.inner
+            .respond(&parsed.0, parsed.1)
+            .map_err(|e| to_js(&e))
     }
 }
 
 fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), AgentError> {
-    let bad = || AgentError::new(ErrorCode::InvalidInput, "respond expects { interruptId: string, value }");
+    let bad = || {
+        AgentError::new(
+            ErrorCode::InvalidInput,
+            "respond expects { interruptId: string, value }",
+        )
+    };
     if !response.is_object() {
         return Err(bad());
     }
-    options::check_keys(response, &["interruptId", "value"], "respond", ErrorCode::InvalidInput)?;
-    let id = options::get(response, "interruptId").as_string().ok_or_else(bad)?;
+    options::check_keys(
+        response,
+        &["interruptId", "value"],
+        "respond",
+        ErrorCode::InvalidInput,
+    )?;
+    let id = options::get(response, "interruptId")
+        .as_string()
+        .ok_or_else(bad)?;
     let value: Value = js::try_to_json(&options::get(response, "value"))
         .and_then(|t| serde_json::from_str(&t).ok())
         .ok_or_else(bad)?;
@@ -183,5 +229,8 @@ fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), Age
 /// Every stable error code of the core (the package test checks `errors.js` names exactly these).
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> js_sys::Array {
-    crate::core::ErrorCode::ALL.iter().map(|c| JsValue::from_str(c.as_str())).collect()
+    crate::core::ErrorCode::ALL
+        .iter()
+        .map(|c| JsValue::from_str(c.as_str()))
+        .collect()
 }

@@ -38,8 +38,14 @@ pub struct PumpStream {
 impl PumpStream {
     /// Wraps `iterable` (a custom model's return value or an interceptor's generator). `raw` when it yields JSON
     /// text (the relay's SSE payloads). Values thrown by the iterator become `thrown_code` errors.
-    pub fn new(iterable: &JsValue, raw: bool, thrown_code: ErrorCode, what: &'static str) -> Result<Self, AgentError> {
-        let pump = js::Pump::new(iterable, raw).map_err(|e| error::from_js(&e, thrown_code, what))?;
+    pub fn new(
+        iterable: &JsValue,
+        raw: bool,
+        thrown_code: ErrorCode,
+        what: &'static str,
+    ) -> Result<Self, AgentError> {
+        let pump =
+            js::Pump::new(iterable, raw).map_err(|e| error::from_js(&e, thrown_code, what))?;
         Ok(PumpStream {
             pump,
             batch: String::new(),
@@ -61,17 +67,27 @@ impl Stream for PumpStream {
         let this = self.get_mut();
         loop {
             if this.next + 3 <= this.meta.len() {
-                let (kind, index, units) = (this.meta[this.next], this.meta[this.next + 1], this.meta[this.next + 2]);
+                let (kind, index, units) = (
+                    this.meta[this.next],
+                    this.meta[this.next + 1],
+                    this.meta[this.next + 2],
+                );
                 this.next += 3;
                 let rest = &this.batch[this.pos..];
                 let Some(len) = utf8_len(rest, units as usize) else {
                     this.finished = true;
-                    return Poll::Ready(Some(Err(AgentError::new(ErrorCode::ProtocolError, "model stream batch is inconsistent"))));
+                    return Poll::Ready(Some(Err(AgentError::new(
+                        ErrorCode::ProtocolError,
+                        "model stream batch is inconsistent",
+                    ))));
                 };
                 let payload = &rest[..len];
                 this.pos += len;
                 let event = if kind == 1 {
-                    Ok(StreamEvent::BlockDelta { index, delta: payload.to_owned() })
+                    Ok(StreamEvent::BlockDelta {
+                        index,
+                        delta: payload.to_owned(),
+                    })
                 } else {
                     parse_event(payload)
                 };
@@ -102,7 +118,11 @@ impl Stream for PumpStream {
                 _ => {
                     this.finished = true;
                     let thrown = this.pump.failure();
-                    return Poll::Ready(Some(Err(error::from_js(&thrown, this.thrown_code, this.what))));
+                    return Poll::Ready(Some(Err(error::from_js(
+                        &thrown,
+                        this.thrown_code,
+                        this.what,
+                    ))));
                 }
             }
         }
@@ -163,7 +183,11 @@ fn fast_delta(line: &str) -> Option<StreamEvent> {
     let tail = &rest[digits..];
     let bytes = tail.as_bytes();
     let n = bytes.len();
-    if n < DELTA_KEY.len() + 2 || !starts_with(bytes, DELTA_KEY.as_bytes()) || bytes[n - 2] != b'"' || bytes[n - 1] != b'}' {
+    if n < DELTA_KEY.len() + 2
+        || !starts_with(bytes, DELTA_KEY.as_bytes())
+        || bytes[n - 2] != b'"'
+        || bytes[n - 1] != b'}'
+    {
         return None;
     }
     let text = &tail[DELTA_KEY.len()..tail.len() - 2];
@@ -171,7 +195,10 @@ fn fast_delta(line: &str) -> Option<StreamEvent> {
     if text.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
         return None;
     }
-    Some(StreamEvent::BlockDelta { index, delta: text.to_owned() })
+    Some(StreamEvent::BlockDelta {
+        index,
+        delta: text.to_owned(),
+    })
 }
 
 /// A plain byte loop: `str::strip_prefix` lowers to a `memcmp` call that profiles as the single most expensive
