@@ -261,7 +261,12 @@ test('relay model: HTTP errors map to AGENT_RELAY_ERROR with the relay code; SSE
     assert.equal(await controller.send('again'), 'completed');
     assert.equal(controller.getState().messages.at(-1).blocks[0].text, 'streamed "quoted"\nline');
     relay.state.turns.push([{ type: 'message-start' }, { type: 'error', code: 'UPSTREAM_TIMEOUT', message: 'slow' }]);
-    await assert.rejects(controller.send('third'), (error) => error instanceof AgentError && error.code !== undefined);
+    await assert.rejects(controller.send('third'), (error) => {
+      assert.ok(error instanceof AgentError);
+      assert.equal(error.code, 'AGENT_RELAY_ERROR', 'an in-stream error event fails the call');
+      assert.match(JSON.stringify(error.details), /UPSTREAM_TIMEOUT/);
+      return true;
+    });
   } finally {
     controller.destroy();
     await relay.close();
