@@ -133,13 +133,18 @@ struct StreamGuard {
     metrics: Arc<Metrics>,
     model: String,
     outcome: &'static str,
+    started: Instant,
+    events: u64,
 }
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
         self.metrics.open_streams.dec();
+        let elapsed_ms = self.started.elapsed().as_millis() as u64;
         if self.outcome == "cancelled" {
-            tracing::info!(model = %self.model, "browser disconnected: upstream request dropped");
+            tracing::info!(model = %self.model, events = self.events, elapsed_ms, "browser disconnected: upstream request dropped");
+        } else {
+            tracing::info!(model = %self.model, outcome = self.outcome, events = self.events, elapsed_ms, "model call finished");
         }
         self.metrics.model_call(&self.model, self.outcome);
     }
@@ -156,7 +161,7 @@ pub fn relay(
 ) -> impl Stream<Item = StreamEvent> {
     async_stream::stream! {
         metrics.open_streams.inc();
-        let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled" };
+        let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled", started, events: 0 };
         let first_byte_at = Arc::new(std::sync::OnceLock::new());
         let mut messages = Box::pin(bounded_bytes(response, bounds, started, metrics.clone(), first_byte_at.clone()).eventsource());
         let mut out: Vec<StreamEvent> = Vec::new();
@@ -197,6 +202,7 @@ pub fn relay(
                     break;
                 }
                 sent += 1;
+                guard.events = sent;
                 if !first_event_sent {
                     first_event_sent = true;
                     let now = Instant::now();
@@ -225,6 +231,8 @@ pub fn relay(
                             break;
                         }
                         sent += 1;
+                        guard.events = sent;
+                guard.events = sent;
                         yield event;
                     }
                 }
