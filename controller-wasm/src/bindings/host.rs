@@ -21,7 +21,8 @@ use crate::core::{
     HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
 };
 
-/// A JS `AbortSignal` that aborts when the core signal does (the core signal is the source of truth).
+/// A JS `AbortSignal` that aborts when the core signal does (the core signal is the source of truth). One JS
+/// controller per host call: the core's signal exposes no identity to cache by; all mirrors abort together.
 pub fn mirror_signal(signal: &AbortSignal) -> JsValue {
     let controller = js::new_abort_controller();
     let js_signal = controller.signal();
