@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package's WebAssembly part into npm/pkg/ (git-ignored):
-#   cargo (wasm32-unknown-unknown, release: opt-level z + LTO) -> wasm-bindgen --target web (locked 0.2.130)
+#   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (locked 0.2.130)
 #   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts).
 # Installs the missing pieces (wasm target, wasm-bindgen-cli, npm devDependencies) itself. Skips the work when
 # npm/pkg is newer than every Rust source it depends on, unless FORCE=1.
@@ -30,10 +30,10 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.
   npm ci --no-audit --no-fund
 fi
 
-cargo build --release --target wasm32-unknown-unknown -p patchbridge-agent
+cargo build --profile wasm-release --target wasm32-unknown-unknown -p patchbridge-agent
 rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
 wasm-bindgen --target web --no-typescript --out-dir "$OUT.tmp" \
-  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/patchbridge_agent.wasm"
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
 node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
