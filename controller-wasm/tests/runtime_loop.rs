@@ -326,3 +326,47 @@ fn executions_are_independent_signal_budget_interrupts_and_result() {
     assert!(!signals[1].is_aborted(), "cancelling one execution leaves the other's signal alone");
     assert_eq!(second.respond("x", InterruptResponse::Approve).unwrap_err().code, ErrorCode::NoPendingInterrupt);
 }
+
+/// The bindings cache one JS `AbortController` per execution on the core signal (`host_value`): the model and
+/// the tools of one execution must reach the same cached value, created once, and another execution its own.
+#[test]
+fn one_host_signal_value_per_execution_shared_by_model_and_tools() {
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    let platform = ManualPlatform::new();
+    let model = ScriptedModel::new(vec![
+        tool_calls("m1", &[("c1", "lookup", "{}")]),
+        text_reply("m2", "done", StopReason::EndTurn),
+        text_reply("m3", "other", StopReason::EndTurn),
+    ]);
+    let created = Rc::new(Cell::new(0u32));
+    let seen_by_tool: Rc<RefCell<Option<Rc<u32>>>> = Rc::default();
+    let (tool, _) = {
+        let created = created.clone();
+        let seen_by_tool = seen_by_tool.clone();
+        fn_tool(move |_, ctx| {
+            let value = ctx.signal.host_value(|_| {
+                created.set(created.get() + 1);
+                Rc::new(created.get())
+            });
+            *seen_by_tool.borrow_mut() = Some(value);
+            futures::future::FutureExt::boxed_local(futures::future::ready(Ok(ok_result(&ctx.call_id, "ok"))))
+        })
+    };
+    let tools = snapshot(vec![(spec("lookup", true, false), tool)]);
+    let rt = runtime(model.clone(), platform);
+    let (result, _) = run_to_end(&rt, input(vec![user("q")], tools.clone()));
+    assert_eq!(result.unwrap().outcome, Outcome::Completed);
+    let (second, _) = run_to_end(&rt, input(vec![user("again")], tools));
+    assert_eq!(second.unwrap().outcome, Outcome::Completed);
+
+    let signals = model.signals.borrow();
+    let first_model = signals[0].host_value(|_| Rc::new(99u32));
+    let first_model_again = signals[1].host_value(|_| Rc::new(98u32));
+    let from_tool = seen_by_tool.borrow().clone().expect("the tool ran");
+    assert!(Rc::ptr_eq(&first_model, &from_tool), "model call 1 and the tool share one value");
+    assert!(Rc::ptr_eq(&first_model, &first_model_again), "model call 2 of the same execution too");
+    assert_eq!(created.get(), 1, "created once per execution");
+    let other_execution = signals[2].host_value(|_| Rc::new(7u32));
+    assert_eq!(*other_execution, 7, "another execution's signal has its own value");
+}

@@ -122,6 +122,56 @@ test('item 9: cancel while streaming drops the unfinished block; a tool that ign
   assert.equal(stuck.calls[0].ctx.signal.aborted, true);
 });
 
+test('item 9: the model, the interceptors and the tools of one execution get the SAME AbortSignal; cancel aborts it', async () => {
+  let signalSeenByTool;
+  let toolStarted;
+  const started = new Promise((resolve) => { toolStarted = resolve; });
+  const stuck = recordingTool('stuck', (x, ctx) => {
+    signalSeenByTool = ctx.signal;
+    toolStarted();
+    return new Promise(() => {});
+  });
+  const interceptorSignals = [];
+  const m = scriptedModel([
+    toolMessage([{ callId: 'c1', name: 'stuck' }]),
+  ]);
+  const runtime = new DefaultAgentRuntime(m, {
+    limits: fullLimits(),
+    modelInterceptors: [{
+      async *intercept(request, context, signal, next) {
+        interceptorSignals.push(signal);
+        yield* next(request, context, signal);
+      },
+    }],
+    toolInterceptors: [{
+      intercept(invocation, next) {
+        interceptorSignals.push(invocation.signal);
+        return next(invocation);
+      },
+    }],
+  });
+  const execution = runtime.start({ ...userInput('go'), tools: [stuck] });
+  await started;
+  const signalSeenByModel = m.signals[0];
+  assert.ok(signalSeenByModel instanceof AbortSignal);
+  assert.equal(signalSeenByModel, signalSeenByTool, 'signalSeenByModel === signalSeenByTool');
+  assert.equal(interceptorSignals.length, 2);
+  for (const signal of interceptorSignals) assert.equal(signal, signalSeenByModel);
+  assert.equal(signalSeenByTool.aborted, false);
+  let abortEvents = 0;
+  signalSeenByTool.addEventListener('abort', () => { abortEvents += 1; });
+  execution.cancel();
+  assert.equal((await execution.result).outcome, 'cancelled');
+  assert.equal(signalSeenByModel.aborted, true);
+  assert.equal(abortEvents, 1, 'one abort event on the one shared signal');
+
+  // Another execution of the same runtime has its own signal.
+  const m2 = scriptedModel([textMessage('hi')]);
+  await new DefaultAgentRuntime(m2, { limits: fullLimits() }).start(userInput('again')).result;
+  assert.notEqual(m2.signals[0], signalSeenByModel);
+  assert.equal(m2.signals[0].aborted, false);
+});
+
 test('item 9: the deadline rejects with AGENT_EXECUTION_TIMEOUT even for a model that ignores abort', async () => {
   const m = scriptedModel([() => hangingStream()]);
   const started = Date.now();

@@ -21,15 +21,19 @@ use crate::core::{
     HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
 };
 
-/// A JS `AbortSignal` that aborts when the core signal does (the core signal is the source of truth). One JS
-/// controller per host call: the core's signal exposes no identity to cache by; all mirrors abort together.
+/// The execution's JS `AbortSignal`: one JS `AbortController` per core signal (so per execution), created on
+/// first use and cached on the core signal, so the model, every interceptor and every tool of one execution see
+/// the SAME `AbortSignal` object, as the contract says. It aborts when the core signal does (the core signal is
+/// the source of truth).
 pub fn mirror_signal(signal: &AbortSignal) -> JsValue {
-    let controller = js::new_abort_controller();
-    let js_signal = controller.signal();
-    signal.on_abort(Box::new(move || {
-        let _ = controller.abort();
-    }));
-    js_signal
+    signal.host_value(|signal| {
+        let controller = js::new_abort_controller();
+        let js_signal = controller.signal();
+        signal.on_abort(Box::new(move || {
+            let _ = controller.abort();
+        }));
+        js_signal
+    })
 }
 
 /// Reads `object[key]` as a function, or None when absent/not callable.

@@ -3,7 +3,12 @@
 //! Only the core creates and aborts signals (the terminal gate does, after it has closed); hosts observe them.
 //! Aborting is advisory: the gate has already stopped publishing, so a host that ignores the signal cannot
 //! delay settling.
+//!
+//! A host that needs its own representation of the signal (the bindings: one JS `AbortController` per
+//! execution, so model, interceptors and tools all see the SAME JS `AbortSignal`) caches it on the signal with
+//! [`AbortSignal::host_value`]; the cached value lives exactly as long as the signal.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +20,8 @@ struct Inner {
     aborted: Cell<bool>,
     callbacks: RefCell<Vec<Box<dyn FnOnce()>>>,
     wakers: RefCell<Vec<Waker>>,
+    /// The host's representation of this signal, created once on first use (see [`AbortSignal::host_value`]).
+    host: RefCell<Option<Box<dyn Any>>>,
 }
 
 /// A cooperative cancellation signal. Cloning gives the same signal.
@@ -51,6 +58,26 @@ impl AbortSignal {
         Aborted {
             signal: self.clone(),
         }
+    }
+
+    /// The host's representation of this signal: `create` runs on the first call only (it may register an
+    /// [`on_abort`](Self::on_abort) callback); every later call, for any model call, interceptor or tool of the
+    /// same execution, returns a clone of the cached value. A host must use one type `T` per signal; a call
+    /// with a different type than the cached one creates (and caches) a new value instead.
+    pub fn host_value<T: Clone + 'static>(&self, create: impl FnOnce(&AbortSignal) -> T) -> T {
+        if let Some(value) = self
+            .inner
+            .host
+            .borrow()
+            .as_ref()
+            .and_then(|cached| cached.downcast_ref::<T>())
+        {
+            return value.clone();
+        }
+        // No borrow is held while `create` runs (it may abort-register or read the signal).
+        let value = create(self);
+        *self.inner.host.borrow_mut() = Some(Box::new(value.clone()));
+        value
     }
 
     /// Creates a fresh, not-yet-aborted signal. Crate-private: hosts never create or abort signals.
