@@ -57,6 +57,24 @@ export declare const AGENT_INVALID_INPUT: 'AGENT_INVALID_INPUT';
 /** Every code keyed by itself. */
 export declare const ErrorCodes: Readonly<{ [K in AgentErrorCode]: K }>;
 
+/**
+ * `details` of every relay failure (AGENT_RELAY_ERROR, and the relay's AGENT_REVISION_CONFLICT /
+ * AGENT_CONVERSATION_CORRUPT), the same shape whether the relay answered with an HTTP error or sent an `error`
+ * event inside the model stream.
+ */
+export interface RelayErrorDetails {
+  /** The relay's stable code (docs/protocol.md §4), e.g. 'UPSTREAM_RATE_LIMITED'; '' when an HTTP error body was not a relay error. */
+  readonly relayCode: string;
+  /** The HTTP status; present only for HTTP error answers (an in-stream error arrives on a 200 stream). */
+  readonly status?: number;
+  /** Present only when the relay said whether retrying may help (in-stream error events carry it). */
+  readonly retryable?: boolean;
+  /** Present only for AGENT_REVISION_CONFLICT: the stored revision. */
+  readonly currentRevision?: number;
+  /** @deprecated Same as `relayCode` (the earlier in-stream shape); read `relayCode`. */
+  readonly code: string;
+}
+
 /** The one error class: every rejection and throw of the runtime is an AgentError with a stable `code`. */
 export declare class AgentError extends Error {
   constructor(
@@ -69,7 +87,7 @@ export declare class AgentError extends Error {
   readonly code: AgentErrorCode;
   /** The limit concerned, for AGENT_LIMIT_EXCEEDED and AGENT_INVALID_LIMITS; otherwise null. */
   readonly limit: LimitName | null;
-  /** Frozen structured facts (offending call id, relay status and code, …) or null. */
+  /** Frozen structured facts (offending call id, …) or null; for relay failures a {@link RelayErrorDetails}. */
   readonly details: unknown;
 }
 

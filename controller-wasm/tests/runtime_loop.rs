@@ -121,7 +121,19 @@ fn relay_error_event_fails_with_agent_relay_error_and_its_code() {
     let (result, _) = run_to_end(&rt, input(vec![user("q")], no_tools()));
     let error = result.unwrap_err();
     assert_eq!(error.code, ErrorCode::RelayError);
-    assert_eq!(error.details.unwrap()["code"], "UPSTREAM_RATE_LIMITED");
+    // The same details shape as an HTTP error answer (minus `status`): `{ relayCode, retryable?, code }`.
+    assert_eq!(
+        error.details.unwrap(),
+        json!({ "relayCode": "UPSTREAM_RATE_LIMITED", "retryable": true, "code": "UPSTREAM_RATE_LIMITED" })
+    );
+    let model = ScriptedModel::new(vec![vec![
+        start("a"),
+        ev(StreamEvent::Error { code: "UPSTREAM_REJECTED".into(), message: "no".into(), retryable: None }),
+    ]]);
+    let rt = runtime(model, ManualPlatform::new());
+    let (result, _) = run_to_end(&rt, input(vec![user("q")], no_tools()));
+    let details = result.unwrap_err().details.unwrap();
+    assert_eq!(details, json!({ "relayCode": "UPSTREAM_REJECTED", "code": "UPSTREAM_REJECTED" }), "no retryable when the relay did not say");
 }
 
 #[test]

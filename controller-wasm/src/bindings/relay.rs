@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 use super::host::{await_js, json_text, mirror_signal};
 use super::js;
 use super::stream::PumpStream;
+use crate::core::error::relay_error_details;
 use crate::core::{AbortSignal, AgentError, ConversationStore, ErrorCode, EventStream, Model};
 
 /// Where the relay lives and how to authenticate each request.
@@ -44,6 +45,7 @@ impl Relay {
 
 /// `{ error: { code, message, ... } }` of a non-2xx response as an AgentError. `REVISION_CONFLICT` and
 /// `CONVERSATION_CORRUPT` get their own codes; everything else is `AGENT_RELAY_ERROR` with the relay's code.
+/// `details` has the same shape as for an in-stream `error` event ([`relay_error_details`]).
 fn http_error(status: u32, body: &str, what: &str) -> AgentError {
     let parsed: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     let err = parsed.get("error");
@@ -62,10 +64,12 @@ fn http_error(status: u32, body: &str, what: &str) -> AgentError {
         "CONVERSATION_CORRUPT" => ErrorCode::ConversationCorrupt,
         _ => ErrorCode::RelayError,
     };
-    let mut details = json!({ "status": status, "relayCode": relay_code });
-    if let Some(current) = err.and_then(|e| e.get("currentRevision")) {
-        details["currentRevision"] = current.clone();
-    }
+    let details = relay_error_details(
+        &relay_code,
+        Some(status),
+        err.and_then(|e| e.get("retryable")).and_then(Value::as_bool),
+        err.and_then(|e| e.get("currentRevision")).cloned(),
+    );
     let text = if relay_message.is_empty() {
         format!("HTTP {status}")
     } else {

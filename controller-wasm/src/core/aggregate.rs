@@ -9,7 +9,7 @@
 use patchbridge_protocol::{BlockKind, ModelState, StopReason, StreamEvent, Usage};
 use serde_json::{Map, Value};
 
-use super::error::{AgentError, ErrorCode, LimitName};
+use super::error::{relay_error_details, AgentError, ErrorCode, LimitName};
 
 /// One block of the draft.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,9 +144,7 @@ impl Aggregator {
                 ErrorCode::RelayError,
                 format!("model call failed: {code}: {message}"),
             )
-            .with_details(
-                serde_json::json!({ "code": code, "message": message, "retryable": retryable }),
-            )),
+            .with_details(relay_error_details(code, None, *retryable, None))),
             StreamEvent::MessageStart { id } => {
                 if self.phase != Phase::AwaitingStart {
                     return Err(protocol("second message-start in one model call"));

@@ -241,6 +241,37 @@ impl AgentError {
     }
 }
 
+/// `details` of every relay failure (`AGENT_RELAY_ERROR`, and the relay's `AGENT_REVISION_CONFLICT` /
+/// `AGENT_CONVERSATION_CORRUPT`), whether it came as an HTTP error answer or as an `error` event inside the model
+/// stream, so hosts read one shape:
+/// `{ relayCode, status?, retryable?, currentRevision?, code }`.
+/// - `relayCode`: the relay's stable code (`UPSTREAM_RATE_LIMITED`, …; `""` when an HTTP error body was not a
+///   relay error);
+/// - `status`: the HTTP status, only for HTTP error answers (an in-stream error arrives on a `200` stream);
+/// - `retryable`: only when the relay said so (in-stream `error` events carry it);
+/// - `currentRevision`: only for a revision conflict;
+/// - `code`: a deprecated alias of `relayCode`, kept for readers of the earlier in-stream shape.
+pub fn relay_error_details(
+    relay_code: &str,
+    status: Option<u32>,
+    retryable: Option<bool>,
+    current_revision: Option<Value>,
+) -> Value {
+    let mut details = serde_json::Map::new();
+    details.insert("relayCode".into(), Value::from(relay_code));
+    if let Some(status) = status {
+        details.insert("status".into(), Value::from(status));
+    }
+    if let Some(retryable) = retryable {
+        details.insert("retryable".into(), Value::from(retryable));
+    }
+    if let Some(current) = current_revision {
+        details.insert("currentRevision".into(), current);
+    }
+    details.insert("code".into(), Value::from(relay_code));
+    Value::Object(details)
+}
+
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code, self.message)

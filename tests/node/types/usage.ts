@@ -4,7 +4,7 @@ import {
   createAgentController, DefaultAgentRuntime, DEFAULT_LIMITS, AgentError, AGENT_EXECUTION_TIMEOUT, ErrorCodes,
   isAgentError,
   type AgentModel, type AgentTool, type AgentState, type ExecutionEvent, type HookEvent, type StreamEvent,
-  type ToolCallResult, type Limits, type ModelInterceptor, type ToolInterceptor, type Message, type Outcome,
+  type ToolCallResult, type RelayErrorDetails, type Limits, type ModelInterceptor, type ToolInterceptor, type Message, type Outcome,
 } from '../../../npm/index.js';
 
 const model: AgentModel = {
@@ -65,5 +65,12 @@ const execution = runtime.start({ messages: [], modelState: null }, (event: Read
 execution.result.then((r) => r.outcome, (e: unknown) => {
   if (isAgentError(e, AGENT_EXECUTION_TIMEOUT)) void e.limit;
   if (e instanceof AgentError && e.code === ErrorCodes.AGENT_LIMIT_EXCEEDED) void e.details;
+  if (isAgentError(e, ErrorCodes.AGENT_RELAY_ERROR)) {
+    const details = e.details as RelayErrorDetails;
+    const code: string = details.relayCode;
+    const status: number | undefined = details.status;
+    const retry: boolean | undefined = details.retryable;
+    void [code, status, retry];
+  }
 });
 execution.cancel();
