@@ -11,6 +11,7 @@
 //!   validation).
 //! - `state`: ModelState helpers shared by the adapters (format check, entries keyed by message id, pruning).
 //! - `tool_names`: the reversible mapping of neutral tool names (`local.device_get`) to provider-safe names.
+//! - `wire`: reading provider events (JSON parse, event type, lenient field access) for the decoders.
 //! - `openai_chat`, `openai_responses`, `anthropic`: one module per wire format, each with `encode` and
 //!   `decode`.
 //! - [`scripted`]: the deterministic demo model ("scripted, not AI").
@@ -25,6 +26,7 @@ mod openai_chat;
 mod openai_responses;
 mod state;
 mod tool_names;
+mod wire;
 
 use patchbridge_protocol::{ModelRequest, StreamEvent};
 use serde::{Deserialize, Serialize};

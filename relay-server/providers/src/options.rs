@@ -3,10 +3,10 @@
 
 use serde::Deserialize;
 
-/// Per-model settings the translation needs. Deserialisable (strictly) so the relay can embed it in its
-/// configuration file if it wants to.
+/// Per-model settings the translation needs. Deserialisable (strictly, with the camelCase keys of the relay's
+/// configuration file) so the relay can embed these types in its configuration instead of mirroring them.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelOptions {
     /// The provider's model name, e.g. `gpt-4.1-mini` or `claude-sonnet-4-5`.
     pub upstream_model: String,
@@ -38,9 +38,10 @@ pub const DEFAULT_ANTHROPIC_MAX_TOKENS: u32 = 8192;
 
 /// Reasoning settings. Each provider reads the fields it understands: OpenAI Chat and Responses use
 /// `effort` (and Responses `summary`), Anthropic uses `budget_tokens` (extended thinking).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReasoningOptions {
+    /// OpenAI `reasoning_effort` / `reasoning.effort`.
     #[serde(default)]
     pub effort: Option<ReasoningEffort>,
     /// Anthropic `thinking.budget_tokens` (at least 1024 by Anthropic's rules; must be below max tokens).

@@ -12,6 +12,7 @@ use super::{Entry, FORMAT};
 use crate::emit::{Emitter, LiveKind};
 use crate::state::{Continuation, PartsBuilder};
 use crate::tool_names::ToolNames;
+use crate::wire::{self, protocol, str_field};
 use crate::{AdapterError, UpstreamFailure};
 
 enum Current {
@@ -90,14 +91,6 @@ impl RawUsage {
     }
 }
 
-fn protocol(msg: impl Into<String>) -> AdapterError {
-    AdapterError::UpstreamProtocol(msg.into())
-}
-
-fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 impl AnthropicDecoder {
     pub(crate) fn new(request: &ModelRequest) -> Result<Self, AdapterError> {
         Ok(AnthropicDecoder {
@@ -126,9 +119,8 @@ impl AnthropicDecoder {
         if self.done {
             return Ok(());
         }
-        let value: Value = serde_json::from_str(data)
-            .map_err(|e| protocol(format!("malformed JSON in Anthropic event {event:?}: {e}")))?;
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or(event);
+        let value = wire::parse("Anthropic", event, data)?;
+        let kind = wire::event_type(&value, event);
         match kind {
             "ping" => Ok(()),
             "error" => {

@@ -14,6 +14,7 @@ use super::{Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, Emitter, LiveKind};
 use crate::state::Continuation;
 use crate::tool_names::ToolNames;
+use crate::wire::{self, protocol, str_field};
 use crate::{AdapterError, UpstreamFailure};
 
 #[derive(Default)]
@@ -37,10 +38,6 @@ pub(crate) struct ChatDecoder {
     finish_reason: Option<String>,
     usage: Option<Value>,
     done: bool,
-}
-
-fn protocol(msg: impl Into<String>) -> AdapterError {
-    AdapterError::UpstreamProtocol(msg.into())
 }
 
 impl ChatDecoder {
@@ -67,7 +64,7 @@ impl ChatDecoder {
 
     pub(crate) fn feed(
         &mut self,
-        _event: &str,
+        event: &str,
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
@@ -77,8 +74,7 @@ impl ChatDecoder {
         if data.trim() == "[DONE]" {
             return self.complete(out);
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|e| protocol(format!("malformed JSON chunk: {e}")))?;
+        let chunk = wire::parse("Chat Completions", event, data)?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
             return Err(chunk_error(error));
         }
@@ -133,20 +129,23 @@ impl ChatDecoder {
             // Some compatible servers (Mistral among them) stream content as a list of typed parts.
             Some(Value::Array(parts)) => {
                 for part in parts {
-                    let text = part.get("text").and_then(Value::as_str).unwrap_or("");
-                    match part.get("type").and_then(Value::as_str) {
-                        Some("text") => {
-                            self.emit.live_delta(LiveKind::Text, text, out)?;
+                    match str_field(part, "type") {
+                        "text" => {
+                            self.emit
+                                .live_delta(LiveKind::Text, str_field(part, "text"), out)?;
                         }
-                        Some("thinking") => {
+                        "thinking" => {
                             for piece in part
                                 .get("thinking")
                                 .and_then(Value::as_array)
                                 .into_iter()
                                 .flatten()
                             {
-                                let text = piece.get("text").and_then(Value::as_str).unwrap_or("");
-                                self.emit.live_delta(LiveKind::Reasoning, text, out)?;
+                                self.emit.live_delta(
+                                    LiveKind::Reasoning,
+                                    str_field(piece, "text"),
+                                    out,
+                                )?;
                             }
                         }
                         _ => {}
@@ -167,7 +166,7 @@ impl ChatDecoder {
                     .get("index")
                     .and_then(Value::as_u64)
                     .unwrap_or(position as u64);
-                let id = call.get("id").and_then(Value::as_str).unwrap_or("");
+                let id = str_field(call, "id");
                 // A new id at a known index is a new call: some servers send every call complete at index 0.
                 let slot = match self.slots.get(&index) {
                     Some(&slot)
@@ -277,7 +276,7 @@ impl ChatDecoder {
 /// OpenAI-compatible servers and gateways report mid-stream failures as `{"error": {...}}`, with a string
 /// `code`/`type` (OpenAI) or an HTTP status as a numeric `code` (OpenRouter).
 fn chunk_error(error: &Value) -> AdapterError {
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let message = str_field(error, "message");
     let failure = match error.get("code") {
         Some(Value::Number(status)) => match status.as_u64() {
             Some(429) => UpstreamFailure::RateLimited,

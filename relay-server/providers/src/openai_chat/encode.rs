@@ -1,6 +1,6 @@
 //! Neutral request → Chat Completions request body.
 
-use patchbridge_protocol::{Block, ImageSource, ModelRequest, Role};
+use patchbridge_protocol::{Block, ImageSource, Message, ModelRequest, Role};
 use serde_json::{json, Map, Value};
 
 use super::{Entry, FORMAT};
@@ -9,8 +9,8 @@ use crate::state;
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, ModelOptions, UpstreamRequest};
 
-/// Prefix that tells the model a tool failed: Chat Completions has no error flag on tool messages.
-pub(crate) const TOOL_ERROR_PREFIX: &str = "Error: ";
+/// Prefix that tells the model a tool failed: Chat Completions and Responses have no error flag on tool output.
+const TOOL_ERROR_PREFIX: &str = "Error: ";
 
 pub(crate) fn encode(
     options: &ModelOptions,
@@ -37,20 +37,7 @@ pub(crate) fn encode(
                 json!({ "role": "user", "content": user_content(&message.blocks, &message.id)? }),
             ),
             Role::Tool => {
-                for block in &message.blocks {
-                    let Block::ToolResult {
-                        call_id,
-                        content,
-                        is_error,
-                    } = block
-                    else {
-                        return Err(misplaced(block, "tool", &message.id));
-                    };
-                    let content = if *is_error {
-                        format!("{TOOL_ERROR_PREFIX}{content}")
-                    } else {
-                        content.clone()
-                    };
+                for (call_id, content) in tool_outputs(message)? {
                     messages.push(
                         json!({ "role": "tool", "tool_call_id": call_id, "content": content }),
                     );
@@ -147,6 +134,26 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Value, AdapterError> {
         }
     }
     Ok(Value::Array(parts))
+}
+
+/// The results of a tool message as `(call_id, output text)`, a failed tool's text marked with
+/// [`TOOL_ERROR_PREFIX`]. Shared with the Responses encoder (`function_call_output`).
+pub(crate) fn tool_outputs(message: &Message) -> Result<Vec<(&str, String)>, AdapterError> {
+    message
+        .blocks
+        .iter()
+        .map(|block| match block {
+            Block::ToolResult {
+                call_id,
+                content,
+                is_error: true,
+            } => Ok((call_id.as_str(), format!("{TOOL_ERROR_PREFIX}{content}"))),
+            Block::ToolResult {
+                call_id, content, ..
+            } => Ok((call_id.as_str(), content.clone())),
+            other => Err(misplaced(other, "tool", &message.id)),
+        })
+        .collect()
 }
 
 /// OpenAI takes images as URLs; inline images become `data:` URLs.

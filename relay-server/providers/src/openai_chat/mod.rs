@@ -15,7 +15,7 @@ mod details;
 mod encode;
 
 pub(crate) use decode::ChatDecoder;
-pub(crate) use encode::{encode, image_url, TOOL_ERROR_PREFIX};
+pub(crate) use encode::{encode, image_url, tool_outputs};
 
 use serde::{Deserialize, Serialize};
 

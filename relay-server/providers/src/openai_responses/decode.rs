@@ -14,6 +14,7 @@ use super::{Entry, FORMAT};
 use crate::emit::{Emitter, LiveKind};
 use crate::state::{Continuation, PartsBuilder};
 use crate::tool_names::ToolNames;
+use crate::wire::{self, index_field, protocol, str_field};
 use crate::{AdapterError, UpstreamFailure};
 
 pub(crate) struct ResponsesDecoder {
@@ -31,14 +32,6 @@ pub(crate) struct ResponsesDecoder {
     any_call: bool,
     refusal: bool,
     done: bool,
-}
-
-fn protocol(msg: impl Into<String>) -> AdapterError {
-    AdapterError::UpstreamProtocol(msg.into())
-}
-
-fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 fn upstream(code: &str, message: &str) -> AdapterError {
@@ -78,71 +71,19 @@ impl ResponsesDecoder {
         if self.done {
             return Ok(());
         }
-        let value: Value = serde_json::from_str(data)
-            .map_err(|e| protocol(format!("malformed JSON in Responses event {event:?}: {e}")))?;
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or(event);
-        let output_index = value
-            .get("output_index")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let value = wire::parse("Responses", event, data)?;
+        let kind = wire::event_type(&value, event);
+        let output_index = index_field(&value, "output_index");
+        if let Some((part_field, part_offset, live)) = live_event(kind) {
+            if kind == "response.refusal.delta" {
+                self.refusal = true;
+            }
+            let part = part_offset + index_field(&value, part_field);
+            return self.live_delta(output_index, part, live, str_field(&value, "delta"), out);
+        }
         match kind {
             // Some Responses-compatible servers skip `response.created` and begin with `in_progress`.
             "response.created" | "response.in_progress" => self.start(&value, out),
-            "response.output_text.delta" => {
-                let part = value
-                    .get("content_index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                self.live_delta(
-                    output_index,
-                    part,
-                    LiveKind::Text,
-                    str_field(&value, "delta"),
-                    out,
-                )
-            }
-            "response.refusal.delta" => {
-                self.refusal = true;
-                let part = value
-                    .get("content_index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                self.live_delta(
-                    output_index,
-                    part,
-                    LiveKind::Text,
-                    str_field(&value, "delta"),
-                    out,
-                )
-            }
-            // Summaries are the reasoning OpenAI allows to be shown; `reasoning_text` is raw reasoning that
-            // open-weight models behind Responses-compatible servers stream, shown the same way.
-            "response.reasoning_summary_text.delta" => {
-                let part = value
-                    .get("summary_index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                self.live_delta(
-                    output_index,
-                    part,
-                    LiveKind::Reasoning,
-                    str_field(&value, "delta"),
-                    out,
-                )
-            }
-            "response.reasoning_text.delta" => {
-                let part = value
-                    .get("content_index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                self.live_delta(
-                    output_index,
-                    1000 + part,
-                    LiveKind::Reasoning,
-                    str_field(&value, "delta"),
-                    out,
-                )
-            }
             "response.function_call_arguments.delta" => {
                 self.arguments
                     .entry(output_index)
@@ -168,8 +109,8 @@ impl ResponsesDecoder {
                 str_field(&value, "code"),
                 str_field(&value, "message"),
             )),
-            // response.in_progress, output_item.added, content_part.*, *.done text events, annotations…:
-            // nothing the deltas and item.done events have not said already.
+            // output_item.added, content_part.*, *.done text events, annotations…: nothing the deltas and
+            // item.done events have not said already.
             _ => Ok(()),
         }
     }
@@ -330,6 +271,21 @@ impl ResponsesDecoder {
             ))
         }
     }
+}
+
+/// The events that stream text live: the field numbering the part within its output item, an offset keeping
+/// raw reasoning parts apart from summary parts (so they never share a block), and the block kind. Summaries are
+/// the reasoning OpenAI allows to be shown; `reasoning_text` is raw reasoning that open-weight models behind
+/// Responses-compatible servers stream, shown the same way.
+fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
+    Some(match kind {
+        "response.output_text.delta" | "response.refusal.delta" => {
+            ("content_index", 0, LiveKind::Text)
+        }
+        "response.reasoning_summary_text.delta" => ("summary_index", 0, LiveKind::Reasoning),
+        "response.reasoning_text.delta" => ("content_index", 1000, LiveKind::Reasoning),
+        _ => return None,
+    })
 }
 
 fn neutral_usage(usage: &Value) -> Usage {

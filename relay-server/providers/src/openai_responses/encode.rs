@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Entry, FORMAT};
 use crate::error::misplaced;
-use crate::openai_chat::{image_url, TOOL_ERROR_PREFIX};
+use crate::openai_chat::{image_url, tool_outputs};
 use crate::state::{self, Planned};
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, ModelOptions, ReasoningSummary, UpstreamRequest};
@@ -32,20 +32,7 @@ pub(crate) fn encode(
                 input.push(json!({ "type": "message", "role": "user", "content": content }));
             }
             Role::Tool => {
-                for block in &message.blocks {
-                    let Block::ToolResult {
-                        call_id,
-                        content,
-                        is_error,
-                    } = block
-                    else {
-                        return Err(misplaced(block, "tool", &message.id));
-                    };
-                    let output = if *is_error {
-                        format!("{TOOL_ERROR_PREFIX}{content}")
-                    } else {
-                        content.clone()
-                    };
+                for (call_id, output) in tool_outputs(message)? {
                     input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": output }));
                 }
             }
