@@ -4,11 +4,9 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{
-    Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage,
-};
+use patchbridge_protocol::{Block, Message, ModelState, Role, StopReason, StreamEvent, Usage};
 use patchbridge_providers::{
-    encode_request, validate_options, Decoder, ModelOptions, ProviderKind, ReasoningOptions,
+    encode_request, validate_options, ModelOptions, ProviderKind, ReasoningOptions,
 };
 use serde_json::{json, Value};
 
@@ -80,7 +78,7 @@ fn tool_input_split_across_chunks_becomes_one_object() {
         Block::ToolCall {
             call_id: "toolu_01NRLabsLyVHZPKxbKvkfSMn".into(),
             name: "get_weather".into(),
-            input: json!({ "location": "Paris" }).as_object().unwrap().clone(),
+            input: obj(json!({ "location": "Paris" })),
         }
     );
     assert_eq!(
@@ -107,7 +105,7 @@ fn thinking_with_signature_is_shown_and_kept_in_state() {
                 call_id: "toolu_01AddMilk".into(),
                 // The provider-safe name maps back to the page's dotted name.
                 name: "todo.add".into(),
-                input: json!({ "text": "buy milk" }).as_object().unwrap().clone(),
+                input: obj(json!({ "text": "buy milk" })),
             },
         ]
     );
@@ -152,10 +150,7 @@ fn usage_counts_cache_reads_and_writes_as_input() {
 fn tool_loop_body(fixture: &str, results: &[(&str, &str, bool)]) -> (Value, Message) {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f(fixture)));
-    let mut messages = first.messages.clone();
-    messages.push(a.message.clone());
-    messages.push(tool_result("t1", results));
-    let next = request(messages, a.model_state.clone());
+    let next = continue_after(&first, &a, vec![tool_result("t1", results)]);
     (
         encode_request(KIND, &options(), &next).unwrap().body,
         a.message,
@@ -238,14 +233,16 @@ fn parallel_tool_uses_get_neutral_indexes_and_results_merge_into_one_user_messag
 fn user_text_after_tool_results_joins_the_same_user_turn() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("parallel_tool_use.sse")));
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("toolu_01A", "sunny", false)]));
-    messages.push(tool_result("t2", &[("toolu_01B", "rain", false)]));
-    messages.push(user("u2", "And tomorrow?"));
-    let body = encode_request(KIND, &options(), &request(messages, None))
-        .unwrap()
-        .body;
+    let next = continue_after(
+        &first,
+        &a,
+        vec![
+            tool_result("t1", &[("toolu_01A", "sunny", false)]),
+            tool_result("t2", &[("toolu_01B", "rain", false)]),
+            user("u2", "And tomorrow?"),
+        ],
+    );
+    let body = encode_request(KIND, &options(), &next).unwrap().body;
     assert_eq!(body["messages"].as_array().unwrap().len(), 3);
     assert_eq!(
         body["messages"][2]["content"],
@@ -301,9 +298,7 @@ fn pause_turn_maps_and_server_tool_use_is_kept_verbatim() {
         }]
     );
     // The runtime calls again with the paused message appended; the server tool call goes back as it was.
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+    let body = encode_request(KIND, &options(), &continue_after(&first, &a, vec![]))
         .unwrap()
         .body;
     assert_eq!(
@@ -365,9 +360,8 @@ fn encodes_the_exact_request_body() {
     options.max_output_tokens = Some(4096);
     options.system_prompt = Some("Be brief.".into());
     options.reasoning = Some(ReasoningOptions {
-        effort: None,
         budget_tokens: Some(2048),
-        summary: None,
+        ..Default::default()
     });
     let req = patchbridge_protocol::ModelRequest {
         model: None,
@@ -378,17 +372,8 @@ fn encodes_the_exact_request_body() {
                 Block::Text {
                     text: "What is on these?".into(),
                 },
-                Block::Image {
-                    source: ImageSource::Url {
-                        url: "https://example.com/a.png".into(),
-                    },
-                },
-                Block::Image {
-                    source: ImageSource::Base64 {
-                        media_type: "image/png".into(),
-                        data: "iVBORw0KGgo=".into(),
-                    },
-                },
+                image_url("https://example.com/a.png"),
+                image_base64("image/png", "iVBORw0KGgo="),
             ],
         }],
         model_state: None,
@@ -436,9 +421,8 @@ fn thinking_budget_not_below_max_tokens_is_rejected_at_configuration() {
     let mut options = options();
     options.max_output_tokens = Some(2048);
     options.reasoning = Some(ReasoningOptions {
-        effort: None,
         budget_tokens: Some(2048),
-        summary: None,
+        ..Default::default()
     });
     let e = validate_options(KIND, &options).unwrap_err();
     assert_eq!(e.code(), "INVALID_REQUEST");
@@ -446,20 +430,10 @@ fn thinking_budget_not_below_max_tokens_is_rejected_at_configuration() {
 
 #[test]
 fn state_of_another_format_is_rejected_not_dropped() {
-    let state = ModelState {
-        format: "openai-responses/v1".into(),
-        data: json!({ "messages": {} }),
-    };
-    let req = request(vec![user("u1", "hi")], Some(state));
-    let e = encode_request(KIND, &options(), &req).unwrap_err();
-    assert_eq!(e.code(), "MODEL_STATE_FORMAT_MISMATCH");
+    let e = assert_foreign_state_rejected(KIND, &options(), "openai-responses/v1");
     assert!(
         e.message().contains("openai-responses/v1")
             && e.message().contains("anthropic-messages/v1")
-    );
-    assert_eq!(
-        Decoder::new(KIND, &req).err().map(|e| e.code()),
-        Some("MODEL_STATE_FORMAT_MISMATCH")
     );
 }
 
@@ -485,10 +459,12 @@ fn full_next_state_keeps_referenced_entries_and_drops_orphans() {
     // An entry for a message that is no longer in the conversation (e.g. the user edited history).
     state.data["messages"]["gone"] =
         json!({ "content": [{ "raw": { "type": "redacted_thinking", "data": "x" } }] });
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("toolu_01AddMilk", "ok", false)]));
-    let second = request(messages, Some(state));
+    let mut second = continue_after(
+        &first,
+        &a,
+        vec![tool_result("t1", &[("toolu_01AddMilk", "ok", false)])],
+    );
+    second.model_state = Some(state);
     let b = assemble(&decode_ok(KIND, &second, &f("redacted_thinking.sse")));
     let data = b.model_state.unwrap().data;
     let keys: Vec<&String> = data["messages"].as_object().unwrap().keys().collect();
@@ -514,11 +490,7 @@ fn reused_provider_message_id_is_made_unique() {
 fn reasoning_without_state_is_not_sent_and_empty_assistant_messages_are_skipped() {
     let messages = vec![
         user("u1", "hi"),
-        Message {
-            id: "a1".into(),
-            role: Role::Assistant,
-            blocks: vec![Block::Reasoning { text: "hmm".into() }],
-        },
+        assistant("a1", vec![Block::Reasoning { text: "hmm".into() }]),
         user("u2", "hello?"),
     ];
     let body = encode_request(KIND, &options(), &request(messages, None))
@@ -534,15 +506,7 @@ fn reasoning_without_state_is_not_sent_and_empty_assistant_messages_are_skipped(
 fn image_in_an_assistant_message_is_an_invalid_request() {
     let messages = vec![
         user("u1", "hi"),
-        Message {
-            id: "a1".into(),
-            role: Role::Assistant,
-            blocks: vec![Block::Image {
-                source: ImageSource::Url {
-                    url: "https://x/y.png".into(),
-                },
-            }],
-        },
+        assistant("a1", vec![image_url("https://x/y.png")]),
     ];
     let e = encode_request(KIND, &options(), &request(messages, None)).unwrap_err();
     assert_eq!(e.code(), "INVALID_REQUEST");

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use patchbridge_protocol::{
-    Block, BlockKind, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage,
+    Block, BlockKind, Message, ModelState, Role, StopReason, StreamEvent, Usage,
 };
 use patchbridge_providers::{
     encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions,
@@ -19,12 +19,19 @@ fn f(name: &str) -> String {
     format!("{DIR}/{name}")
 }
 
-fn obj(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().unwrap().clone()
-}
-
 fn options() -> ModelOptions {
     ModelOptions::new("gpt-4.1-mini")
+}
+
+/// A decoder for the first turn that has accepted `chunks` (each must feed without error).
+fn fed(chunks: &[&str]) -> (Decoder, Vec<StreamEvent>) {
+    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
+    let mut out = Vec::new();
+    for chunk in chunks {
+        d.feed("", chunk, &mut out)
+            .unwrap_or_else(|e| panic!("{chunk}: {e}"));
+    }
+    (d, out)
 }
 
 #[test]
@@ -249,16 +256,9 @@ fn reasoning_content_goes_back_inside_the_tool_loop_only() {
         &first,
         &f("reasoning_content_tool_call.sse"),
     ));
-    let mut messages = first.messages.clone();
-    messages.push(a.message.clone());
-    messages.push(tool_result("t1", &[("call_00_clock", "12:00 UTC", false)]));
-    let body = encode_request(
-        KIND,
-        &options(),
-        &request(messages.clone(), a.model_state.clone()),
-    )
-    .unwrap()
-    .body;
+    let results = tool_result("t1", &[("call_00_clock", "12:00 UTC", false)]);
+    let mut next = continue_after(&first, &a, vec![results]);
+    let body = encode_request(KIND, &options(), &next).unwrap().body;
     assert_eq!(
         body["messages"][1],
         json!({
@@ -275,17 +275,14 @@ fn reasoning_content_goes_back_inside_the_tool_loop_only() {
     );
 
     // A new user turn closes the loop: earlier reasoning is not sent again (but stays in the state).
-    messages.push(Message {
-        id: "a2".into(),
-        role: Role::Assistant,
-        blocks: vec![Block::Text {
+    next.messages.push(assistant(
+        "a2",
+        vec![Block::Text {
             text: "It is noon.".into(),
         }],
-    });
-    messages.push(user("u2", "Thanks"));
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
-        .unwrap()
-        .body;
+    ));
+    next.messages.push(user("u2", "Thanks"));
+    let body = encode_request(KIND, &options(), &next).unwrap().body;
     assert!(body["messages"][1].get("reasoning_content").is_none());
 }
 
@@ -303,9 +300,7 @@ fn reasoning_field_from_gateways_is_sent_back_under_its_own_name() {
         a.model_state.as_ref().unwrap().data["messages"][&a.message.id]["field"],
         json!("reasoning")
     );
-    let mut messages = first.messages.clone();
-    messages.push(a.message.clone());
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+    let body = encode_request(KIND, &options(), &continue_after(&first, &a, vec![]))
         .unwrap()
         .body;
     assert_eq!(
@@ -365,30 +360,20 @@ fn stream_without_finish_reason_is_an_upstream_protocol_error() {
 
 #[test]
 fn invalid_tool_arguments_with_tool_calls_finish_is_an_upstream_protocol_error() {
-    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
-    let mut out = Vec::new();
-    d.feed("", r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"todo_add","arguments":"[1,2]"}}]}}]}"#, &mut out).unwrap();
-    d.feed(
-        "",
+    let (mut d, mut out) = fed(&[
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"todo_add","arguments":"[1,2]"}}]}}]}"#,
         r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
-        &mut out,
-    )
-    .unwrap();
+    ]);
     let e = d.feed("", "[DONE]", &mut out).unwrap_err();
     assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
 }
 
 #[test]
 fn missing_tool_call_id_gets_a_deterministic_one() {
-    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
-    let mut out = Vec::new();
-    d.feed("", r#"{"id":"c9","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"todo_list","arguments":"{}"}}]}}]}"#, &mut out).unwrap();
-    d.feed(
-        "",
+    let (mut d, mut out) = fed(&[
+        r#"{"id":"c9","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"todo_list","arguments":"{}"}}]}}]}"#,
         r#"{"id":"c9","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
-        &mut out,
-    )
-    .unwrap();
+    ]);
     d.finish(&mut out).unwrap();
     let a = assemble(&out);
     assert_eq!(
@@ -408,8 +393,7 @@ fn encodes_the_exact_request_body() {
     options.system_prompt = Some("Be brief.".into());
     options.reasoning = Some(ReasoningOptions {
         effort: Some(ReasoningEffort::Low),
-        budget_tokens: None,
-        summary: None,
+        ..Default::default()
     });
     let messages = vec![
         Message {
@@ -419,23 +403,13 @@ fn encodes_the_exact_request_body() {
                 Block::Text {
                     text: "Add what is on this photo.".into(),
                 },
-                Block::Image {
-                    source: ImageSource::Url {
-                        url: "https://example.com/a.png".into(),
-                    },
-                },
-                Block::Image {
-                    source: ImageSource::Base64 {
-                        media_type: "image/jpeg".into(),
-                        data: "/9j/4AAQ".into(),
-                    },
-                },
+                image_url("https://example.com/a.png"),
+                image_base64("image/jpeg", "/9j/4AAQ"),
             ],
         },
-        Message {
-            id: "a1".into(),
-            role: Role::Assistant,
-            blocks: vec![
+        assistant(
+            "a1",
+            vec![
                 Block::Reasoning {
                     text: "shown only".into(),
                 },
@@ -450,7 +424,7 @@ fn encodes_the_exact_request_body() {
                     input: obj(json!({ "text": "eggs" })),
                 },
             ],
-        },
+        ),
         tool_result(
             "t1",
             &[("call_1", "added", false), ("call_2", "list is full", true)],
@@ -503,19 +477,7 @@ fn single_text_user_message_is_a_plain_string() {
 
 #[test]
 fn state_of_another_format_is_rejected_not_dropped() {
-    let state = ModelState {
-        format: "anthropic-messages/v1".into(),
-        data: json!({ "messages": {} }),
-    };
-    let req = request(vec![user("u1", "hi")], Some(state));
-    assert_eq!(
-        encode_request(KIND, &options(), &req).unwrap_err().code(),
-        "MODEL_STATE_FORMAT_MISMATCH"
-    );
-    assert_eq!(
-        Decoder::new(KIND, &req).err().map(|e| e.code()),
-        Some("MODEL_STATE_FORMAT_MISMATCH")
-    );
+    assert_foreign_state_rejected(KIND, &options(), "anthropic-messages/v1");
 }
 
 #[test]
@@ -540,12 +502,10 @@ fn state_without_reasoning_in_the_new_message_keeps_old_entries() {
         &first,
         &f("reasoning_content_tool_call.sse"),
     ));
-    let mut messages = first.messages.clone();
-    messages.push(a.message.clone());
-    messages.push(tool_result("t1", &[("call_00_clock", "noon", false)]));
+    let results = tool_result("t1", &[("call_00_clock", "noon", false)]);
     let b = assemble(&decode_ok(
         KIND,
-        &request(messages, a.model_state.clone()),
+        &continue_after(&first, &a, vec![results]),
         &f("recorded/83b060bae42e.sse"),
     ));
     assert_eq!(b.model_state, a.model_state);
@@ -586,10 +546,8 @@ fn reasoning_details_are_merged_kept_and_sent_back_verbatim_in_the_tool_loop() {
         a.model_state.as_ref().unwrap().data["messages"]["gen-1764480001-rd"],
         json!({ "field": "reasoning", "text": "Need the list.", "details": details })
     );
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("toolu_vrtx_01List", "[]", false)]));
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+    let results = tool_result("t1", &[("toolu_vrtx_01List", "[]", false)]);
+    let body = encode_request(KIND, &options(), &continue_after(&first, &a, vec![results]))
         .unwrap()
         .body;
     assert_eq!(
@@ -611,14 +569,8 @@ fn gateway_errors_with_numeric_status_codes_are_classified() {
         (502, "UPSTREAM_UNAVAILABLE"),
         (400, "UPSTREAM_REJECTED"),
     ] {
-        let mut d = Decoder::new(KIND, &first_turn()).unwrap();
-        let mut out = Vec::new();
-        d.feed(
-            "",
-            r#"{"id":"gen-1","choices":[{"index":0,"delta":{"content":"Hi"}}]}"#,
-            &mut out,
-        )
-        .unwrap();
+        let (mut d, mut out) =
+            fed(&[r#"{"id":"gen-1","choices":[{"index":0,"delta":{"content":"Hi"}}]}"#]);
         let chunk = format!(
             r#"{{"id":"gen-1","error":{{"code":{status},"message":"Provider returned error"}},"choices":[{{"index":0,"delta":{{"content":""}},"finish_reason":"error"}}]}}"#
         );
@@ -632,10 +584,9 @@ fn gateway_errors_with_numeric_status_codes_are_classified() {
 
 #[test]
 fn finish_reason_error_is_upstream_unavailable() {
-    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
-    let mut out = Vec::new();
-    d.feed("", r#"{"id":"gen-2","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"error"}]}"#, &mut out)
-        .unwrap();
+    let (mut d, mut out) = fed(&[
+        r#"{"id":"gen-2","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"error"}]}"#,
+    ]);
     assert_eq!(
         d.feed("", "[DONE]", &mut out).unwrap_err().code(),
         "UPSTREAM_UNAVAILABLE"
@@ -644,15 +595,10 @@ fn finish_reason_error_is_upstream_unavailable() {
 
 #[test]
 fn data_after_done_is_ignored() {
-    let mut d = Decoder::new(KIND, &first_turn()).unwrap();
-    let mut out = Vec::new();
-    d.feed(
-        "",
+    let (mut d, mut out) = fed(&[
         r#"{"id":"c3","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}"#,
-        &mut out,
-    )
-    .unwrap();
-    d.feed("", "[DONE]", &mut out).unwrap();
+        "[DONE]",
+    ]);
     assert!(d.is_complete());
     let n = out.len();
     d.feed("", "not even json", &mut out).unwrap();

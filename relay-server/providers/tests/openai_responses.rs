@@ -4,24 +4,17 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{
-    Block, ImageSource, Message, ModelState, Role, StopReason, StreamEvent, Usage,
-};
+use patchbridge_protocol::{Block, Message, ModelState, Role, StopReason, StreamEvent, Usage};
 use patchbridge_providers::{
-    encode_request, Decoder, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions,
-    ReasoningSummary,
+    encode_request, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 
 const KIND: ProviderKind = ProviderKind::OpenAiResponses;
 const DIR: &str = "openai-responses";
 
 fn f(name: &str) -> String {
     format!("{DIR}/{name}")
-}
-
-fn obj(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().unwrap().clone()
 }
 
 fn options() -> ModelOptions {
@@ -109,10 +102,8 @@ fn reasoning_summaries_are_shown_and_the_encrypted_item_is_kept() {
 fn encrypted_reasoning_item_goes_back_verbatim_before_its_function_call() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("call_milk", "added #4", false)]));
-    let body = encode_request(KIND, &options(), &request(messages, a.model_state))
+    let results = tool_result("t1", &[("call_milk", "added #4", false)]);
+    let body = encode_request(KIND, &options(), &continue_after(&first, &a, vec![results]))
         .unwrap()
         .body;
     assert_eq!(
@@ -225,8 +216,8 @@ fn encodes_the_exact_request_body() {
     options.system_prompt = Some("Be brief.".into());
     options.reasoning = Some(ReasoningOptions {
         effort: Some(ReasoningEffort::Medium),
-        budget_tokens: None,
         summary: Some(ReasoningSummary::Detailed),
+        ..Default::default()
     });
     let messages = vec![
         Message {
@@ -236,18 +227,12 @@ fn encodes_the_exact_request_body() {
                 Block::Text {
                     text: "Add this.".into(),
                 },
-                Block::Image {
-                    source: ImageSource::Base64 {
-                        media_type: "image/png".into(),
-                        data: "iVBOR".into(),
-                    },
-                },
+                image_base64("image/png", "iVBOR"),
             ],
         },
-        Message {
-            id: "a1".into(),
-            role: Role::Assistant,
-            blocks: vec![
+        assistant(
+            "a1",
+            vec![
                 Block::Text {
                     text: "Sure.".into(),
                 },
@@ -257,7 +242,7 @@ fn encodes_the_exact_request_body() {
                     input: obj(json!({ "text": "milk" })),
                 },
             ],
-        },
+        ),
         tool_result("t1", &[("call_1", "no space left", true)]),
     ];
     let mut req = request(messages, None);
@@ -291,19 +276,7 @@ fn encodes_the_exact_request_body() {
 
 #[test]
 fn state_of_another_format_is_rejected_not_dropped() {
-    let state = ModelState {
-        format: "openai-chat/v1".into(),
-        data: json!({ "messages": {} }),
-    };
-    let req = request(vec![user("u1", "hi")], Some(state));
-    assert_eq!(
-        encode_request(KIND, &options(), &req).unwrap_err().code(),
-        "MODEL_STATE_FORMAT_MISMATCH"
-    );
-    assert_eq!(
-        Decoder::new(KIND, &req).err().map(|e| e.code()),
-        Some("MODEL_STATE_FORMAT_MISMATCH")
-    );
+    assert_foreign_state_rejected(KIND, &options(), "openai-chat/v1");
 }
 
 #[test]
@@ -328,19 +301,14 @@ fn reasoning_block_covered_by_a_raw_item_must_still_be_reasoning() {
 fn two_turns_carry_both_reasoning_items_in_order() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("call_milk", "ok", false)]));
-    let second = request(messages.clone(), a.model_state);
+    let results = tool_result("t1", &[("call_milk", "ok", false)]);
+    let second = continue_after(&first, &a, vec![results]);
     let b = assemble(&decode_ok(KIND, &second, &f("text.sse")));
     // The second answer has no reasoning, but the state still holds the first one's item.
     let state = b.model_state.clone().unwrap();
     assert!(state.data["messages"]["resp_reason01"].is_object());
-    messages.push(b.message);
-    messages.push(user("u2", "thanks"));
-    let body = encode_request(KIND, &options(), &request(messages, b.model_state))
-        .unwrap()
-        .body;
+    let third = continue_after(&second, &b, vec![user("u2", "thanks")]);
+    let body = encode_request(KIND, &options(), &third).unwrap().body;
     let types: Vec<&str> = body["input"]
         .as_array()
         .unwrap()
@@ -366,13 +334,12 @@ fn two_turns_carry_both_reasoning_items_in_order() {
 fn regression_assistant_history_uses_the_input_message_form() {
     let messages = vec![
         user("u1", "hi"),
-        Message {
-            id: "a1".into(),
-            role: Role::Assistant,
-            blocks: vec![Block::Text {
+        assistant(
+            "a1",
+            vec![Block::Text {
                 text: "Hello!".into(),
             }],
-        },
+        ),
         user("u2", "bye"),
     ];
     let body = encode_request(KIND, &options(), &request(messages, None))

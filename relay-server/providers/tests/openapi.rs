@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, ImageSource, Message, ModelRequest, Role};
+use patchbridge_protocol::{Block, Message, ModelRequest, Role};
 use patchbridge_providers::{
     encode_request, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
 };
@@ -30,8 +30,8 @@ fn full_options() -> ModelOptions {
     options.system_prompt = Some("Be brief.".into());
     options.reasoning = Some(ReasoningOptions {
         effort: Some(ReasoningEffort::High),
-        budget_tokens: None,
         summary: Some(ReasoningSummary::Auto),
+        ..Default::default()
     });
     options
 }
@@ -46,23 +46,13 @@ fn rich_conversation() -> Vec<Message> {
                 Block::Text {
                     text: "Add what is on these.".into(),
                 },
-                Block::Image {
-                    source: ImageSource::Url {
-                        url: "https://example.com/a.png".into(),
-                    },
-                },
-                Block::Image {
-                    source: ImageSource::Base64 {
-                        media_type: "image/png".into(),
-                        data: "iVBORw0KGgo=".into(),
-                    },
-                },
+                image_url("https://example.com/a.png"),
+                image_base64("image/png", "iVBORw0KGgo="),
             ],
         },
-        Message {
-            id: "a1".into(),
-            role: Role::Assistant,
-            blocks: vec![
+        assistant(
+            "a1",
+            vec![
                 Block::Reasoning {
                     text: "two items".into(),
                 },
@@ -72,26 +62,25 @@ fn rich_conversation() -> Vec<Message> {
                 Block::ToolCall {
                     call_id: "call_1".into(),
                     name: "todo.add".into(),
-                    input: json!({ "text": "milk" }).as_object().unwrap().clone(),
+                    input: obj(json!({ "text": "milk" })),
                 },
                 Block::ToolCall {
                     call_id: "call_2".into(),
                     name: "todo.add".into(),
-                    input: json!({ "text": "eggs" }).as_object().unwrap().clone(),
+                    input: obj(json!({ "text": "eggs" })),
                 },
             ],
-        },
+        ),
         tool_result(
             "t1",
             &[("call_1", "added", false), ("call_2", "full", true)],
         ),
-        Message {
-            id: "a2".into(),
-            role: Role::Assistant,
-            blocks: vec![Block::Text {
+        assistant(
+            "a2",
+            vec![Block::Text {
                 text: "One failed.".into(),
             }],
-        },
+        ),
         user("u2", "Thanks"),
     ]
 }
@@ -134,13 +123,11 @@ fn chat_tool_loop_with_gateway_reasoning_matches_the_schema_except_the_gateway_f
         &first,
         "openai-chat/reasoning_content_tool_call.sse",
     ));
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("call_00_clock", "noon", false)]));
+    let results = tool_result("t1", &[("call_00_clock", "noon", false)]);
     let mut body = encode_request(
         ProviderKind::OpenAiChat,
         &full_options(),
-        &request(messages, a.model_state),
+        &continue_after(&first, &a, vec![results]),
     )
     .unwrap()
     .body;
@@ -178,13 +165,11 @@ fn responses_body_with_an_encrypted_reasoning_item_matches_the_schema() {
         &first,
         "openai-responses/reasoning_tool_call.sse",
     ));
-    let mut messages = first.messages.clone();
-    messages.push(a.message);
-    messages.push(tool_result("t1", &[("call_milk", "ok", false)]));
+    let results = tool_result("t1", &[("call_milk", "ok", false)]);
     assert_valid(
         ProviderKind::OpenAiResponses,
         "CreateResponse",
-        &request(messages, a.model_state),
+        &continue_after(&first, &a, vec![results]),
         &full_options(),
     );
 }

@@ -4,23 +4,19 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, Message, ModelState, Role, StopReason, ToolDefinition};
+use patchbridge_protocol::{Block, ModelState, StopReason, ToolDefinition};
 use patchbridge_providers::scripted::{respond, DISCLAIMER};
 use serde_json::{json, Value};
 
+/// `todo.add` and `todo.list` of the page tools, and a clock whose required argument has a default.
 fn todo_tools() -> Vec<ToolDefinition> {
-    vec![
-        tool(
-            "todo.add",
-            json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] }),
-        ),
-        tool("todo.list", json!({ "type": "object", "properties": {} })),
-        tool(
-            "clock.now",
-            json!({ "type": "object", "properties": { "timeZone": { "type": "string", "default": "UTC" } },
-                                 "required": ["timeZone"] }),
-        ),
-    ]
+    let mut tools = page_tools()[..2].to_vec();
+    tools.push(tool(
+        "clock.now",
+        json!({ "type": "object", "properties": { "timeZone": { "type": "string", "default": "UTC" } },
+                "required": ["timeZone"] }),
+    ));
+    tools
 }
 
 fn ask(text: &str) -> patchbridge_protocol::ModelRequest {
@@ -184,11 +180,7 @@ fn is_deterministic_and_ids_are_unique_in_the_conversation() {
     let mut r = ask("hello");
     r.messages.insert(
         0,
-        Message {
-            id: "scripted-1".into(),
-            role: Role::Assistant,
-            blocks: vec![Block::Text { text: "x".into() }],
-        },
+        assistant("scripted-1", vec![Block::Text { text: "x".into() }]),
     );
     let a = respond(&r);
     assert_eq!(a, respond(&r));

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use patchbridge_protocol::{
-    Block, BlockKind, Message, ModelRequest, ModelState, Role, StopReason, StreamEvent,
-    ToolDefinition, Usage,
+    Block, BlockKind, ImageSource, Message, ModelRequest, ModelState, Role, StopReason,
+    StreamEvent, ToolDefinition, Usage,
 };
-use patchbridge_providers::{AdapterError, Decoder, ProviderKind};
+use patchbridge_providers::{encode_request, AdapterError, Decoder, ModelOptions, ProviderKind};
 use serde_json::{json, Map, Value};
 
 pub fn fixture(rel: &str) -> PathBuf {
@@ -306,4 +306,66 @@ pub fn check_all_goldens(kind: ProviderKind, provider_dir: &str) {
             .replace(".sse", ".jsonl");
         assert_golden(&format!("{provider_dir}/expected/{name}"), &events);
     }
+}
+
+/// A JSON object literal as a tool call's input.
+pub fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().expect("a JSON object").clone()
+}
+
+pub fn assistant(id: &str, blocks: Vec<Block>) -> Message {
+    Message {
+        id: id.into(),
+        role: Role::Assistant,
+        blocks,
+    }
+}
+
+pub fn image_url(url: &str) -> Block {
+    Block::Image {
+        source: ImageSource::Url { url: url.into() },
+    }
+}
+
+pub fn image_base64(media_type: &str, data: &str) -> Block {
+    Block::Image {
+        source: ImageSource::Base64 {
+            media_type: media_type.into(),
+            data: data.into(),
+        },
+    }
+}
+
+/// The next request of a conversation: `first`'s messages, the decoded answer, then `more`, with the answer's
+/// ModelState.
+pub fn continue_after(
+    first: &ModelRequest,
+    answer: &Assembled,
+    more: Vec<Message>,
+) -> ModelRequest {
+    let mut messages = first.messages.clone();
+    messages.push(answer.message.clone());
+    messages.extend(more);
+    request(messages, answer.model_state.clone())
+}
+
+/// A request carrying an (empty) ModelState of `format` must be refused by both the encoder and the decoder of
+/// `kind`, never dropped. Returns the encoder's error.
+pub fn assert_foreign_state_rejected(
+    kind: ProviderKind,
+    options: &ModelOptions,
+    format: &str,
+) -> AdapterError {
+    let state = ModelState {
+        format: format.into(),
+        data: json!({ "messages": {} }),
+    };
+    let req = request(vec![user("u1", "hi")], Some(state));
+    let e = encode_request(kind, options, &req).unwrap_err();
+    assert_eq!(e.code(), "MODEL_STATE_FORMAT_MISMATCH");
+    assert_eq!(
+        Decoder::new(kind, &req).err().map(|e| e.code()),
+        Some("MODEL_STATE_FORMAT_MISMATCH")
+    );
+    e
 }
