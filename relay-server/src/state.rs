@@ -16,6 +16,7 @@ pub struct AppState {
     pub(crate) inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Inner {
     pub base_path: String,
     pub allowed_origins: Vec<String>,
@@ -59,18 +60,7 @@ impl AppState {
 
     /// Replaces the identity resolver (hosts plug in their own sessions).
     pub fn with_identity(self, resolver: Arc<dyn IdentityResolver>) -> Self {
-        let inner = Arc::try_unwrap(self.inner).unwrap_or_else(|arc| Inner {
-            base_path: arc.base_path.clone(),
-            allowed_origins: arc.allowed_origins.clone(),
-            npm_dir: arc.npm_dir.clone(),
-            examples_dir: arc.examples_dir.clone(),
-            limits: arc.limits,
-            store: arc.store.clone(),
-            identity: arc.identity.clone(),
-            models: arc.models.clone(),
-            http: arc.http.clone(),
-            metrics: arc.metrics.clone(),
-        });
+        let inner = Arc::unwrap_or_clone(self.inner);
         AppState {
             inner: Arc::new(Inner {
                 identity: Some(resolver),

@@ -13,9 +13,7 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
-use patchbridge_providers::{
-    ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
-};
+use patchbridge_providers::{ModelOptions, ProviderKind, ReasoningOptions};
 use serde::Deserialize;
 
 pub use secret::{Secret, SecretRef};
@@ -186,8 +184,9 @@ pub struct ModelConfig {
     pub auth_scheme: Option<AuthScheme>,
     #[serde(default)]
     pub max_output_tokens: Option<u32>,
+    /// Reasoning controls, in the adapter's own type (`effort`, `budgetTokens`, `summary`).
     #[serde(default)]
-    pub reasoning: Option<ReasoningConfig>,
+    pub reasoning: Option<ReasoningOptions>,
     /// A system prompt sent before the conversation.
     #[serde(default)]
     pub system_prompt: Option<String>,
@@ -196,21 +195,6 @@ pub struct ModelConfig {
     /// Allow `http://` to a non-loopback host (a LAN vLLM); https is required otherwise.
     #[serde(default)]
     pub allow_insecure_http: bool,
-}
-
-/// Reasoning controls passed to the adapter.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReasoningConfig {
-    /// OpenAI reasoning effort (`minimal`, `low`, `medium`, `high`).
-    #[serde(default)]
-    pub effort: Option<ReasoningEffort>,
-    /// Anthropic extended-thinking budget in tokens.
-    #[serde(default)]
-    pub budget_tokens: Option<u32>,
-    /// OpenAI Responses reasoning summary (`auto`, `concise`, `detailed`).
-    #[serde(default)]
-    pub summary: Option<ReasoningSummary>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -237,11 +221,7 @@ impl ModelConfig {
         ModelOptions {
             upstream_model: self.upstream_model.clone(),
             max_output_tokens: self.max_output_tokens,
-            reasoning: self.reasoning.as_ref().map(|r| ReasoningOptions {
-                effort: r.effort,
-                budget_tokens: r.budget_tokens,
-                summary: r.summary,
-            }),
+            reasoning: self.reasoning.clone(),
             system_prompt: self.system_prompt.clone(),
         }
     }

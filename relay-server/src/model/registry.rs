@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use patchbridge_providers::ProviderKind;
 use serde_json::{json, Value};
 
 use crate::config::{Validated, ValidatedModel};
@@ -74,7 +73,7 @@ impl ModelRegistry {
             .map(|e| match e {
                 ModelEntry::Upstream(m) => json!({
                     "id": m.config.id,
-                    "provider": provider_name(m.config.provider),
+                    "provider": m.config.provider.as_str(),
                     "label": m.config.label.clone().unwrap_or_else(|| m.config.id.clone()),
                     "previewOnly": false,
                     "capabilities": {
@@ -99,8 +98,4 @@ impl ModelRegistry {
             "models": models,
         })
     }
-}
-
-fn provider_name(kind: ProviderKind) -> &'static str {
-    kind.as_str()
 }

@@ -94,10 +94,13 @@ fn bounded_bytes(
     }
 }
 
-/// Turns one neutral event into an SSE message (`event: <type>`, `data: <json>`).
+/// Turns one neutral event into an SSE message (`event: <type>`, `data: <json>`). The JSON is written straight
+/// into the event's buffer: this runs once per event on the hot path, so no intermediate `String`.
 pub fn sse_event(event: &StreamEvent) -> Event {
-    let json = serde_json::to_string(event).expect("stream events always serialise");
-    Event::default().event(event_type(event)).data(json)
+    Event::default()
+        .event(event_type(event))
+        .json_data(event)
+        .expect("stream events always serialise")
 }
 
 pub fn event_type(event: &StreamEvent) -> &'static str {
@@ -165,29 +168,30 @@ pub fn relay(
         let first_byte_at = Arc::new(std::sync::OnceLock::new());
         let mut messages = Box::pin(bounded_bytes(response, bounds, started, metrics.clone(), first_byte_at.clone()).eventsource());
         let mut out: Vec<StreamEvent> = Vec::new();
-        let mut sent: u64 = 0;
-        let mut first_event_sent = false;
         let mut failure: Option<RelayError> = None;
-        let mut done = false;
 
-        while let Some(item) = messages.next().await {
+        // `None` (end of the upstream body) goes through the same loop so the decoder's final events share the
+        // event bound and the first-event metrics.
+        loop {
+            let item = messages.next().await;
             let began = Instant::now();
+            let ended = item.is_none();
             match item {
-                Ok(message) => {
+                Some(Ok(message)) => {
                     // eventsource-stream names unnamed events "message"; adapters expect "" for "no event:".
                     let name = if message.event == "message" { "" } else { message.event.as_str() };
                     if let Err(e) = decoder.feed(name, &message.data, &mut out) {
                         failure = Some(adapter_error(e));
                     }
                 }
-                Err(EventStreamError::Transport(issue)) => {
+                Some(Err(EventStreamError::Transport(issue))) => {
                     failure = Some(match issue {
                         ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout => RelayError::UpstreamTimeout { detail: issue.to_string() },
                         ByteIssue::TooLarge(_) => RelayError::UpstreamResponseTooLarge { detail: issue.to_string() },
                         ByteIssue::Transport(_) => RelayError::UpstreamUnavailable { detail: issue.to_string() },
                     });
                 }
-                Err(e) => {
+                Some(Err(e)) => {
                     tracing::warn!(error = %e, "upstream SSE framing error");
                     failure = Some(RelayError::Adapter {
                         code: "UPSTREAM_PROTOCOL_ERROR",
@@ -195,16 +199,19 @@ pub fn relay(
                         retryable: false,
                     });
                 }
+                None => {
+                    if let Err(e) = decoder.finish(&mut out) {
+                        failure = Some(adapter_error(e));
+                    }
+                }
             }
             for event in out.drain(..) {
-                if sent >= bounds.max_events {
+                if guard.events >= bounds.max_events {
                     failure = Some(RelayError::UpstreamResponseTooLarge { detail: format!("more than {} events", bounds.max_events) });
                     break;
                 }
-                sent += 1;
-                guard.events = sent;
-                if !first_event_sent {
-                    first_event_sent = true;
+                guard.events += 1;
+                if guard.events == 1 {
                     let now = Instant::now();
                     metrics.first_event.observe(started.elapsed().as_secs_f64());
                     if let Some(at) = first_byte_at.get() {
@@ -213,30 +220,12 @@ pub fn relay(
                 }
                 yield event;
             }
-            metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
-            if failure.is_some() {
-                break;
+            if !ended {
+                metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
             }
-            if decoder.is_complete() {
-                done = true;
+            // A complete decoder ignores whatever follows, so the upstream is not read to its end.
+            if ended || failure.is_some() || decoder.is_complete() {
                 break;
-            }
-        }
-        if failure.is_none() && !done {
-            match decoder.finish(&mut out) {
-                Ok(()) => {
-                    for event in out.drain(..) {
-                        if sent >= bounds.max_events {
-                            failure = Some(RelayError::UpstreamResponseTooLarge { detail: format!("more than {} events", bounds.max_events) });
-                            break;
-                        }
-                        sent += 1;
-                        guard.events = sent;
-                guard.events = sent;
-                        yield event;
-                    }
-                }
-                Err(e) => failure = Some(adapter_error(e)),
             }
         }
         match failure {
