@@ -38,7 +38,7 @@ pub use error::RelayError;
 pub use identity::{IdentityResolver, UserId};
 pub use state::AppState;
 
-const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The relay's routes: the API under the configured base path, `/healthz`, `/readyz`, `/metrics`, and (when
 /// configured) the static npm package at `/npm/` and example pages at `/examples/`.

@@ -15,22 +15,33 @@ fn text_stream() -> String {
     read_fixture("openai-chat/recorded/173417d55340.sse")
 }
 
+/// `POST /api/model` over a real socket, as alice's browser on the relay's own origin.
+fn browser_call(client: &reqwest::Client, addr: std::net::SocketAddr) -> reqwest::RequestBuilder {
+    client
+        .post(format!("http://{addr}/api/model"))
+        .header("content-type", "application/json")
+        .header("origin", format!("http://{addr}"))
+        .header("x-patchbridge-user", "alice")
+        .body(first_turn_request("chat").to_string())
+}
+
 fn last_event(text: &str) -> Value {
     events_of(text).pop().expect("at least one event")
 }
 
 #[tokio::test]
 async fn rate_limit_then_ok_is_retried_once() {
-    let fake = FakeUpstream::start(vec![
-        Reply::Status {
-            status: 429,
-            body: r#"{"error":{"message":"slow down"}}"#.into(),
-        },
-        Reply::sse(text_stream()),
-    ])
+    let (fake, r, _db) = relay_with_upstream(
+        vec![
+            Reply::Status {
+                status: 429,
+                body: r#"{"error":{"message":"slow down"}}"#.into(),
+            },
+            Reply::sse(text_stream()),
+        ],
+        json!({}),
+    )
     .await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(last_event(&text)["type"], "message-stop");
@@ -44,16 +55,17 @@ async fn rate_limit_then_ok_is_retried_once() {
 
 #[tokio::test]
 async fn server_error_then_ok_is_retried_once_and_twice_fails() {
-    let fake = FakeUpstream::start(vec![
-        Reply::Status {
-            status: 503,
-            body: "{}".into(),
-        },
-        Reply::sse(text_stream()),
-    ])
+    let (fake, r, db) = relay_with_upstream(
+        vec![
+            Reply::Status {
+                status: 503,
+                body: "{}".into(),
+            },
+            Reply::sse(text_stream()),
+        ],
+        json!({}),
+    )
     .await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
     let (status, _) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(fake.requests().len(), 2);
@@ -66,8 +78,7 @@ async fn server_error_then_ok_is_retried_once_and_twice_fails() {
     let r = relay_for(&fake, &db, json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
-    let body: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(body["error"]["code"], "UPSTREAM_RATE_LIMITED");
+    assert_eq!(error_code(&text), "UPSTREAM_RATE_LIMITED");
     assert_eq!(fake.requests().len(), 2, "exactly one retry, not more");
 }
 
@@ -87,8 +98,7 @@ async fn auth_and_bad_request_errors_are_not_retried_and_not_echoed() {
         let r = relay_for(&fake, &db, json!({})).await;
         let (got, text) = post_model(&r, first_turn_request("chat")).await;
         assert_eq!(got, StatusCode::BAD_GATEWAY, "{status}");
-        let body: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(body["error"]["code"], "UPSTREAM_REJECTED");
+        assert_eq!(error_code(&text), "UPSTREAM_REJECTED");
         assert!(
             !text.contains("sk-leaked") && !text.contains("internal-detail-42"),
             "upstream body never echoed: {text}"
@@ -114,10 +124,7 @@ async fn connection_refused_is_upstream_unavailable() {
     .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
-        "UPSTREAM_UNAVAILABLE"
-    );
+    assert_eq!(error_code(&text), "UPSTREAM_UNAVAILABLE");
     assert!(
         r.state
             .metrics()
@@ -132,9 +139,8 @@ async fn failure_after_first_byte_is_an_error_event_without_retry() {
     // The stream stops in the middle (no finish_reason, no [DONE]): events so far, then one error event.
     let full = text_stream();
     let cut = full.split("\n\n").take(3).collect::<Vec<_>>().join("\n\n") + "\n\n";
-    let fake = FakeUpstream::start(vec![Reply::sse(cut), Reply::sse(full)]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
+    let (fake, r, _db) =
+        relay_with_upstream(vec![Reply::sse(cut), Reply::sse(full)], json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     let events = events_of(&text);
@@ -152,16 +158,12 @@ async fn failure_after_first_byte_is_an_error_event_without_retry() {
 
 #[tokio::test]
 async fn oversized_upstream_stream_is_cut_with_an_error_event() {
-    let fake = FakeUpstream::start(vec![Reply::Sse {
-        body: text_stream(),
-        chunk: 200,
-        delay: Duration::ZERO,
-    }])
-    .await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(
-        &fake,
-        &db,
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::Sse {
+            body: text_stream(),
+            chunk: 200,
+            delay: Duration::ZERO,
+        }],
         json!({ "limits": { "maxUpstreamResponseBytes": 700 } }),
     )
     .await;
@@ -175,9 +177,11 @@ async fn oversized_upstream_stream_is_cut_with_an_error_event() {
 
 #[tokio::test]
 async fn too_many_events_are_cut_at_the_bound() {
-    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "maxEventsPerCall": 3 } })).await;
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::sse(text_stream())],
+        json!({ "limits": { "maxEventsPerCall": 3 } }),
+    )
+    .await;
     let (_, text) = post_model(&r, first_turn_request("chat")).await;
     let events = events_of(&text);
     assert_eq!(events.len(), 4, "3 events then the error: {events:?}");
@@ -187,9 +191,11 @@ async fn too_many_events_are_cut_at_the_bound() {
 #[tokio::test]
 async fn idle_upstream_times_out_with_an_error_event() {
     let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
-    let fake = FakeUpstream::start(vec![Reply::Stall { prefix: first }]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "idleTimeoutMs": 300 } })).await;
+    let (fake, r, _db) = relay_with_upstream(
+        vec![Reply::Stall { prefix: first }],
+        json!({ "limits": { "idleTimeoutMs": 300 } }),
+    )
+    .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     let events = events_of(&text);
@@ -208,20 +214,14 @@ async fn idle_upstream_times_out_with_an_error_event() {
 
 #[tokio::test]
 async fn no_response_headers_is_a_first_byte_timeout() {
-    let fake = FakeUpstream::start(vec![Reply::Hang]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(
-        &fake,
-        &db,
+    let (fake, r, _db) = relay_with_upstream(
+        vec![Reply::Hang],
         json!({ "limits": { "firstByteTimeoutMs": 300 } }),
     )
     .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
-        "UPSTREAM_TIMEOUT"
-    );
+    assert_eq!(error_code(&text), "UPSTREAM_TIMEOUT");
     assert_eq!(fake.requests().len(), 1, "a timeout is not retried");
 }
 
@@ -230,20 +230,14 @@ async fn no_response_headers_is_a_first_byte_timeout() {
 #[tokio::test]
 async fn browser_disconnect_cancels_the_upstream_request() {
     let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
-    let fake = FakeUpstream::start(vec![Reply::Stall { prefix: first }]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "idleTimeoutMs": 600000 } })).await;
+    let (fake, r, _db) = relay_with_upstream(
+        vec![Reply::Stall { prefix: first }],
+        json!({ "limits": { "idleTimeoutMs": 600000 } }),
+    )
+    .await;
     let addr = r.serve().await;
     let client = reqwest::Client::new();
-    let mut response = client
-        .post(format!("http://{addr}/api/model"))
-        .header("content-type", "application/json")
-        .header("origin", format!("http://{addr}"))
-        .header("x-patchbridge-user", "alice")
-        .body(first_turn_request("chat").to_string())
-        .send()
-        .await
-        .unwrap();
+    let mut response = browser_call(&client, addr).send().await.unwrap();
     assert_eq!(response.status(), 200);
     let chunk = response.chunk().await.unwrap().unwrap();
     assert!(String::from_utf8_lossy(&chunk).contains("message-start"));
@@ -271,24 +265,16 @@ async fn browser_disconnect_cancels_the_upstream_request() {
 
 #[tokio::test]
 async fn unknown_model_and_foreign_model_state_fail_before_any_upstream_call() {
-    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
+    let (fake, r, _db) = relay_with_upstream(vec![Reply::sse(text_stream())], json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("nope")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
-        "UNKNOWN_MODEL"
-    );
+    assert_eq!(error_code(&text), "UNKNOWN_MODEL");
 
     let mut request = first_turn_request("chat");
     request["modelState"] = json!({ "format": "anthropic-messages/v1", "data": {} });
     let (status, text) = post_model(&r, request).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
-        "MODEL_STATE_FORMAT_MISMATCH"
-    );
+    assert_eq!(error_code(&text), "MODEL_STATE_FORMAT_MISMATCH");
 
     let mut request = first_turn_request("chat");
     request["temperature"] = json!(1);
@@ -309,9 +295,11 @@ async fn unknown_model_and_foreign_model_state_fail_before_any_upstream_call() {
 
 #[tokio::test]
 async fn models_lists_configured_models_and_default() {
-    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "defaultModel": "claude" })).await;
+    let (_fake, r, db) = relay_with_upstream(
+        vec![Reply::sse(text_stream())],
+        json!({ "defaultModel": "claude" }),
+    )
+    .await;
     let (status, body) = r.call("GET", "/api/models", "alice", None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["protocolVersion"], 1);
@@ -372,9 +360,7 @@ async fn demo_mode_serves_the_scripted_model_labelled_preview_only() {
 
 #[tokio::test]
 async fn metrics_report_the_relays_added_latency() {
-    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
+    let (_fake, r, _db) = relay_with_upstream(vec![Reply::sse(text_stream())], json!({})).await;
     let (status, _) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     let (status, _) = r.call("GET", "/metrics", "", None).await;
@@ -400,23 +386,14 @@ async fn metrics_report_the_relays_added_latency() {
 /// upstream request too (the handler future is dropped with the connection).
 #[tokio::test]
 async fn browser_disconnect_before_upstream_headers_cancels_the_upstream_request() {
-    let fake = FakeUpstream::start(vec![Reply::Hang]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(
-        &fake,
-        &db,
+    let (fake, r, _db) = relay_with_upstream(
+        vec![Reply::Hang],
         json!({ "limits": { "firstByteTimeoutMs": 600000 } }),
     )
     .await;
     let addr = r.serve().await;
     let client = reqwest::Client::new();
-    let pending = client
-        .post(format!("http://{addr}/api/model"))
-        .header("content-type", "application/json")
-        .header("origin", format!("http://{addr}"))
-        .header("x-patchbridge-user", "alice")
-        .body(first_turn_request("chat").to_string())
-        .send();
+    let pending = browser_call(&client, addr).send();
     // Give the request time to reach the upstream, then abandon it.
     let _ = tokio::time::timeout(Duration::from_millis(500), pending).await;
     assert!(
@@ -442,9 +419,11 @@ fn overloaded_event() -> String {
 #[tokio::test]
 async fn in_stream_overload_before_the_first_event_is_retried_once() {
     let ok = read_fixture("anthropic-messages/recorded/basic_response.sse");
-    let fake = FakeUpstream::start(vec![Reply::sse(overloaded_event()), Reply::sse(ok)]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
+    let (fake, r, db) = relay_with_upstream(
+        vec![Reply::sse(overloaded_event()), Reply::sse(ok)],
+        json!({}),
+    )
+    .await;
     let (status, text) = post_model(&r, first_turn_request("claude")).await;
     assert_eq!(status, StatusCode::OK);
     let events = events_of(&text);
@@ -483,13 +462,11 @@ async fn in_stream_overload_before_the_first_event_is_retried_once() {
 /// A 429 whose `Retry-After` is short is retried after that wait; a long one fails at once (the browser decides).
 #[tokio::test]
 async fn retry_after_is_honoured_only_when_short() {
-    let fake = FakeUpstream::start(vec![
-        Reply::RetryAfter { seconds: 1 },
-        Reply::sse(text_stream()),
-    ])
+    let (fake, r, db) = relay_with_upstream(
+        vec![Reply::RetryAfter { seconds: 1 }, Reply::sse(text_stream())],
+        json!({}),
+    )
     .await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({})).await;
     let began = std::time::Instant::now();
     let (status, _) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
@@ -507,10 +484,7 @@ async fn retry_after_is_honoured_only_when_short() {
     let r = relay_for(&fake, &db, json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
-        "UPSTREAM_RATE_LIMITED"
-    );
+    assert_eq!(error_code(&text), "UPSTREAM_RATE_LIMITED");
     assert_eq!(
         fake.requests().len(),
         1,
@@ -520,16 +494,72 @@ async fn retry_after_is_honoured_only_when_short() {
 
 #[tokio::test]
 async fn model_request_over_the_body_bound_is_413_before_any_upstream_call() {
-    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
-    let db = TestDb::new(Backend::Sqlite);
-    let r = relay_for(&fake, &db, json!({ "limits": { "maxRequestBytes": 2048 } })).await;
+    let (fake, r, _db) = relay_with_upstream(
+        vec![Reply::sse(text_stream())],
+        json!({ "limits": { "maxRequestBytes": 2048 } }),
+    )
+    .await;
     let mut request = first_turn_request("chat");
     request["messages"][0]["blocks"][0]["text"] = json!("x".repeat(4096));
     let (status, text) = post_model(&r, request).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["error"]["code"],
-        "PAYLOAD_TOO_LARGE"
-    );
+    assert_eq!(error_code(&text), "PAYLOAD_TOO_LARGE");
     assert_eq!(fake.requests().len(), 0);
+}
+
+/// Upstream logs correlate with the relay's: every attempt (the retry too) carries the browser request's
+/// `x-request-id`, or the id the relay generated and answered with when the browser sent none.
+#[tokio::test]
+async fn upstream_requests_carry_the_request_id() {
+    let (fake, r, db) = relay_with_upstream(
+        vec![
+            Reply::Status {
+                status: 503,
+                body: "{}".into(),
+            },
+            Reply::sse(text_stream()),
+        ],
+        json!({}),
+    )
+    .await;
+    let mut request = req(
+        "POST",
+        "/api/model",
+        "alice",
+        Some(first_turn_request("chat")),
+    );
+    request
+        .headers_mut()
+        .insert("x-request-id", "browser-req-42".parse().unwrap());
+    let response = r.send(request).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let ids: Vec<_> = fake
+        .requests()
+        .iter()
+        .map(|got| got.headers.get("x-request-id").cloned())
+        .collect();
+    assert_eq!(ids.len(), 2, "one retry");
+    for id in ids {
+        assert_eq!(
+            id.as_ref().map(|v| v.to_str().unwrap()),
+            Some("browser-req-42")
+        );
+    }
+
+    let fake = FakeUpstream::start(vec![Reply::sse(text_stream())]).await;
+    let r = relay_for(&fake, &db, json!({})).await;
+    let response = r
+        .send(req(
+            "POST",
+            "/api/model",
+            "alice",
+            Some(first_turn_request("chat")),
+        ))
+        .await;
+    let generated = response.headers()["x-request-id"].clone();
+    assert_eq!(generated.len(), 36, "a UUID");
+    assert_eq!(
+        fake.requests()[0].headers.get("x-request-id"),
+        Some(&generated)
+    );
 }

@@ -11,6 +11,7 @@ pub mod upstream;
 use std::time::{Duration, Instant};
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -33,9 +34,12 @@ pub async fn models(State(state): State<AppState>) -> Response {
 
 pub async fn call(
     State(state): State<AppState>,
+    headers: HeaderMap,
     StrictJson(request): StrictJson<ModelRequest>,
 ) -> Result<Response, RelayError> {
     let started = Instant::now();
+    // The router's request-id layer always sets it; sent upstream so provider logs correlate with ours.
+    let request_id = headers.get(crate::REQUEST_ID);
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
@@ -53,7 +57,7 @@ pub async fn call(
     let kind = model.config.provider;
     let upstream_request = encode_request(kind, &model.options, &request).map_err(adapter_error)?;
     // Fail early on requests the decoder cannot serve (before any upstream call).
-    Decoder::new(kind, &request).map_err(adapter_error)?;
+    let mut unused_decoder = Some(Decoder::new(kind, &request).map_err(adapter_error)?);
     tracing::info!(
         model = %model.config.id,
         provider = kind.as_str(),
@@ -78,6 +82,7 @@ pub async fn call(
             &state,
             &model,
             &upstream_request,
+            request_id,
             started,
             allow_http_retry,
         )
@@ -90,7 +95,11 @@ pub async fn call(
             }
         };
         attempts_used += used;
-        let decoder = Decoder::new(kind, &request).map_err(adapter_error)?;
+        // The one built up front serves the first attempt (building it parses the request's ModelState).
+        let decoder = match unused_decoder.take() {
+            Some(decoder) => decoder,
+            None => Decoder::new(kind, &request).map_err(adapter_error)?,
+        };
         let mut events = Box::pin(stream::relay(
             response,
             decoder,

@@ -64,16 +64,18 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(2);
 pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(200);
 
 /// Sends the request; returns a 2xx response whose body has not been read yet, and the number of attempts
-/// made (2 when it retried). `allow_retry` is false when the caller already used its one retry.
+/// made (2 when it retried). `allow_retry` is false when the caller already used its one retry. `request_id`
+/// (the browser request's `x-request-id`) goes upstream too, so provider-side logs can be matched with ours.
 pub async fn send(
     state: &AppState,
     model: &ValidatedModel,
     request: &UpstreamRequest,
+    request_id: Option<&HeaderValue>,
     started: Instant,
     allow_retry: bool,
 ) -> Result<(reqwest::Response, u32), RelayError> {
     let url = join_url(&model.base_url, request.path);
-    let headers = build_headers(model, request)?;
+    let headers = build_headers(model, request, request_id)?;
     let body = bytes::Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?);
     let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
     let secrets: Vec<&str> = model.api_key.iter().map(|s| s.expose()).collect();
@@ -150,10 +152,14 @@ pub fn join_url(base: &reqwest::Url, path: &str) -> reqwest::Url {
 fn build_headers(
     model: &ValidatedModel,
     request: &UpstreamRequest,
+    request_id: Option<&HeaderValue>,
 ) -> Result<HeaderMap, RelayError> {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    if let Some(id) = request_id {
+        headers.insert(crate::REQUEST_ID, id.clone());
+    }
     for (name, value) in &request.headers {
         let name = HeaderName::from_static(name);
         let value = HeaderValue::from_str(value).map_err(RelayError::internal)?;

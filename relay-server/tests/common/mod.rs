@@ -532,3 +532,24 @@ pub async fn post_model(r: &Relay, body: Value) -> (StatusCode, String) {
 pub fn read_fixture(rel: &str) -> String {
     std::fs::read_to_string(provider_fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
+
+/// A fake upstream answering `replies`, and a relay (on a fresh SQLite database, returned to keep it alive)
+/// with one model of each provider pointing at it.
+pub async fn relay_with_upstream(
+    replies: Vec<Reply>,
+    extra: Value,
+) -> (FakeUpstream, Relay, TestDb) {
+    let fake = FakeUpstream::start(replies).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay_for(&fake, &db, extra).await;
+    (fake, r, db)
+}
+
+/// The `error.code` of a JSON error response body.
+pub fn error_code(body: &str) -> String {
+    let value: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    value["error"]["code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
