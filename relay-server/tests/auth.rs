@@ -35,11 +35,16 @@ async fn status_of(r: &Relay, request: Request<Body>) -> (StatusCode, Value) {
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-fn get(path: &str) -> axum::http::request::Builder {
-    Request::builder()
+/// A GET as a browser on the relay's host sends it, with `headers` added.
+fn get_as(path: &str, headers: &[(&str, &str)]) -> Request<Body> {
+    let mut builder = Request::builder()
         .method("GET")
         .uri(path)
-        .header("host", HOST)
+        .header("host", HOST);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    builder.body(Body::empty()).unwrap()
 }
 
 fn post(path: &str, body: Value) -> Request<Body> {
@@ -60,12 +65,9 @@ async fn without_identity_every_api_answers_401() {
     config.as_object_mut().unwrap().remove("identity");
     let r = relay(config).await;
     let requests = vec![
-        get("/api/models").body(Body::empty()).unwrap(),
-        get("/api/conversations")
-            .header("x-patchbridge-user", "alice")
-            .body(Body::empty())
-            .unwrap(),
-        get("/api/conversations/c_x").body(Body::empty()).unwrap(),
+        get_as("/api/models", &[]),
+        get_as("/api/conversations", &[("x-patchbridge-user", "alice")]),
+        get_as("/api/conversations/c_x", &[]),
         post("/api/conversations", json!({})),
         post("/api/model", first_turn_request("scripted")),
     ];
@@ -75,9 +77,9 @@ async fn without_identity_every_api_answers_401() {
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(body["error"]["code"], "UNAUTHENTICATED", "{path}");
     }
-    let (status, _) = status_of(&r, get("/healthz").body(Body::empty()).unwrap()).await;
+    let (status, _) = status_of(&r, get_as("/healthz", &[])).await;
     assert_eq!(status, StatusCode::OK, "health needs no identity");
-    let (status, _) = status_of(&r, get("/readyz").body(Body::empty()).unwrap()).await;
+    let (status, _) = status_of(&r, get_as("/readyz", &[])).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -85,31 +87,13 @@ async fn without_identity_every_api_answers_401() {
 async fn development_identity_reads_header_or_query() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(base_config(&db, json!({}))).await;
-    let (status, _) = status_of(
-        &r,
-        get("/api/models?user=alice").body(Body::empty()).unwrap(),
-    )
-    .await;
+    let (status, _) = status_of(&r, get_as("/api/models?user=alice", &[])).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = status_of(
-        &r,
-        get("/api/models")
-            .header("x-patchbridge-user", "bob")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = status_of(&r, get_as("/api/models", &[("x-patchbridge-user", "bob")])).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = status_of(
-        &r,
-        get("/api/models")
-            .header("x-patchbridge-user", "  ")
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let (status, _) = status_of(&r, get_as("/api/models", &[("x-patchbridge-user", "  ")])).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = status_of(&r, get("/api/models").body(Body::empty()).unwrap()).await;
+    let (status, _) = status_of(&r, get_as("/api/models", &[])).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
 
@@ -125,10 +109,10 @@ struct Claims<'a> {
 }
 
 fn bearer(token: &str) -> Request<Body> {
-    get("/api/conversations")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Body::empty())
-        .unwrap()
+    get_as(
+        "/api/conversations",
+        &[("authorization", format!("Bearer {token}").as_str())],
+    )
 }
 
 const HS_SECRET: &str = "0123456789abcdef0123456789abcdef-test-secret";
@@ -192,30 +176,25 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
     // `sub` scopes conversations.
     let alice = sign(&good);
     let bob = sign(&Claims { sub: "bob", ..good });
-    let create = Request::builder()
-        .method("POST")
-        .uri("/api/conversations")
-        .header("host", HOST)
-        .header("origin", ORIGIN)
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {alice}"))
-        .body(Body::from("{}"))
-        .unwrap();
+    let mut create = post("/api/conversations", json!({}));
+    create
+        .headers_mut()
+        .insert("authorization", format!("Bearer {alice}").parse().unwrap());
     let (status, created) = status_of(&r, create).await;
     assert_eq!(status, StatusCode::CREATED);
     let path = format!(
         "/api/conversations/{}",
         created["conversation"]["id"].as_str().unwrap()
     );
-    let as_bob = get(&path)
-        .header("authorization", format!("Bearer {bob}"))
-        .body(Body::empty())
-        .unwrap();
+    let as_bob = get_as(
+        &path,
+        &[("authorization", format!("Bearer {bob}").as_str())],
+    );
     assert_eq!(status_of(&r, as_bob).await.0, StatusCode::NOT_FOUND);
-    let as_alice = get(&path)
-        .header("authorization", format!("Bearer {alice}"))
-        .body(Body::empty())
-        .unwrap();
+    let as_alice = get_as(
+        &path,
+        &[("authorization", format!("Bearer {alice}").as_str())],
+    );
     assert_eq!(status_of(&r, as_alice).await.0, StatusCode::OK);
 }
 
@@ -275,21 +254,14 @@ async fn trusted_proxy_header_is_the_user() {
         json!({ "identity": { "mode": "trusted-proxy", "header": "X-Auth-User" } }),
     ))
     .await;
-    let ok = get("/api/conversations")
-        .header("x-auth-user", "dave")
-        .body(Body::empty())
-        .unwrap();
+    let ok = get_as("/api/conversations", &[("x-auth-user", "dave")]);
     assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
-    let missing = get("/api/conversations")
-        .header("x-patchbridge-user", "dave")
-        .body(Body::empty())
-        .unwrap();
+    let missing = get_as("/api/conversations", &[("x-patchbridge-user", "dave")]);
     assert_eq!(status_of(&r, missing).await.0, StatusCode::UNAUTHORIZED);
-    let doubled = get("/api/conversations")
-        .header("x-auth-user", "dave")
-        .header("x-auth-user", "eve")
-        .body(Body::empty())
-        .unwrap();
+    let doubled = get_as(
+        "/api/conversations",
+        &[("x-auth-user", "dave"), ("x-auth-user", "eve")],
+    );
     assert_eq!(
         status_of(&r, doubled).await.0,
         StatusCode::UNAUTHORIZED,
@@ -324,15 +296,9 @@ async fn hosts_can_plug_their_own_resolver() {
         app: patchbridge_relay::router(state.clone()),
         state,
     };
-    let ok = get("/api/conversations")
-        .header("cookie", "session=valid-frank")
-        .body(Body::empty())
-        .unwrap();
+    let ok = get_as("/api/conversations", &[("cookie", "session=valid-frank")]);
     assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
-    let bad = get("/api/conversations")
-        .header("cookie", "session=forged")
-        .body(Body::empty())
-        .unwrap();
+    let bad = get_as("/api/conversations", &[("cookie", "session=forged")]);
     assert_eq!(status_of(&r, bad).await.0, StatusCode::UNAUTHORIZED);
 }
 
@@ -487,19 +453,14 @@ async fn cors_answers_only_configured_origins() {
 async fn request_ids_are_generated_or_propagated() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(base_config(&db, json!({}))).await;
-    let response = r.send(get("/healthz").body(Body::empty()).unwrap()).await;
+    let response = r.send(get_as("/healthz", &[])).await;
     let id = response.headers()["x-request-id"]
         .to_str()
         .unwrap()
         .to_owned();
     assert_eq!(id.len(), 36, "a UUID: {id}");
     let response = r
-        .send(
-            get("/healthz")
-                .header("x-request-id", "abc-123")
-                .body(Body::empty())
-                .unwrap(),
-        )
+        .send(get_as("/healthz", &[("x-request-id", "abc-123")]))
         .await;
     assert_eq!(response.headers()["x-request-id"], "abc-123");
 }

@@ -6,7 +6,7 @@ mod common;
 use std::collections::HashSet;
 
 use axum::http::StatusCode;
-use common::{base_config, relay, Backend, TestDb};
+use common::{base_config, relay, Backend, Relay, TestDb};
 use serde_json::{json, Value};
 
 macro_rules! on_both {
@@ -27,6 +27,34 @@ on_both!(
     strict_bodies_and_missing_model_state_are_rejected,
 );
 
+/// Creates a conversation for `user` with `body`; returns the created snapshot and the conversation's path.
+async fn create(r: &Relay, user: &str, body: Value) -> (Value, String) {
+    let (status, created) = r.call("POST", "/api/conversations", user, Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let path = format!(
+        "/api/conversations/{}",
+        created["conversation"]["id"].as_str().unwrap()
+    );
+    (created, path)
+}
+
+/// A compare-and-set write of `context` expecting revision `expected`.
+async fn put(
+    r: &Relay,
+    path: &str,
+    user: &str,
+    expected: u64,
+    context: Value,
+) -> (StatusCode, Value) {
+    r.call(
+        "PUT",
+        path,
+        user,
+        Some(json!({ "expectedRevision": expected, "context": context })),
+    )
+    .await
+}
+
 fn context(text: &str) -> Value {
     json!({
         "messages": [ { "id": "m1", "role": "user", "blocks": [ { "type": "text", "text": text } ] } ],
@@ -38,17 +66,11 @@ async fn create_read_write_delete_round_trip(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
 
-    let (status, created) = r
-        .call(
-            "POST",
-            "/api/conversations",
-            "alice",
-            Some(json!({ "title": "Devices" })),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    let id = created["conversation"]["id"].as_str().unwrap().to_owned();
-    assert!(id.starts_with("c_"));
+    let (created, path) = create(&r, "alice", json!({ "title": "Devices" })).await;
+    assert!(created["conversation"]["id"]
+        .as_str()
+        .unwrap()
+        .starts_with("c_"));
     assert_eq!(created["conversation"]["revision"], 1);
     assert_eq!(created["conversation"]["title"], "Devices");
     assert_eq!(
@@ -57,14 +79,7 @@ async fn create_read_write_delete_round_trip(backend: Backend) {
         "modelState present, null"
     );
 
-    let (status, written) = r
-        .call(
-            "PUT",
-            &format!("/api/conversations/{id}"),
-            "alice",
-            Some(json!({ "expectedRevision": 1, "context": context("hi") })),
-        )
-        .await;
+    let (status, written) = put(&r, &path, "alice", 1, context("hi")).await;
     assert_eq!(status, StatusCode::OK, "{written}");
     assert_eq!(written["conversation"]["revision"], 2);
     assert_eq!(
@@ -72,9 +87,7 @@ async fn create_read_write_delete_round_trip(backend: Backend) {
         "title kept when absent"
     );
 
-    let (status, read) = r
-        .call("GET", &format!("/api/conversations/{id}"), "alice", None)
-        .await;
+    let (status, read) = r.call("GET", &path, "alice", None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(read["context"], context("hi"));
     assert_eq!(read["conversation"]["revision"], 2);
@@ -83,48 +96,21 @@ async fn create_read_write_delete_round_trip(backend: Backend) {
         .unwrap()
         .ends_with('Z'));
 
-    let (status, _) = r
-        .call("DELETE", &format!("/api/conversations/{id}"), "alice", None)
-        .await;
+    let (status, _) = r.call("DELETE", &path, "alice", None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    let (status, body) = r
-        .call("GET", &format!("/api/conversations/{id}"), "alice", None)
-        .await;
+    let (status, body) = r.call("GET", &path, "alice", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["error"]["code"], "NOT_FOUND");
     // A late write cannot revive a deleted conversation.
-    let (status, _) = r
-        .call(
-            "PUT",
-            &format!("/api/conversations/{id}"),
-            "alice",
-            Some(json!({ "expectedRevision": 2, "context": context("late") })),
-        )
-        .await;
+    let (status, _) = put(&r, &path, "alice", 2, context("late")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 async fn stale_revision_gets_409_and_nothing_is_overwritten(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, created) = r
-        .call(
-            "POST",
-            "/api/conversations",
-            "alice",
-            Some(json!({ "context": context("v1") })),
-        )
-        .await;
-    let id = created["conversation"]["id"].as_str().unwrap().to_owned();
-    let path = format!("/api/conversations/{id}");
-    let (status, _) = r
-        .call(
-            "PUT",
-            &path,
-            "alice",
-            Some(json!({ "expectedRevision": 1, "context": context("v2") })),
-        )
-        .await;
+    let (_, path) = create(&r, "alice", json!({ "context": context("v1") })).await;
+    let (status, _) = put(&r, &path, "alice", 1, context("v2")).await;
     assert_eq!(status, StatusCode::OK);
 
     let (status, body) = r
@@ -152,11 +138,7 @@ async fn concurrent_writers_exactly_one_wins_each_revision(backend: Backend) {
         json!({ "database": { "maxConnections": 8 } }),
     ))
     .await;
-    let (_, created) = r
-        .call("POST", "/api/conversations", "alice", Some(json!({})))
-        .await;
-    let id = created["conversation"]["id"].as_str().unwrap().to_owned();
-    let path = format!("/api/conversations/{id}");
+    let (_, path) = create(&r, "alice", json!({})).await;
 
     // 16 writers, each retrying (read revision, write expecting it) until it has landed 5 writes.
     const WRITERS: usize = 16;
@@ -174,7 +156,7 @@ async fn concurrent_writers_exactly_one_wins_each_revision(backend: Backend) {
                 let mut ctx = read["context"].clone();
                 let tag = format!("w{w}-{}", won.len());
                 ctx["messages"].as_array_mut().unwrap().push(json!({ "id": tag, "role": "user", "blocks": [ { "type": "text", "text": tag } ] }));
-                let (status, body) = relay.call("PUT", &path, "alice", Some(json!({ "expectedRevision": rev, "context": ctx }))).await;
+                let (status, body) = put(&relay, &path, "alice", rev, ctx).await;
                 match status {
                     StatusCode::OK => {
                         assert_eq!(body["conversation"]["revision"].as_u64().unwrap(), rev + 1);
@@ -232,33 +214,13 @@ async fn list_pages_newest_first_with_cursor(backend: Backend) {
     let r = relay(base_config(&db, json!({}))).await;
     let mut ids = Vec::new();
     for i in 0..7 {
-        let (_, c) = r
-            .call(
-                "POST",
-                "/api/conversations",
-                "alice",
-                Some(json!({ "title": format!("t{i}") })),
-            )
-            .await;
+        let (c, _) = create(&r, "alice", json!({ "title": format!("t{i}") })).await;
         ids.push(c["conversation"]["id"].as_str().unwrap().to_owned());
     }
-    let _ = r
-        .call(
-            "POST",
-            "/api/conversations",
-            "bob",
-            Some(json!({ "title": "bob's" })),
-        )
-        .await;
+    create(&r, "bob", json!({ "title": "bob's" })).await;
     // Touch the first one: it becomes the newest.
-    let (status, _) = r
-        .call(
-            "PUT",
-            &format!("/api/conversations/{}", ids[0]),
-            "alice",
-            Some(json!({ "expectedRevision": 1, "context": context("x") })),
-        )
-        .await;
+    let first = format!("/api/conversations/{}", ids[0]);
+    let (status, _) = put(&r, &first, "alice", 1, context("x")).await;
     assert_eq!(status, StatusCode::OK);
 
     let mut seen = Vec::new();
@@ -309,29 +271,11 @@ async fn list_pages_newest_first_with_cursor(backend: Backend) {
 async fn other_users_conversation_is_not_found(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, c) = r
-        .call(
-            "POST",
-            "/api/conversations",
-            "alice",
-            Some(json!({ "context": context("secret") })),
-        )
-        .await;
-    let path = format!(
-        "/api/conversations/{}",
-        c["conversation"]["id"].as_str().unwrap()
-    );
+    let (_, path) = create(&r, "alice", json!({ "context": context("secret") })).await;
     let (status, body) = r.call("GET", &path, "mallory", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(!body.to_string().contains("secret"));
-    let (status, _) = r
-        .call(
-            "PUT",
-            &path,
-            "mallory",
-            Some(json!({ "expectedRevision": 1, "context": context("pwned") })),
-        )
-        .await;
+    let (status, _) = put(&r, &path, "mallory", 1, context("pwned")).await;
     assert_eq!(
         status,
         StatusCode::NOT_FOUND,
@@ -347,38 +291,27 @@ async fn other_users_conversation_is_not_found(backend: Backend) {
 async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, c) = r
-        .call(
-            "POST",
-            "/api/conversations",
-            "alice",
-            Some(json!({ "context": context("good") })),
-        )
-        .await;
+    let (c, path) = create(&r, "alice", json!({ "context": context("good") })).await;
     let id = c["conversation"]["id"].as_str().unwrap().to_owned();
     // Two kinds of corruption: not JSON at all, and JSON that lost its required `modelState`.
     for broken in ["{\"messages\": [", "{\"messages\": []}"] {
-        match r.state.store() {
-            patchbridge_relay::store::Store::Sqlite(pool) => {
+        // The same statement on whichever pool the relay uses (the pools have different types).
+        macro_rules! corrupt {
+            ($pool:expr) => {
                 sqlx::query("UPDATE conversations SET context = $1 WHERE id = $2")
                     .bind(broken)
                     .bind(&id)
-                    .execute(pool)
+                    .execute($pool)
                     .await
-                    .unwrap();
-            }
-            patchbridge_relay::store::Store::Postgres(pool) => {
-                sqlx::query("UPDATE conversations SET context = $1 WHERE id = $2")
-                    .bind(broken)
-                    .bind(&id)
-                    .execute(pool)
-                    .await
-                    .unwrap();
-            }
+                    .map(|_| ())
+                    .unwrap()
+            };
         }
-        let (status, body) = r
-            .call("GET", &format!("/api/conversations/{id}"), "alice", None)
-            .await;
+        match r.state.store() {
+            patchbridge_relay::store::Store::Sqlite(pool) => corrupt!(pool),
+            patchbridge_relay::store::Store::Postgres(pool) => corrupt!(pool),
+        };
+        let (status, body) = r.call("GET", &path, "alice", None).await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{broken}");
         assert_eq!(body["error"]["code"], "CONVERSATION_CORRUPT");
         assert!(body.get("context").is_none(), "no fallback data");
@@ -388,15 +321,7 @@ async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
     let rev = page["items"][0]["revision"].as_u64().unwrap();
-    let path = format!("/api/conversations/{id}");
-    let (status, _) = r
-        .call(
-            "PUT",
-            &path,
-            "alice",
-            Some(json!({ "expectedRevision": rev, "context": context("repaired") })),
-        )
-        .await;
+    let (status, _) = put(&r, &path, "alice", rev, context("repaired")).await;
     assert_eq!(status, StatusCode::OK);
     let (status, read) = r.call("GET", &path, "alice", None).await;
     assert_eq!(status, StatusCode::OK);
@@ -410,27 +335,9 @@ async fn context_over_size_bound_is_413_and_not_stored(backend: Backend) {
         json!({ "limits": { "maxConversationBytes": 2000 } }),
     ))
     .await;
-    let (_, c) = r
-        .call(
-            "POST",
-            "/api/conversations",
-            "alice",
-            Some(json!({ "context": context("small") })),
-        )
-        .await;
-    let path = format!(
-        "/api/conversations/{}",
-        c["conversation"]["id"].as_str().unwrap()
-    );
+    let (_, path) = create(&r, "alice", json!({ "context": context("small") })).await;
     let big = "x".repeat(3000);
-    let (status, body) = r
-        .call(
-            "PUT",
-            &path,
-            "alice",
-            Some(json!({ "expectedRevision": 1, "context": context(&big) })),
-        )
-        .await;
+    let (status, body) = put(&r, &path, "alice", 1, context(&big)).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(body["error"]["code"], "PAYLOAD_TOO_LARGE");
     let (_, read) = r.call("GET", &path, "alice", None).await;
@@ -467,13 +374,7 @@ async fn context_over_size_bound_is_413_and_not_stored(backend: Backend) {
 async fn strict_bodies_and_missing_model_state_are_rejected(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
-    let (_, c) = r
-        .call("POST", "/api/conversations", "alice", Some(json!({})))
-        .await;
-    let path = format!(
-        "/api/conversations/{}",
-        c["conversation"]["id"].as_str().unwrap()
-    );
+    let (_, path) = create(&r, "alice", json!({})).await;
     let cases = [
         json!({ "expectedRevision": 1, "context": { "messages": [] } }),
         json!({ "expectedRevision": 1, "context": context("a"), "extra": 1 }),
