@@ -463,3 +463,66 @@ async fn binary_serves_health_readiness_metrics_and_static_files() {
         .unwrap();
     assert_eq!(missing.status(), 404);
 }
+
+/// SIGTERM while a model stream is open: the relay stops accepting connections at once, lets the open stream
+/// run to its end (the browser gets every event through `message-stop`, nothing cut), then exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_drains_an_open_stream_and_exits_0() {
+    // A stream of ~3 s: the relay is told to stop while it is in the middle of it.
+    let fake = common::FakeUpstream::start(vec![common::Reply::Sse {
+        body: common::read_fixture("openai-chat/recorded/173417d55340.sse"),
+        chunk: 96,
+        delay: Duration::from_millis(100),
+    }])
+    .await;
+    common::set_key(); // the child inherits the key's environment variable
+    let db = TestDb::new(Backend::Sqlite);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = relay_config(&db);
+    config["models"] = json!([common::model("chat", "openai-chat", &fake)]);
+    let mut relay = start(&write_config(dir.path(), "relay.json", &config)).await;
+
+    let http = client();
+    let mut response = http
+        .post(format!("{}/api/model", relay.url))
+        .header("content-type", "application/json")
+        .header("origin", &relay.url)
+        .header("x-patchbridge-user", "alice")
+        .body(common::first_turn_request("chat").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = String::from_utf8(response.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    assert!(body.contains("message-start"), "{body}");
+
+    let pid = relay.child.id().expect("running") as libc::pid_t;
+    // SAFETY: plain kill(2) on the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    // The listener closes at once: a new connection is refused while the open stream goes on.
+    let refused = common::eventually(Duration::from_secs(5), || {
+        std::net::TcpStream::connect(relay.url.trim_start_matches("http://")).is_err()
+    })
+    .await;
+    assert!(refused, "no new connections after SIGTERM");
+    assert!(
+        !fake.disconnected.load(std::sync::atomic::Ordering::SeqCst),
+        "the upstream stream is not cut"
+    );
+
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        body.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    let events = common::events_of(&body);
+    assert_eq!(events[0]["type"], "message-start");
+    assert_eq!(
+        events.last().unwrap()["type"],
+        "message-stop",
+        "the open stream ran to its end: {events:?}"
+    );
+    let status = tokio::time::timeout(Duration::from_secs(10), relay.child.wait())
+        .await
+        .expect("exits once the stream ended")
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+}
