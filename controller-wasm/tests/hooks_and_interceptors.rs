@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use futures::future::FutureExt;
 use futures::stream::StreamExt;
-use patchbridge_agent::core::protocol::{BlockKind, ModelRequest, ModelState, StopReason, Usage};
+use patchbridge_agent::core::protocol::{BlockKind, ModelState, StopReason, Usage};
 use patchbridge_agent::core::*;
 use serde_json::json;
 use support::*;
@@ -195,7 +195,7 @@ struct CountingModelInterceptor {
 }
 
 impl ModelInterceptor for CountingModelInterceptor {
-    fn intercept(&self, request: Rc<ModelRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
+    fn intercept(&self, request: Rc<CallRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
         self.calls.set(self.calls.get() + 1);
         assert!(ctx.model_call >= 1);
         let events = self.events.clone();
@@ -210,7 +210,7 @@ impl ModelInterceptor for CountingModelInterceptor {
 struct RewritingInterceptor;
 
 impl ModelInterceptor for RewritingInterceptor {
-    fn intercept(&self, request: Rc<ModelRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
+    fn intercept(&self, request: Rc<CallRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
         let mut changed = (*request).clone();
         changed.model = Some("rewritten".into());
         next.call(Rc::new(changed), ctx, signal).unwrap()
@@ -238,7 +238,7 @@ fn model_interceptors_wrap_each_model_call_outermost_first() {
 struct TwiceModelInterceptor;
 
 impl ModelInterceptor for TwiceModelInterceptor {
-    fn intercept(&self, request: Rc<ModelRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
+    fn intercept(&self, request: Rc<CallRequest>, ctx: ModelCallContext, signal: AbortSignal, next: ModelNext) -> EventStream {
         let stream = next.call(request.clone(), ctx.clone(), signal.clone()).unwrap();
         // The second call fails; swallowing the error must not help.
         let second = next.call(request, ctx, signal);

@@ -382,3 +382,54 @@ fn one_host_signal_value_per_execution_shared_by_model_and_tools() {
     let other_execution = signals[2].host_value(|_| Rc::new(7u32));
     assert_eq!(*other_execution, 7, "another execution's signal has its own value");
 }
+
+/// Records the requests exactly as the runtime built them (not deep copies like `ScriptedModel`).
+struct RawRecorder {
+    inner: std::rc::Rc<ScriptedModel>,
+    raw: std::cell::RefCell<Vec<std::rc::Rc<CallRequest>>>,
+}
+
+impl Model for RawRecorder {
+    fn stream(&self, request: std::rc::Rc<CallRequest>, signal: AbortSignal) -> EventStream {
+        self.raw.borrow_mut().push(request.clone());
+        self.inner.stream(request, signal)
+    }
+}
+
+/// Regression (tool-loop cost grew with the history): each model call's request shares the stable messages
+/// with the previous one instead of deep-copying the conversation, and still serialises to the exact JSON of
+/// the protocol's `ModelRequest`.
+#[test]
+fn tool_loop_requests_share_the_history_and_serialise_as_model_request() {
+    use std::rc::Rc;
+    let scripted = ScriptedModel::new(vec![
+        tool_calls("m1", &[("c1", "lookup", "{\"q\":1}")]),
+        tool_calls("m2", &[("c2", "lookup", "{\"q\":2}")]),
+        text_reply("m3", "done", StopReason::EndTurn),
+    ]);
+    let model = Rc::new(RawRecorder { inner: scripted, raw: Default::default() });
+    let (tool, _) = echo_tool("ok");
+    let tools = snapshot(vec![(spec("lookup", true, false), tool)]);
+    let rt = runtime(model.clone(), ManualPlatform::new());
+    let mut start = input(vec![user("q")], tools);
+    start.model_state = state("s0");
+    let (result, _) = run_to_end(&rt, start);
+    let result = result.unwrap();
+    let raw = model.raw.borrow();
+    assert_eq!(raw.iter().map(|r| r.messages.len()).collect::<Vec<_>>(), vec![1, 3, 5]);
+    for i in 0..3 {
+        assert!(Rc::ptr_eq(&raw[1].messages[i], &raw[2].messages[i]), "message {i} is shared, not copied");
+    }
+    assert!(Rc::ptr_eq(&raw[0].tools, &raw[2].tools), "tool definitions are computed once per execution");
+    // Same JSON as the protocol type, and the same messages as the result.
+    let json = serde_json::to_value(&*raw[2]).unwrap();
+    assert_eq!(json, serde_json::to_value(raw[2].to_request()).unwrap());
+    assert_eq!(json["modelState"], serde_json::Value::Null, "message-stop carried null: cleared");
+    let first = serde_json::to_value(&*raw[0]).unwrap();
+    assert_eq!(first["modelState"], json!({ "format": "test/v1", "data": { "secret": "s0" } }));
+    assert_eq!(first, serde_json::to_value(raw[0].to_request()).unwrap());
+    assert_eq!(json["tools"][0]["name"], "lookup");
+    assert_eq!(raw[2].to_request().messages, result.messages[..5].to_vec());
+    let back = CallRequest::from_request(raw[2].to_request());
+    assert_eq!(serde_json::to_value(&back).unwrap(), json);
+}

@@ -8,7 +8,6 @@ use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use patchbridge_protocol::ModelRequest;
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -17,8 +16,8 @@ use super::error;
 use super::js;
 use super::stream::PumpStream;
 use crate::core::{
-    AbortSignal, AgentError, AgentHook, ErrorCode, EventStream, HookContext, HookEvent,
-    HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
+    AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
+    HookEvent, HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
 };
 
 /// The execution's JS `AbortSignal`: one JS `AbortController` per core signal (so per execution), created on
@@ -188,7 +187,7 @@ pub fn stream_from_js(
 /// grows with every step of a tool loop, so copying it eagerly would make each step O(conversation).
 #[wasm_bindgen]
 pub struct RequestHandle {
-    request: Rc<ModelRequest>,
+    request: Rc<CallRequest>,
 }
 
 #[wasm_bindgen]
@@ -200,7 +199,7 @@ impl RequestHandle {
 }
 
 impl Model for JsModel {
-    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
+    fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
         let js_request = js::lazy_request(RequestHandle { request });
         let returned = self
             .stream

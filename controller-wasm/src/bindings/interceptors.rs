@@ -22,8 +22,8 @@ use super::host::{
 };
 use super::js;
 use crate::core::{
-    AbortSignal, AgentError, ErrorCode, EventStream, ModelCallContext, ModelInterceptor, ModelNext,
-    ToolInterceptor, ToolInvocation, ToolNext, ToolOutput,
+    AbortSignal, AgentError, CallRequest, ErrorCode, EventStream, ModelCallContext,
+    ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext, ToolOutput,
 };
 
 /// A Rust event stream pulled from JS one event at a time (JSON text; `undefined` at the end).
@@ -81,7 +81,7 @@ impl JsModelInterceptor {
 impl ModelInterceptor for JsModelInterceptor {
     fn intercept(
         &self,
-        request: Rc<ModelRequest>,
+        request: Rc<CallRequest>,
         ctx: ModelCallContext,
         signal: AbortSignal,
         next: ModelNext,
@@ -107,7 +107,7 @@ impl ModelInterceptor for JsModelInterceptor {
                             &format!("next(request): invalid model request: {e}"),
                         )
                     })?;
-                    Rc::new(parsed)
+                    Rc::new(CallRequest::from_request(parsed))
                 };
                 let stream = next
                     .call(request, ctx.clone(), signal.clone())

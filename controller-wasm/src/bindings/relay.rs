@@ -8,7 +8,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
 use js_sys::Array;
-use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ModelRequest};
+use patchbridge_protocol::{ConversationContext, ConversationSnapshot};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -16,7 +16,9 @@ use super::host::{await_js, json_text, mirror_signal};
 use super::js;
 use super::stream::PumpStream;
 use crate::core::error::relay_error_details;
-use crate::core::{AbortSignal, AgentError, ConversationStore, ErrorCode, EventStream, Model};
+use crate::core::{
+    AbortSignal, AgentError, CallRequest, ConversationStore, ErrorCode, EventStream, Model,
+};
 
 /// Where the relay lives and how to authenticate each request.
 #[derive(Clone)]
@@ -67,7 +69,8 @@ fn http_error(status: u32, body: &str, what: &str) -> AgentError {
     let details = relay_error_details(
         &relay_code,
         Some(status),
-        err.and_then(|e| e.get("retryable")).and_then(Value::as_bool),
+        err.and_then(|e| e.get("retryable"))
+            .and_then(Value::as_bool),
         err.and_then(|e| e.get("currentRevision")).cloned(),
     );
     let text = if relay_message.is_empty() {
@@ -89,7 +92,7 @@ pub struct RelayModel {
 }
 
 impl Model for RelayModel {
-    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
+    fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
         let body = json_text(&*request);
         let url = self.relay.url("/model");
         let promise = js::relay_stream(&url, &self.relay.headers, body, &mirror_signal(&signal));

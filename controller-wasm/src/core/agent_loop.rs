@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use futures::future::FutureExt;
 use futures::stream::StreamExt;
-use patchbridge_protocol::{Block, Message, ModelRequest, Role, StopReason, StreamEvent};
+use patchbridge_protocol::{Block, Message, Role, StopReason, StreamEvent};
 
 use super::aggregate::{Accepted, Aggregator, SealedMessage};
 use super::error::{AgentError, ErrorCode, LimitName};
@@ -17,6 +17,7 @@ use super::intercept::{
     next_called_twice, ModelCallContext, ModelNext, Poison, ToolInvocation, ToolNext,
 };
 use super::precheck::{precheck, Budget, CheckedCall};
+use super::request::CallRequest;
 use super::runtime::RuntimeInner;
 use super::state::{gate_closed, ExecShared};
 use super::tool_result::{validate_tool_result, ToolCallResult};
@@ -57,7 +58,7 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
         let stop_reason = sealed.stop_reason;
         let usage = sealed.usage;
         let output_characters = sealed.output_characters;
-        let model_state = sealed.model_state.clone();
+        let model_state = sealed.model_state.clone().map(Rc::new);
         let budget = {
             let progress = sh.progress.borrow();
             Budget {
@@ -67,6 +68,7 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
         };
         let (message, calls) = precheck(sealed, &sh.tools, budget, &limits)?;
         sh.check_open()?;
+        let message = Rc::new(message);
         {
             let mut progress = sh.progress.borrow_mut();
             progress.usage.add(&usage);
@@ -95,13 +97,14 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
     }
 }
 
-fn build_request(sh: &ExecShared) -> ModelRequest {
+/// The next call's request shares the history and definitions (reference counts, no deep copy).
+fn build_request(sh: &ExecShared) -> CallRequest {
     let progress = sh.progress.borrow();
-    ModelRequest {
+    CallRequest {
         model: sh.model.clone(),
-        messages: progress.messages.clone(),
+        messages: progress.messages.as_slice().into(),
         model_state: progress.model_state.clone(),
-        tools: sh.tools.definitions(),
+        tools: sh.definitions.clone(),
         conversation_id: sh.conversation_id.clone(),
     }
 }
@@ -117,7 +120,7 @@ struct SealedCall {
 fn model_chain(
     runtime: Rc<RuntimeInner>,
     index: usize,
-    request: Rc<ModelRequest>,
+    request: Rc<CallRequest>,
     ctx: ModelCallContext,
     signal: super::abort::AbortSignal,
     poison: Poison,
@@ -138,7 +141,7 @@ fn model_chain(
 
 async fn call_model(
     sh: &Rc<ExecShared>,
-    request: Rc<ModelRequest>,
+    request: Rc<CallRequest>,
     model_call: u64,
 ) -> Result<SealedCall, AgentError> {
     let platform = sh.runtime.platform.clone();
@@ -256,6 +259,7 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
         role: Role::Tool,
         blocks,
     };
+    let message = Rc::new(message);
     sh.progress.borrow_mut().messages.push(message.clone());
     sh.emit(&ExecutionEvent::MessageCompleted(&message));
     Ok(())

@@ -324,8 +324,8 @@ impl AgentExecution {
     pub fn stable_context(&self) -> patchbridge_protocol::ConversationContext {
         let progress = self.shared.progress.borrow();
         patchbridge_protocol::ConversationContext {
-            messages: progress.messages.clone(),
-            model_state: progress.model_state.clone(),
+            messages: progress.messages.iter().map(|m| (**m).clone()).collect(),
+            model_state: progress.model_state.as_deref().cloned(),
         }
     }
 

@@ -6,12 +6,13 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
-use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ModelRequest, StreamEvent};
+use patchbridge_protocol::{ConversationContext, ConversationSnapshot, StreamEvent};
 use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
 use super::error::AgentError;
 use super::hooks::HookFailure;
+use super::request::CallRequest;
 
 /// A model's event stream: protocol events, or an error that ends the call.
 pub type EventStream = LocalBoxStream<'static, Result<StreamEvent, AgentError>>;
@@ -23,7 +24,7 @@ pub type ToolOutput = LocalBoxFuture<'static, Result<Value, AgentError>>;
 pub trait Model {
     /// Starts one model call. The stream yields the events of `docs/protocol.md` §3; `signal` aborts when
     /// the execution is cancelled, times out or fails.
-    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream;
+    fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream;
 }
 
 /// Timers, clock, ids and the fallback error sink.

@@ -7,13 +7,13 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use patchbridge_protocol::ModelRequest;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
 use super::error::{AgentError, ErrorCode};
 use super::host::{EventStream, ToolOutput};
+use super::request::CallRequest;
 
 /// Facts about the model call being intercepted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -59,7 +59,7 @@ pub trait ModelInterceptor {
     /// Returns the events of this call, normally by forwarding `next.call(request, ctx, signal)`.
     fn intercept(
         &self,
-        request: Rc<ModelRequest>,
+        request: Rc<CallRequest>,
         ctx: ModelCallContext,
         signal: AbortSignal,
         next: ModelNext,
@@ -73,7 +73,7 @@ pub trait ToolInterceptor {
 }
 
 type ModelContinuation =
-    Box<dyn FnOnce(Rc<ModelRequest>, ModelCallContext, AbortSignal) -> EventStream>;
+    Box<dyn FnOnce(Rc<CallRequest>, ModelCallContext, AbortSignal) -> EventStream>;
 type ToolContinuation = Box<dyn FnOnce(ToolInvocation) -> ToolOutput>;
 
 /// Shared "a continuation was called twice" flag of one model or tool call.
@@ -114,7 +114,7 @@ impl ModelNext {
     /// Calls the rest of the chain. A second call fails with `AGENT_NEXT_CALLED_TWICE` (and fails the call).
     pub fn call(
         &self,
-        request: Rc<ModelRequest>,
+        request: Rc<CallRequest>,
         ctx: ModelCallContext,
         signal: AbortSignal,
     ) -> Result<EventStream, AgentError> {

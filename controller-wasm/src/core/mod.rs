@@ -5,6 +5,7 @@
 //! - [`error`] — [`AgentError`], [`ErrorCode`] (stable string codes), [`LimitName`].
 //! - [`limits`] — [`Limits`] with validation and JSON parsing (full / partial).
 //! - [`abort`] — [`AbortSignal`], created and aborted only by the core.
+//! - [`request`] — [`CallRequest`], a model call's request with the history shared, not copied.
 //! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
 //! - [`registry`] — [`ToolRegistry`], [`ToolSpec`], per-turn [`ToolRegistrySnapshot`].
 //! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
@@ -37,6 +38,7 @@ pub mod limits;
 pub mod messages;
 pub mod precheck;
 pub mod registry;
+pub mod request;
 pub mod runtime;
 pub mod tool_result;
 
@@ -63,6 +65,7 @@ pub use intercept::{
 };
 pub use limits::Limits;
 pub use registry::{RegisteredTool, ToolRegistry, ToolRegistrySnapshot, ToolSpec};
+pub use request::CallRequest;
 pub use runtime::{DefaultAgentRuntime, RuntimeOptions};
 pub use tool_result::ToolCallResult;
 

@@ -94,8 +94,8 @@ impl DefaultAgentRuntime {
         let id = format!("exec_{}", platform.new_id());
         let trace_id = input.trace_id.clone().unwrap_or_else(|| id.clone());
         let progress = Progress {
-            messages: input.messages,
-            model_state: input.model_state,
+            messages: input.messages.into_iter().map(Rc::new).collect(),
+            model_state: input.model_state.map(Rc::new),
             ..Progress::default()
         };
         let shared = Rc::new(ExecShared::new(

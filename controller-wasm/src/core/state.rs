@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::task::Waker;
 
 use futures::channel::oneshot;
-use patchbridge_protocol::{Message, ModelState, Usage};
+use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
 use super::error::{AgentError, ErrorCode};
@@ -35,8 +35,9 @@ pub(crate) enum Terminal {
 /// The stable facts of the execution so far (what a cancelled result reports).
 #[derive(Debug, Default)]
 pub(crate) struct Progress {
-    pub messages: Vec<Message>,
-    pub model_state: Option<ModelState>,
+    /// Shared with the requests of model calls (see [`CallRequest`](super::request::CallRequest)).
+    pub messages: Vec<Rc<Message>>,
+    pub model_state: Option<Rc<ModelState>>,
     pub usage: Usage,
     pub model_calls: u64,
     pub tool_calls: u64,
@@ -61,6 +62,8 @@ pub(crate) struct ExecShared {
     pub tools: Rc<ToolRegistrySnapshot>,
     pub model: Option<String>,
     pub conversation_id: Option<String>,
+    /// This execution's tool definitions, computed once and shared by every model call's request.
+    pub definitions: Rc<[ToolDefinition]>,
     pub signal: AbortSignal,
     pub progress: RefCell<Progress>,
     gate: RefCell<Option<Terminal>>,
@@ -96,6 +99,7 @@ impl ExecShared {
             id,
             trace_id,
             runtime,
+            definitions: tools.definitions().into(),
             tools,
             model,
             conversation_id,
@@ -174,8 +178,8 @@ impl ExecShared {
         let progress = self.progress.borrow();
         Ok(ExecutionResult {
             outcome,
-            messages: progress.messages.clone(),
-            model_state: progress.model_state.clone(),
+            messages: progress.messages.iter().map(|m| (**m).clone()).collect(),
+            model_state: progress.model_state.as_deref().cloned(),
             usage: progress.usage,
         })
     }

@@ -197,8 +197,9 @@ impl Stream for ScriptStream {
 }
 
 impl Model for ScriptedModel {
-    fn stream(&self, request: Rc<ModelRequest>, signal: AbortSignal) -> EventStream {
-        self.requests.borrow_mut().push(request);
+    fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
+        // Recorded as the protocol value (a deep copy) so tests compare plain messages.
+        self.requests.borrow_mut().push(Rc::new(request.to_request()));
         self.signals.borrow_mut().push(signal.clone());
         let steps = self.scripts.borrow_mut().pop_front().unwrap_or_else(|| {
             vec![Step::Fail(AgentError::new(ErrorCode::ModelFailed, "test model: no script left for this call"))]

@@ -1,0 +1,68 @@
+//! [`CallRequest`]: what one model call (and its interceptors) receives. It is the protocol's
+//! [`ModelRequest`] with the history SHARED rather than copied: each stable message is an `Rc<Message>` owned by
+//! the execution, so building the request of step n of a tool loop costs n pointer copies instead of a deep
+//! clone of the whole conversation, and a request a host keeps alive (the lazy JS request waits for the garbage
+//! collector) pins no copy of the history. It serialises to exactly the JSON of [`ModelRequest`]
+//! (`docs/protocol.md` §2); [`CallRequest::to_request`] / [`CallRequest::from_request`] convert.
+
+use std::rc::Rc;
+
+use patchbridge_protocol::{Message, ModelRequest, ModelState, ToolDefinition};
+use serde::{Serialize, Serializer};
+
+/// One model call's request (see the module docs). Cloning is cheap (reference counts).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallRequest {
+    /// The relay model id, when one was chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The whole conversation so far, oldest first.
+    #[serde(serialize_with = "shared_messages")]
+    pub messages: Rc<[Rc<Message>]>,
+    /// Exactly what the last message-stop carried (or what was stored).
+    #[serde(serialize_with = "shared_state")]
+    pub model_state: Option<Rc<ModelState>>,
+    /// This turn's tool definitions (computed once per execution).
+    #[serde(serialize_with = "shared_tools")]
+    pub tools: Rc<[ToolDefinition]>,
+    /// For the relay's logs and metrics only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+}
+
+fn shared_messages<S: Serializer>(messages: &Rc<[Rc<Message>]>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(messages.iter().map(|m| &**m))
+}
+
+fn shared_state<S: Serializer>(state: &Option<Rc<ModelState>>, s: S) -> Result<S::Ok, S::Error> {
+    state.as_deref().serialize(s)
+}
+
+fn shared_tools<S: Serializer>(tools: &Rc<[ToolDefinition]>, s: S) -> Result<S::Ok, S::Error> {
+    tools[..].serialize(s)
+}
+
+impl CallRequest {
+    /// A request from a protocol value (an interceptor that replaced the request).
+    pub fn from_request(request: ModelRequest) -> Self {
+        CallRequest {
+            model: request.model,
+            messages: request.messages.into_iter().map(Rc::new).collect(),
+            model_state: request.model_state.map(Rc::new),
+            tools: request.tools.into(),
+            conversation_id: request.conversation_id,
+        }
+    }
+
+    /// A deep copy as the protocol value.
+    pub fn to_request(&self) -> ModelRequest {
+        ModelRequest {
+            model: self.model.clone(),
+            messages: self.messages.iter().map(|m| (**m).clone()).collect(),
+            model_state: self.model_state.as_deref().cloned(),
+            tools: self.tools.to_vec(),
+            conversation_id: self.conversation_id.clone(),
+        }
+    }
+}
