@@ -5,8 +5,11 @@
 # tables, and stops everything it started (trap).
 #
 # Usage: scripts/bench-relay.sh            (about 1-2 minutes on 2 cores)
-# Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 CARGO_TARGET_DIR=/work/target-relay NGINX=/usr/sbin/nginx
+# Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 PACED=64 (0: no paced phase) INTERVAL_US=1000 (paced chunk spacing)
+#        CARGO_TARGET_DIR=/work/target-relay NGINX=/usr/sbin/nginx
 #        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
+#        NO_BUILD=1 (use the binaries already built)
+#        RELAY_BIN=path (a relay binary, or a wrapper that execs one, instead of the release build)
 # Fails only when something is functionally broken (a stream with missing or extra events, a process that
 # does not start); timings are printed, never asserted.
 set -euo pipefail
@@ -16,16 +19,21 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-relay}"
 CHUNKS="${CHUNKS:-100}"
 LEVELS="${LEVELS:-1,64,1024}"
 HOLD="${HOLD:-1024}"
+PACED="${PACED:-64}"
+INTERVAL_US="${INTERVAL_US:-1000}"
 NGINX="${NGINX:-/usr/sbin/nginx}"
 
 cd "$ROOT"
+if [ "${NO_BUILD:-0}" != 1 ]; then
 echo "building release binaries (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)..." >&2
 # Separately, not in one `cargo build -p a -p b`: building them together unifies dependency features across
 # both and would rebuild the relay (a long LTO build) with a feature set nobody else uses.
 cargo build --release -j2 -q -p patchbridge-relay
 cargo build --release -j2 -q -p patchbridge-relay-bench
+fi
 BENCH="$CARGO_TARGET_DIR/release/patchbridge-relay-bench"
-RELAY="$CARGO_TARGET_DIR/release/patchbridge-relay"
+# RELAY_BIN: run another relay build (or a wrapper that execs one) for an A/B experiment.
+RELAY="${RELAY_BIN:-$CARGO_TARGET_DIR/release/patchbridge-relay}"
 
 # 1,024 streams through a proxy need ~3 descriptors each per process; raise the soft limit to the hard one.
 ulimit -n "$(ulimit -Hn)"
@@ -66,7 +74,7 @@ wait_addr() {
 }
 
 # 1. The fake upstream.
-"$BENCH" upstream --bind 127.0.0.1:0 --chunks "$CHUNKS" >"$WORK/upstream.log" 2>&1 &
+"$BENCH" upstream --bind 127.0.0.1:0 --chunks "$CHUNKS" --interval-us "$INTERVAL_US" >"$WORK/upstream.log" 2>&1 &
 PIDS+=($!)
 UPSTREAM_ADDR=$(wait_addr "$WORK/upstream.log" "fake-upstream listening on" "${PIDS[-1]}")
 
@@ -113,7 +121,8 @@ for _ in $(seq 1 200); do
   sleep 0.05
 done
 
-# 3. The relay: two models on the same upstream (the second one pauses mid-response for the memory phase).
+# 3. The relay: three models on the same upstream: back-to-back chunks, paused mid-response (memory phase),
+#    and paced chunks.
 cat >"$WORK/relay.json" <<CONF
 {
   "server": { "bind": "127.0.0.1:0", "basePath": "/api" },
@@ -121,7 +130,8 @@ cat >"$WORK/relay.json" <<CONF
   "database": { "url": "sqlite://$WORK/relay.sqlite3" },
   "models": [
     { "id": "bench", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/v1", "upstreamModel": "bench-model", "authScheme": "none" },
-    { "id": "bench-hold", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/hold/v1", "upstreamModel": "bench-model", "authScheme": "none" }
+    { "id": "bench-hold", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/hold/v1", "upstreamModel": "bench-model", "authScheme": "none" },
+    { "id": "bench-paced", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/paced/v1", "upstreamModel": "bench-model", "authScheme": "none" }
   ]
 }
 CONF
@@ -138,4 +148,4 @@ echo "$("$NGINX" -v 2>&1); relay log filter: ${PATCHBRIDGE_LOG:-default}" >&2
   --relay "http://$RELAY_ADDR" \
   --relay-pid "$RELAY_PID" \
   --nginx-pid "$NGINX_PID" \
-  --chunks "$CHUNKS" --levels "$LEVELS" --hold "$HOLD"
+  --chunks "$CHUNKS" --levels "$LEVELS" --hold "$HOLD" --paced "$PACED"

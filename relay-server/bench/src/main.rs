@@ -2,17 +2,19 @@
 //! floor, measured in one run (driven by `scripts/bench-relay.sh`, which builds, starts and cleans up).
 //!
 //! Subcommands:
-//! - `upstream --bind ADDR --chunks N`: the fake OpenAI Chat Completions server ([`upstream`]).
+//! - `upstream --bind ADDR --chunks N [--interval-us 1000]`: the fake OpenAI Chat Completions server ([`upstream`]).
 //! - `run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N
-//!   [--levels 1,64,1024] [--hold 1024]`: the load generator and the report ([`run`], [`report`]).
+//!   [--levels 1,64,1024] [--hold 1024] [--paced 64]`: the load generator and the report ([`run`], [`report`]).
 //! - `free-port`: prints a free loopback TCP port (for nginx's generated config).
 //!
 //! Layout: [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
-//! [`stats`] percentiles (pure); [`procfs`] RSS and CPU time from `/proc`; [`client`] one measured stream;
+//! [`stats`] percentiles (pure); [`procfs`] RSS and CPU time from `/proc`; [`metrics`] the relay's own
+//! Prometheus histograms; [`client`] one measured stream;
 //! [`upstream`] the fake server; [`run`] the phases; [`report`] the printed tables.
 
 mod chunks;
 mod client;
+mod metrics;
 mod procfs;
 mod report;
 mod run;
@@ -24,7 +26,7 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  patchbridge-relay-bench upstream --bind 127.0.0.1:0 --chunks N
+  patchbridge-relay-bench upstream --bind 127.0.0.1:0 --chunks N [--interval-us 1000]
   patchbridge-relay-bench run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N [--levels 1,64,1024] [--hold 1024]
   patchbridge-relay-bench free-port";
 
@@ -74,7 +76,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 fn upstream_cmd(f: HashMap<String, String>) -> Result<(), String> {
     let bind: std::net::SocketAddr = take(&f, "bind", Some("127.0.0.1:0".parse().expect("literal")))?;
     let chunks: usize = take(&f, "chunks", Some(100))?;
-    runtime()?.block_on(upstream::serve(bind, chunks))
+    let interval: u64 = take(&f, "interval-us", Some(1000))?;
+    runtime()?.block_on(upstream::serve(bind, chunks, std::time::Duration::from_micros(interval)))
 }
 
 fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
@@ -92,6 +95,7 @@ fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
         chunks: take(&f, "chunks", Some(100))?,
         levels,
         hold: take(&f, "hold", Some(1024))?,
+        paced: take(&f, "paced", Some(64))?,
     };
     runtime()?.block_on(run::run(options))
 }

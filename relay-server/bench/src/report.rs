@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::client::Sample;
+use crate::metrics;
 use crate::procfs::Group;
 use crate::stats::{ms, percentile};
 
@@ -45,6 +46,10 @@ pub struct PhaseResult {
     pub wall: Duration,
     /// CPU time the proxy (relay process, or nginx master + workers) used during the measured phase.
     pub proxy_cpu_ns: Option<u64>,
+    /// Relay only: means (µs) of the relay's own histograms over the phase, in [`metrics::HISTOGRAMS`] order.
+    pub relay_metrics: Vec<Option<f64>>,
+    /// The upstream spaced its chunks in time (`/paced/...`).
+    pub paced: bool,
 }
 
 impl PhaseResult {
@@ -53,7 +58,16 @@ impl PhaseResult {
         let mut total: Vec<Duration> = samples.iter().map(|s| s.total).collect();
         first_event.sort();
         total.sort();
-        PhaseResult { path, concurrency, chunks, streams: samples.len(), first_event, total, wall, proxy_cpu_ns }
+        PhaseResult { path, concurrency, chunks, streams: samples.len(), first_event, total, wall, proxy_cpu_ns, relay_metrics: Vec::new(), paced: false }
+    }
+
+    /// The concurrency column: `64` or `64p` for the paced phase.
+    fn label(&self) -> String {
+        if self.paced {
+            format!("{}p", self.concurrency)
+        } else {
+            self.concurrency.to_string()
+        }
     }
 
     fn p(&self, pct: f64) -> Duration {
@@ -99,19 +113,20 @@ fn met(ok: bool) -> &'static str {
 }
 
 pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: usize, elapsed: Duration) {
-    let direct = |c: usize| results.iter().find(|r| r.path == Path::Direct && r.concurrency == c);
+    let direct_of = |r: &PhaseResult| results.iter().find(|d| d.path == Path::Direct && d.concurrency == r.concurrency && d.paced == r.paced);
     println!();
     println!("Time to first event (TTFE, from sending the request to the first complete SSE event) and per-chunk cost.");
     println!("'+' columns: minus direct at the same concurrency. +wall/chunk: added wall time of the closed loop per");
     println!("chunk relayed; CPU/chunk: the proxy process's own CPU time per chunk (both include per-request work,");
-    println!("amortised over {chunks} chunks).");
+    println!("amortised over {chunks} chunks). Rows 'Np': the upstream spaces its chunks in time (paced), as a model");
+    println!("generating tokens does, so every chunk is read and written on its own.");
     println!();
     println!(
         "{:>5} {:<7} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>12} {:>10} {:>10}",
         "conc", "path", "streams", "TTFE p50", "TTFE p99", "+TTFE p50", "+TTFE p99", "stream p50", "+wall/chunk", "CPU/chunk", "streams/s"
     );
     for r in results {
-        let base = direct(r.concurrency);
+        let base = direct_of(r);
         let added = |pct: f64| match (r.path, base) {
             (Path::Direct, _) | (_, None) => "-".to_string(),
             (_, Some(d)) => format!("{:+.3} ms", ms(r.p(pct)) - ms(d.p(pct))),
@@ -123,7 +138,7 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
         let cpu = r.cpu_us_per_chunk().map_or("-".to_string(), |c| format!("{c:.2} us"));
         println!(
             "{:>5} {:<7} {:>7} {:>7.3} ms {:>7.3} ms {:>10} {:>10} {:>8.3} ms {:>12} {:>10} {:>10.0}",
-            r.concurrency,
+            r.label(),
             r.path.name(),
             r.streams,
             ms(r.p(50.0)),
@@ -135,6 +150,24 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
             cpu,
             r.streams as f64 / r.wall.as_secs_f64(),
         );
+    }
+
+    println!();
+    println!("The relay's own metrics (GET /metrics), mean over each measured relay phase, microseconds:");
+    for (name, meaning) in metrics::HISTOGRAMS {
+        println!("  {name:<26} {meaning}");
+    }
+    print!("{:>5}", "conc");
+    for (name, _) in metrics::HISTOGRAMS {
+        print!(" {:>26}", name);
+    }
+    println!();
+    for r in results.iter().filter(|r| r.path == Path::Relay && !r.relay_metrics.is_empty()) {
+        print!("{:>5}", r.label());
+        for m in &r.relay_metrics {
+            print!(" {:>26}", m.map_or("-".to_string(), |v| format!("{v:.1}")));
+        }
+        println!();
     }
 
     println!();
@@ -155,8 +188,8 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
 
     println!();
     println!("Targets (figures from this run):");
-    let find = |p: Path, c: usize| results.iter().find(|r| r.path == p && r.concurrency == c);
-    if let (Some(d), Some(n), Some(r)) = (find(Path::Direct, 1), find(Path::Nginx, 1), find(Path::Relay, 1)) {
+    let find = |p: Path, c: usize, paced: bool| results.iter().find(|r| r.path == p && r.concurrency == c && r.paced == paced);
+    if let (Some(d), Some(n), Some(r)) = (find(Path::Direct, 1, false), find(Path::Nginx, 1, false), find(Path::Relay, 1, false)) {
         let relay_added = ms(r.p(50.0)) - ms(d.p(50.0));
         let nginx_added = ms(n.p(50.0)) - ms(d.p(50.0));
         println!(
@@ -165,15 +198,15 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
         );
     }
     for r in results.iter().filter(|r| r.path == Path::Relay) {
-        let Some(d) = direct(r.concurrency) else { continue };
+        let Some(d) = direct_of(r) else { continue };
         let wall = r.wall_us_per_chunk() - d.wall_us_per_chunk();
         let cpu = r.cpu_us_per_chunk().unwrap_or(f64::NAN);
-        let nginx = find(Path::Nginx, r.concurrency);
+        let nginx = find(Path::Nginx, r.concurrency, r.paced);
         let nginx_cpu = nginx.and_then(|n| n.cpu_us_per_chunk()).unwrap_or(f64::NAN);
         let nginx_wall = nginx.map(|n| n.wall_us_per_chunk() - d.wall_us_per_chunk()).unwrap_or(f64::NAN);
         println!(
-            "  per chunk at c={:<5}      relay +wall {wall:.2} us, CPU {cpu:.2} us | nginx +wall {nginx_wall:.2} us, CPU {nginx_cpu:.2} us   target: <= {CHUNK_TARGET_US} us   wall {}, CPU {}",
-            r.concurrency,
+            "  per chunk at c={:<5}     relay +wall {wall:.2} us, CPU {cpu:.2} us | nginx +wall {nginx_wall:.2} us, CPU {nginx_cpu:.2} us   target: <= {CHUNK_TARGET_US} us   wall {}, CPU {}",
+            r.label(),
             met(wall <= CHUNK_TARGET_US),
             met(cpu <= CHUNK_TARGET_US)
         );

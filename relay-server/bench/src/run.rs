@@ -4,7 +4,8 @@
 //!
 //! Order: a short warm-up of every path; the memory phase on fresh proxies (1,024 streams held open
 //! mid-response, RSS before and during); then, for each concurrency level, the three paths one after the
-//! other, each with one unmeasured warm-up round (opens the connections) and a measured closed loop.
+//! other, each with one unmeasured warm-up round (opens the connections) and a measured closed loop; last,
+//! the paced phase: the same at one concurrency with the upstream spacing its chunks in time.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 
 use crate::client::{self, HttpClient, Midway, Sample, Target};
+use crate::metrics;
 use crate::procfs::Group;
 use crate::report::{self, MemoryResult, Path, PhaseResult};
 use crate::sse::Wire;
@@ -27,6 +29,8 @@ pub struct Options {
     pub chunks: usize,
     pub levels: Vec<usize>,
     pub hold: usize,
+    /// Concurrency of the paced phase (chunks spaced in time as a generating model sends them); 0 skips it.
+    pub paced: usize,
 }
 
 /// Streams per worker at concurrency `c`: enough samples for a p99 at c=1, a few rounds at high concurrency.
@@ -66,13 +70,46 @@ pub async fn run(o: Options) -> Result<(), String> {
         for (path, target, group) in
             [(Path::Direct, &direct, None), (Path::Nginx, &nginx, Some(&nginx_group)), (Path::Relay, &relay, Some(&relay_group))]
         {
-            phase(&client, target, o.chunks, c, 1, None).await?;
-            let (samples, wall, cpu) = phase(&client, target, o.chunks, c, rounds(c), group).await?;
-            results.push(PhaseResult::new(path, c, o.chunks, samples, wall, cpu));
+            results.push(measure(&client, &o, path, target, c, rounds(c), group, false).await?);
+        }
+    }
+    if o.paced > 0 {
+        let c = o.paced;
+        for (path, target, group) in [
+            (Path::Direct, Target::chat(&o.upstream, "/paced/v1/chat/completions")?, None),
+            (Path::Nginx, Target::chat(&o.nginx, "/paced/v1/chat/completions")?, Some(&nginx_group)),
+            (Path::Relay, Target::relay(&o.relay, "bench-paced")?, Some(&relay_group)),
+        ] {
+            results.push(measure(&client, &o, path, &target, c, 2, group, true).await?);
         }
     }
     report::print(&results, &[(Path::Nginx, nginx_memory), (Path::Relay, relay_memory)], o.chunks, started.elapsed());
     Ok(())
+}
+
+/// One row of the table: an unmeasured round (opens the connections), then the measured loop; for the relay
+/// also its own metrics over the loop.
+#[allow(clippy::too_many_arguments)]
+async fn measure(
+    client: &HttpClient,
+    o: &Options,
+    path: Path,
+    target: &Target,
+    concurrency: usize,
+    per_worker: usize,
+    group: Option<&Group>,
+    paced: bool,
+) -> Result<PhaseResult, String> {
+    phase(client, target, o.chunks, concurrency, 1, None).await?;
+    let before = if path == Path::Relay { Some(metrics::scrape(client, &o.relay).await?) } else { None };
+    let (samples, wall, cpu) = phase(client, target, o.chunks, concurrency, per_worker, group).await?;
+    let mut result = PhaseResult::new(path, concurrency, o.chunks, samples, wall, cpu);
+    result.paced = paced;
+    if let Some(before) = before {
+        let after = metrics::scrape(client, &o.relay).await?;
+        result.relay_metrics = metrics::HISTOGRAMS.iter().map(|(name, _)| metrics::mean_us(&before, &after, name)).collect();
+    }
+    Ok(result)
 }
 
 /// `concurrency` workers each run `per_worker` streams back to back. Returns the samples, the wall time and

@@ -5,6 +5,9 @@
 //! - `/v1/chat/completions`: the whole stream of [`crate::chunks::chat_stream`], one body frame per event.
 //! - `/hold/v1/chat/completions`: the first half of the content chunks, then nothing until
 //!   `/control/release` is called, then the rest. Used to hold many streams open mid-response.
+//! - `/paced/v1/chat/completions`: the whole stream with `--interval-us` between chunks, as a model generating
+//!   tokens sends it (every event is then read and written on its own by a proxy, which back-to-back chunks
+//!   hide).
 //! - `/control/release`: releases every held stream (answers 204).
 
 use std::convert::Infallible;
@@ -13,6 +16,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::{Body, Frame};
@@ -22,14 +26,23 @@ use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
+use tokio::time::Sleep;
 
 type Hold = Pin<Box<dyn Future<Output = ()> + Send>>;
 
-/// A response body replaying the prepared chunks, optionally pausing before chunk `at` until `hold` resolves.
+/// A response body replaying the prepared chunks, optionally pausing before chunk `at` until `hold` resolves,
+/// optionally waiting `interval` between chunks.
 struct ChunkBody {
     chunks: Arc<[Bytes]>,
     next: usize,
     hold: Option<(usize, Hold)>,
+    pace: Option<(Duration, Pin<Box<Sleep>>)>,
+}
+
+impl ChunkBody {
+    fn new(chunks: Arc<[Bytes]>) -> Self {
+        ChunkBody { chunks, next: 0, hold: None, pace: None }
+    }
 }
 
 impl Body for ChunkBody {
@@ -45,6 +58,15 @@ impl Body for ChunkBody {
                 }
                 this.hold = None;
             }
+        }
+        if let Some((interval, sleep)) = &mut this.pace {
+            if this.next > 0 && this.next < this.chunks.len() {
+                if sleep.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+            }
+            let deadline = tokio::time::Instant::now() + *interval;
+            sleep.as_mut().reset(deadline);
         }
         match this.chunks.get(this.next) {
             Some(chunk) => {
@@ -81,6 +103,8 @@ struct Shared {
     chunks: Arc<[Bytes]>,
     /// Content chunks sent before a held stream pauses.
     hold_after: usize,
+    /// Pause between chunks on the paced route.
+    interval: Duration,
     /// Bumped by `/control/release`; a held stream waits for a generation newer than its own.
     release: watch::Sender<u64>,
 }
@@ -97,14 +121,18 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
             .expect("static response parts")
     };
     let response = match path.as_str() {
-        "/v1/chat/completions" => sse(ChunkBody { chunks: shared.chunks.clone(), next: 0, hold: None }),
+        "/v1/chat/completions" => sse(ChunkBody::new(shared.chunks.clone())),
+        "/paced/v1/chat/completions" => sse(ChunkBody {
+            pace: Some((shared.interval, Box::pin(tokio::time::sleep(shared.interval)))),
+            ..ChunkBody::new(shared.chunks.clone())
+        }),
         "/hold/v1/chat/completions" => {
             let mut rx = shared.release.subscribe();
             let generation = *rx.borrow_and_update();
             let hold: Hold = Box::pin(async move {
                 let _ = rx.wait_for(|g| *g > generation).await;
             });
-            sse(ChunkBody { chunks: shared.chunks.clone(), next: 0, hold: Some((shared.hold_after, hold)) })
+            sse(ChunkBody { hold: Some((shared.hold_after, hold)), ..ChunkBody::new(shared.chunks.clone()) })
         }
         "/control/release" => {
             shared.release.send_modify(|g| *g += 1);
@@ -116,7 +144,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
 }
 
 /// Serves until the process is killed. Prints `fake-upstream listening on <addr>` once bound.
-pub async fn serve(bind: SocketAddr, chunks: usize) -> Result<(), String> {
+pub async fn serve(bind: SocketAddr, chunks: usize, interval: Duration) -> Result<(), String> {
     let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
     socket.set_reuseaddr(true).map_err(|e| e.to_string())?;
     socket.bind(bind).map_err(|e| format!("bind {bind}: {e}"))?;
@@ -126,6 +154,7 @@ pub async fn serve(bind: SocketAddr, chunks: usize) -> Result<(), String> {
     let shared = Arc::new(Shared {
         chunks: crate::chunks::chat_stream(chunks).into(),
         hold_after: chunks / 2,
+        interval,
         release: watch::channel(0).0,
     });
     println!("fake-upstream listening on {addr}");
