@@ -112,6 +112,21 @@ async fn call(
     Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
 }
 
+/// Creates an empty conversation for alice; returns its id.
+async fn create(http: &reqwest::Client, base: &str) -> String {
+    let (status, created) = call(
+        http,
+        base,
+        reqwest::Method::POST,
+        "/api/conversations",
+        Some(json!({})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 201, "{created}");
+    created["conversation"]["id"].as_str().unwrap().to_owned()
+}
+
 fn relay_config(db: &TestDb) -> Value {
     json!({
         "server": { "bind": "127.0.0.1:0", "basePath": "/api" },
@@ -194,20 +209,7 @@ async fn two_relay_processes_share_one_postgres() {
     let config = write_config(dir.path(), "relay.json", &relay_config(&db));
     let (a, b) = tokio::join!(start(&config), start(&config));
     let http = client();
-    let (status, created) = call(
-        &http,
-        &a.url,
-        reqwest::Method::POST,
-        "/api/conversations",
-        Some(json!({})),
-    )
-    .await
-    .unwrap();
-    assert_eq!(status, 201);
-    let path = format!(
-        "/api/conversations/{}",
-        created["conversation"]["id"].as_str().unwrap()
-    );
+    let path = format!("/api/conversations/{}", create(&http, &a.url).await);
 
     const WRITERS: usize = 8;
     const EACH: usize = 4;
@@ -286,17 +288,7 @@ async fn kill_9_during_writes_loses_no_acknowledged_write(backend: Backend) {
     const CONVERSATIONS: usize = 6;
     let mut ids = Vec::new();
     for _ in 0..CONVERSATIONS {
-        let (status, c) = call(
-            &http,
-            &relay.url,
-            reqwest::Method::POST,
-            "/api/conversations",
-            Some(json!({})),
-        )
-        .await
-        .unwrap();
-        assert_eq!(status, 201);
-        ids.push(c["conversation"]["id"].as_str().unwrap().to_owned());
+        ids.push(create(&http, &relay.url).await);
     }
     // One writer per conversation: writes a growing message list; records each acknowledged revision.
     let acknowledged: Acknowledged = Default::default();

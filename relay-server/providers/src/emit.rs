@@ -21,7 +21,8 @@ pub(crate) enum LiveKind {
 
 #[derive(Debug, Default)]
 pub(crate) struct Emitter {
-    started: bool,
+    /// The id sent in `message-start`; `Some` once the message started.
+    message_id: Option<String>,
     stopped: bool,
     next_index: u32,
     open: Option<(u32, LiveKind)>,
@@ -29,7 +30,17 @@ pub(crate) struct Emitter {
 
 impl Emitter {
     pub(crate) fn started(&self) -> bool {
-        self.started
+        self.message_id.is_some()
+    }
+
+    /// The id of the started message (it keys the message's ModelState entry).
+    pub(crate) fn message_id(&self) -> Option<&str> {
+        self.message_id.as_deref()
+    }
+
+    /// Whether `message-stop` went out: the stream is complete and later input is ignored.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
     }
 
     pub(crate) fn start(
@@ -37,18 +48,18 @@ impl Emitter {
         id: String,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.started {
+        if self.started() {
             return Err(AdapterError::UpstreamProtocol(
                 "the provider started a second message in one stream".into(),
             ));
         }
-        self.started = true;
+        self.message_id = Some(id.clone());
         out.push(StreamEvent::MessageStart { id: Some(id) });
         Ok(())
     }
 
     fn ensure_live(&mut self) -> Result<(), AdapterError> {
-        if !self.started {
+        if !self.started() {
             return Err(AdapterError::UpstreamProtocol(
                 "content arrived before the message started".into(),
             ));

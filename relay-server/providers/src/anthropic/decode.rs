@@ -41,12 +41,10 @@ pub(crate) struct AnthropicDecoder {
     continuation: Continuation<Entry>,
     names: ToolNames,
     emit: Emitter,
-    message_id: Option<String>,
     current: Option<(u64, Current)>,
     parts: PartsBuilder,
     stop_reason: Option<String>,
     usage: RawUsage,
-    done: bool,
 }
 
 #[derive(Default)]
@@ -97,17 +95,15 @@ impl AnthropicDecoder {
             continuation: Continuation::new(FORMAT, request)?,
             names: ToolNames::new(request),
             emit: Emitter::default(),
-            message_id: None,
             current: None,
             parts: PartsBuilder::default(),
             stop_reason: None,
             usage: RawUsage::default(),
-            done: false,
         })
     }
 
     pub(crate) fn is_complete(&self) -> bool {
-        self.done
+        self.emit.stopped()
     }
 
     pub(crate) fn feed(
@@ -116,7 +112,7 @@ impl AnthropicDecoder {
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.done {
+        if self.emit.stopped() {
             return Ok(());
         }
         let value = wire::parse("Anthropic", event, data)?;
@@ -144,7 +140,6 @@ impl AnthropicDecoder {
                 let id = self
                     .continuation
                     .message_id(message.get("id").and_then(Value::as_str));
-                self.message_id = Some(id.clone());
                 self.emit.start(id, out)
             }
             "content_block_start" => self.block_start(&value, out),
@@ -372,8 +367,9 @@ impl AnthropicDecoder {
             _ => StopReason::Other,
         };
         let id = self
-            .message_id
-            .clone()
+            .emit
+            .message_id()
+            .map(str::to_owned)
             .ok_or_else(|| protocol("message_stop before message_start"))?;
         let entry = std::mem::take(&mut self.parts)
             .finish()
@@ -381,12 +377,11 @@ impl AnthropicDecoder {
         let model_state = self.continuation.next_state(entry)?;
         self.emit
             .stop(stop_reason, self.usage.neutral(), model_state, out)?;
-        self.done = true;
         Ok(())
     }
 
     pub(crate) fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
-        if self.done {
+        if self.emit.stopped() {
             Ok(())
         } else {
             Err(protocol("the Anthropic stream ended before message_stop"))

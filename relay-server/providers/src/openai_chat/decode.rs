@@ -28,7 +28,6 @@ pub(crate) struct ChatDecoder {
     continuation: Continuation<Entry>,
     names: ToolNames,
     emit: Emitter,
-    message_id: Option<String>,
     reasoning: Option<(ReasoningField, String)>,
     details: Details,
     refusal: bool,
@@ -37,7 +36,6 @@ pub(crate) struct ChatDecoder {
     slots: BTreeMap<u64, usize>,
     finish_reason: Option<String>,
     usage: Option<Value>,
-    done: bool,
 }
 
 impl ChatDecoder {
@@ -46,7 +44,6 @@ impl ChatDecoder {
             continuation: Continuation::new(FORMAT, request)?,
             names: ToolNames::new(request),
             emit: Emitter::default(),
-            message_id: None,
             reasoning: None,
             details: Details::default(),
             refusal: false,
@@ -54,12 +51,11 @@ impl ChatDecoder {
             slots: BTreeMap::new(),
             finish_reason: None,
             usage: None,
-            done: false,
         })
     }
 
     pub(crate) fn is_complete(&self) -> bool {
-        self.done
+        self.emit.stopped()
     }
 
     pub(crate) fn feed(
@@ -68,7 +64,7 @@ impl ChatDecoder {
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.done {
+        if self.emit.stopped() {
             return Ok(());
         }
         if data.trim() == "[DONE]" {
@@ -82,7 +78,6 @@ impl ChatDecoder {
             let id = self
                 .continuation
                 .message_id(chunk.get("id").and_then(Value::as_str));
-            self.message_id = Some(id.clone());
             self.emit.start(id, out)?;
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
@@ -208,8 +203,9 @@ impl ChatDecoder {
             ));
         };
         let id = self
-            .message_id
-            .clone()
+            .emit
+            .message_id()
+            .map(str::to_owned)
             .ok_or_else(|| protocol("the stream ended before any chunk"))?;
         if reason == "error" {
             // OpenRouter-style: the provider behind the gateway failed mid-generation.
@@ -259,14 +255,13 @@ impl ChatDecoder {
         let model_state = self.continuation.next_state(entry)?;
         let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;
-        self.done = true;
         Ok(())
     }
 
     /// End of body. `[DONE]` is the final event; a stream that already said why it finished is accepted
     /// without it (some compatible servers omit it), anything else is cut off.
     pub(crate) fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
-        if self.done {
+        if self.emit.stopped() {
             return Ok(());
         }
         self.complete(out)

@@ -21,7 +21,6 @@ pub(crate) struct ResponsesDecoder {
     continuation: Continuation<Entry>,
     names: ToolNames,
     emit: Emitter,
-    message_id: Option<String>,
     /// Which (output_index, part index, kind) the open live block belongs to: a new part is a new block.
     live: Option<(u64, u64, LiveKind)>,
     /// Neutral blocks produced so far by each output item not yet done.
@@ -31,7 +30,6 @@ pub(crate) struct ResponsesDecoder {
     parts: PartsBuilder,
     any_call: bool,
     refusal: bool,
-    done: bool,
 }
 
 fn upstream(code: &str, message: &str) -> AdapterError {
@@ -47,19 +45,17 @@ impl ResponsesDecoder {
             continuation: Continuation::new(FORMAT, request)?,
             names: ToolNames::new(request),
             emit: Emitter::default(),
-            message_id: None,
             live: None,
             item_blocks: BTreeMap::new(),
             arguments: BTreeMap::new(),
             parts: PartsBuilder::default(),
             any_call: false,
             refusal: false,
-            done: false,
         })
     }
 
     pub(crate) fn is_complete(&self) -> bool {
-        self.done
+        self.emit.stopped()
     }
 
     pub(crate) fn feed(
@@ -68,7 +64,7 @@ impl ResponsesDecoder {
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.done {
+        if self.emit.stopped() {
             return Ok(());
         }
         let value = wire::parse("Responses", event, data)?;
@@ -150,7 +146,6 @@ impl ResponsesDecoder {
         }
         let id = value.pointer("/response/id").and_then(Value::as_str);
         let id = self.continuation.message_id(id);
-        self.message_id = Some(id.clone());
         self.emit.start(id, out)
     }
 
@@ -249,8 +244,9 @@ impl ResponsesDecoder {
             }
         };
         let id = self
-            .message_id
-            .clone()
+            .emit
+            .message_id()
+            .map(str::to_owned)
             .ok_or_else(|| protocol("response finished before response.created"))?;
         let entry = std::mem::take(&mut self.parts)
             .finish()
@@ -258,12 +254,11 @@ impl ResponsesDecoder {
         let model_state = self.continuation.next_state(entry)?;
         let usage = response.get("usage").map(neutral_usage).unwrap_or_default();
         self.emit.stop(stop_reason, usage, model_state, out)?;
-        self.done = true;
         Ok(())
     }
 
     pub(crate) fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
-        if self.done {
+        if self.emit.stopped() {
             Ok(())
         } else {
             Err(protocol(
