@@ -349,11 +349,6 @@ export function looseJson(value) {
   try { return JSON.stringify(value); } catch { return undefined; }
 }
 
-/** Calls `fn` with `args`; a returned thenable is awaited, anything else is wrapped in a resolved promise. */
-export function callAsync(fn, self, args) {
-  return new Promise((resolve) => resolve(fn.apply(self, args)));
-}
-
 /** Observer call for the hot event (a block-delta) without a JSON round trip. */
 export function emitDelta(observer, index, delta) {
   observer(Object.freeze({ type: 'block-delta', index, delta }));
@@ -382,6 +377,11 @@ export function lazyRequest(handle) {
     get tools() { return load().tools; },
     get conversationId() { return load().conversationId; },
   });
+}
+
+/** A tool's context `{ signal, callId }` (frozen; the signal itself stays live). */
+export function toolContext(signal, callId) {
+  return Object.freeze({ signal, callId });
 }
 
 /** Frozen data plus a live AbortSignal (which must stay unfrozen to be abortable). */

@@ -114,6 +114,24 @@ test('item 7: a throwing or rejecting tool ends the execution with AGENT_TOOL_FA
   }
 });
 
+test('item 7: a tool may answer with a plain value, a promise or any thenable; a thenable that rejects ends the execution', async () => {
+  const answers = [
+    ['plain', (ctx) => ok(ctx, 'plain')],
+    ['promise', (ctx) => Promise.resolve(ok(ctx, 'promise'))],
+    ['thenable', (ctx) => ({ then(resolve) { setTimeout(() => resolve(ok(ctx, 'thenable')), 1); } })],
+  ];
+  for (const [expected, answer] of answers) {
+    const t = recordingTool('t', (x, ctx) => answer(ctx));
+    const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('ok')]);
+    const result = await run(m, [t]).result;
+    assert.equal(result.messages[2].blocks[0].content, expected);
+  }
+  const bad = recordingTool('t', () => ({ then(resolve, reject) { reject(new Error('thenable boom')); } }));
+  const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('never')]);
+  await assert.rejects(run(m, [bad]).result, (error) => error.code === 'AGENT_TOOL_FAILED' && /thenable boom/.test(error.message));
+  assert.equal(m.requests.length, 1);
+});
+
 test('item 7: results must be exactly { toolCallId, content, isError } for the call', async () => {
   const bad = [
     (ctx) => ({ toolCallId: 'other', content: 'x', isError: false }),

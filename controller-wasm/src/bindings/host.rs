@@ -7,7 +7,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Array, Function, Promise, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -220,20 +220,9 @@ impl JsTool {
     }
 }
 
-/// `{ signal, callId }` for tools and tool interceptors.
+/// `{ signal, callId }` for tools and tool interceptors (frozen; built in JS in one call).
 pub fn tool_context_js(ctx: &ToolContext) -> JsValue {
-    let object = Object::new();
-    let _ = Reflect::set(
-        &object,
-        &JsValue::from_str("signal"),
-        &mirror_signal(&ctx.signal),
-    );
-    let _ = Reflect::set(
-        &object,
-        &JsValue::from_str("callId"),
-        &JsValue::from_str(&ctx.call_id),
-    );
-    Object::freeze(&object).into()
+    js::tool_context(&mirror_signal(&ctx.signal), &ctx.call_id)
 }
 
 /// Converts a tool's (or tool interceptor's) returned JS value to JSON for the core's exact-shape validation.
@@ -254,12 +243,47 @@ pub fn tool_result_json(value: &JsValue) -> Result<Value, AgentError> {
 
 impl ToolHandler for JsTool {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
-        let args = Array::of2(&frozen(&*input), &tool_context_js(&ctx));
-        let promise = js::call_async(&self.execute, &self.object, &args);
-        async move {
-            let value = await_js(promise, ErrorCode::ToolFailed, "tool threw").await?;
-            tool_result_json(&value)
-        }
-        .boxed_local()
+        let args = Array::of2(&frozen_map(&input), &tool_context_js(&ctx));
+        settle_js(
+            self.execute.apply(&self.object, &args),
+            ErrorCode::ToolFailed,
+            "tool threw",
+        )
     }
+}
+
+/// A tool's arguments as a deep-frozen JS object (serialised straight from the map, without a `Value` copy).
+pub fn frozen_map(map: &Map<String, Value>) -> JsValue {
+    js::parse_frozen(&serde_json::to_string(map).unwrap_or_default())
+}
+
+/// What a tool (or tool interceptor) returned, as the core's raw result. A plain value is used at once; only a
+/// thenable goes through a promise (most in-page tools answer synchronously, and a promise, its two
+/// `wasm-bindgen-futures` callbacks and the microtask hop were a visible share of each tool-loop step). A
+/// synchronous throw is the same failure as a rejection.
+pub fn settle_js(
+    returned: Result<JsValue, JsValue>,
+    code: ErrorCode,
+    what: &'static str,
+) -> ToolOutput {
+    match returned {
+        Err(thrown) => {
+            futures::future::ready(Err(error::from_js(&thrown, code, what))).boxed_local()
+        }
+        Ok(value) if is_thenable(&value) => {
+            let promise = Promise::resolve(&value);
+            async move {
+                let value = await_js(promise, code, what).await?;
+                tool_result_json(&value)
+            }
+            .boxed_local()
+        }
+        Ok(value) => futures::future::ready(tool_result_json(&value)).boxed_local(),
+    }
+}
+
+/// A promise, or any object or function with a callable `then` (what `await` would assimilate).
+fn is_thenable(value: &JsValue) -> bool {
+    value.is_instance_of::<Promise>()
+        || ((value.is_object() || value.is_function()) && method(value, "then").is_some())
 }

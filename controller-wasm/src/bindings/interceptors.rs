@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use js_sys::{Array, Function, Reflect};
 
 use patchbridge_protocol::ModelRequest;
@@ -17,9 +17,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::error;
-use super::host::{
-    await_js, frozen, json_text, method, mirror_signal, stream_from_js, tool_result_json,
-};
+use super::host::{frozen, json_text, method, mirror_signal, settle_js, stream_from_js};
 use super::js;
 use crate::core::{
     AbortSignal, AgentError, CallRequest, ErrorCode, EventStream, ModelCallContext,
@@ -188,16 +186,10 @@ impl ToolInterceptor for JsToolInterceptor {
                 .into())
             });
         let args = Array::of2(&js_invocation, &next_fn.into_js_value());
-        let promise = js::call_async(&self.intercept, &self.object, &args);
-        async move {
-            let value = await_js(
-                promise,
-                ErrorCode::InterceptorFailed,
-                "tool interceptor failed",
-            )
-            .await?;
-            tool_result_json(&value)
-        }
-        .boxed_local()
+        settle_js(
+            self.intercept.apply(&self.object, &args),
+            ErrorCode::InterceptorFailed,
+            "tool interceptor failed",
+        )
     }
 }

@@ -78,9 +78,6 @@ extern "C" {
     pub fn new_id() -> String;
     #[wasm_bindgen(js_name = looseJson)]
     pub fn loose_json(value: &JsValue) -> Option<String>;
-    /// `fn.apply(self, args)` as a promise (sync throws become rejections).
-    #[wasm_bindgen(js_name = callAsync)]
-    pub fn call_async(f: &js_sys::Function, this: &JsValue, args: &Array) -> Promise;
 }
 
 #[wasm_bindgen]
@@ -114,4 +111,7 @@ extern "C" {
     /// `Object.freeze({ ...data, signal })`.
     #[wasm_bindgen(js_name = withSignal)]
     pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
+    /// `Object.freeze({ signal, callId })`: a tool's second argument.
+    #[wasm_bindgen(js_name = toolContext)]
+    pub fn tool_context(signal: &JsValue, call_id: &str) -> JsValue;
 }

@@ -76,7 +76,7 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
             progress.messages.push(message.clone());
         }
         sh.emit(&ExecutionEvent::MessageCompleted(&message));
-        sh.hook(HookEvent::ModelCallCompleted {
+        sh.hook_with(|| HookEvent::ModelCallCompleted {
             model_call,
             message_id: message.id.clone(),
             stop_reason,
@@ -241,7 +241,7 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
             content: &result.content,
             is_error: result.is_error,
         });
-        sh.hook(HookEvent::ToolCallCompleted {
+        sh.hook_with(|| HookEvent::ToolCallCompleted {
             call_id: call.call_id.clone(),
             tool: call.tool.spec.name.clone(),
             is_error: result.is_error,
@@ -278,7 +278,7 @@ pub(crate) fn rejection_text(tool: &str, reason: Option<&str>) -> String {
 async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptResponse, AgentError> {
     let (interrupt, receiver) = sh.open_interrupt(&call.call_id, &call.tool.spec.name, &call.input);
     sh.emit(&ExecutionEvent::Interrupt(&interrupt));
-    sh.hook(HookEvent::ConfirmationRequested {
+    sh.hook_with(|| HookEvent::ConfirmationRequested {
         interrupt_id: interrupt.interrupt_id.clone(),
         call_id: call.call_id.clone(),
         tool: call.tool.spec.name.clone(),
@@ -294,7 +294,7 @@ async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptRes
         call_id: &call.call_id,
         approved,
     });
-    sh.hook(HookEvent::ConfirmationResolved {
+    sh.hook_with(|| HookEvent::ConfirmationResolved {
         interrupt_id: interrupt.interrupt_id.clone(),
         call_id: call.call_id.clone(),
         approved,
@@ -338,7 +338,7 @@ fn tool_chain(
 }
 
 async fn run_tool(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<ToolCallResult, AgentError> {
-    sh.hook(HookEvent::ToolCallStarted {
+    sh.hook_with(|| HookEvent::ToolCallStarted {
         call_id: call.call_id.clone(),
         tool: call.tool.spec.name.clone(),
         arguments: (*call.input).clone(),

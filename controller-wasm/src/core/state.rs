@@ -216,6 +216,15 @@ impl ExecShared {
 
     /// Dispatches a non-terminal lifecycle event to every hook in registration order. A hook error fails the
     /// turn (`AGENT_HOOK_FAILED`); a hook that closed the gate (by cancelling) stops the dispatch.
+    /// [`hook`](Self::hook) with the event built only when a hook is registered: the events carry copies of
+    /// tool arguments and ids, which the common no-hook case should not pay for on every step.
+    pub(crate) fn hook_with(&self, make: impl FnOnce() -> HookEvent) -> Result<(), AgentError> {
+        if self.runtime.options.hooks.is_empty() {
+            return self.check_open();
+        }
+        self.hook(make())
+    }
+
     pub(crate) fn hook(&self, event: HookEvent) -> Result<(), AgentError> {
         debug_assert!(!event.is_terminal());
         self.check_open()?;
