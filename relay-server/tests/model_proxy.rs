@@ -56,13 +56,7 @@ async fn rate_limit_then_ok_is_retried_once() {
 #[tokio::test]
 async fn server_error_then_ok_is_retried_once_and_twice_fails() {
     let (fake, r, db) = relay_with_upstream(
-        vec![
-            Reply::Status {
-                status: 503,
-                body: "{}".into(),
-            },
-            Reply::sse(text_stream()),
-        ],
+        vec![Reply::status(503), Reply::sse(text_stream())],
         json!({}),
     )
     .await;
@@ -70,11 +64,7 @@ async fn server_error_then_ok_is_retried_once_and_twice_fails() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(fake.requests().len(), 2);
 
-    let fake = FakeUpstream::start(vec![Reply::Status {
-        status: 429,
-        body: "{}".into(),
-    }])
-    .await;
+    let fake = FakeUpstream::start(vec![Reply::status(429)]).await;
     let r = relay_for(&fake, &db, json!({})).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
@@ -445,14 +435,7 @@ async fn in_stream_overload_before_the_first_event_is_retried_once() {
     assert_eq!(fake.requests().len(), 2, "one retry in all");
 
     // A 503 retry and an in-stream overload share the single retry.
-    let fake = FakeUpstream::start(vec![
-        Reply::Status {
-            status: 503,
-            body: "{}".into(),
-        },
-        Reply::sse(overloaded_event()),
-    ])
-    .await;
+    let fake = FakeUpstream::start(vec![Reply::status(503), Reply::sse(overloaded_event())]).await;
     let r = relay_for(&fake, &db, json!({})).await;
     let (_, text) = post_model(&r, first_turn_request("claude")).await;
     assert_eq!(events_of(&text)[0]["code"], "UPSTREAM_UNAVAILABLE");
@@ -512,13 +495,7 @@ async fn model_request_over_the_body_bound_is_413_before_any_upstream_call() {
 #[tokio::test]
 async fn upstream_requests_carry_the_request_id() {
     let (fake, r, db) = relay_with_upstream(
-        vec![
-            Reply::Status {
-                status: 503,
-                body: "{}".into(),
-            },
-            Reply::sse(text_stream()),
-        ],
+        vec![Reply::status(503), Reply::sse(text_stream())],
         json!({}),
     )
     .await;

@@ -138,13 +138,17 @@ impl Decoder {
         Ok(Decoder { inner })
     }
 
-    /// Feeds one SSE message. Appends the neutral events it produces to `out`.
+    /// Feeds one SSE message. Appends the neutral events it produces to `out`. Input after the provider's final
+    /// event is ignored.
     pub fn feed(
         &mut self,
         event: &str,
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
+        if self.is_complete() {
+            return Ok(());
+        }
         match &mut self.inner {
             DecoderInner::Chat(d) => d.feed(event, data, out),
             DecoderInner::Responses(d) => d.feed(event, data, out),
@@ -154,6 +158,9 @@ impl Decoder {
 
     /// End of the upstream body. Fails with `UPSTREAM_PROTOCOL_ERROR` if the provider's final event never came.
     pub fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
+        if self.is_complete() {
+            return Ok(());
+        }
         match &mut self.inner {
             DecoderInner::Chat(d) => d.finish(out),
             DecoderInner::Responses(d) => d.finish(out),
@@ -161,12 +168,14 @@ impl Decoder {
         }
     }
 
-    /// Whether the provider's final event has been seen (the stream is complete; later bytes are ignored).
+    /// Whether the provider's final event has been seen (the stream is complete; later bytes are ignored). Every
+    /// decoder seals its message through its emitter, so the emitter's state is the answer.
     pub fn is_complete(&self) -> bool {
-        match &self.inner {
-            DecoderInner::Chat(d) => d.is_complete(),
-            DecoderInner::Responses(d) => d.is_complete(),
-            DecoderInner::Anthropic(d) => d.is_complete(),
-        }
+        let emit = match &self.inner {
+            DecoderInner::Chat(d) => &d.emit,
+            DecoderInner::Responses(d) => &d.emit,
+            DecoderInner::Anthropic(d) => &d.emit,
+        };
+        emit.stopped()
     }
 }

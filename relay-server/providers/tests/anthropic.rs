@@ -75,11 +75,11 @@ fn tool_input_split_across_chunks_becomes_one_object() {
     assert_eq!(a.stop_reason, StopReason::ToolUse);
     assert_eq!(
         a.message.blocks[1],
-        Block::ToolCall {
-            call_id: "toolu_01NRLabsLyVHZPKxbKvkfSMn".into(),
-            name: "get_weather".into(),
-            input: obj(json!({ "location": "Paris" })),
-        }
+        tool_call(
+            "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+            "get_weather",
+            json!({ "location": "Paris" })
+        )
     );
     assert_eq!(
         a.model_state, None,
@@ -95,18 +95,10 @@ fn thinking_with_signature_is_shown_and_kept_in_state() {
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::Reasoning {
-                text: "The user wants a todo added. I should call todo_add.".into()
-            },
-            Block::Text {
-                text: "Adding it now.".into()
-            },
-            Block::ToolCall {
-                call_id: "toolu_01AddMilk".into(),
-                // The provider-safe name maps back to the page's dotted name.
-                name: "todo.add".into(),
-                input: obj(json!({ "text": "buy milk" })),
-            },
+            reasoning("The user wants a todo added. I should call todo_add."),
+            text("Adding it now."),
+            // The provider-safe name maps back to the page's dotted name.
+            tool_call("toolu_01AddMilk", "todo.add", json!({ "text": "buy milk" })),
         ]
     );
     assert_eq!(
@@ -185,12 +177,7 @@ fn redacted_thinking_goes_back_unchanged_before_the_signed_thinking() {
         &[("toolu_01Clock", "12:00", false)],
     );
     // Only the readable thinking is shown; the redacted block exists only in ModelState.
-    assert_eq!(
-        message.blocks[0],
-        Block::Reasoning {
-            text: "Checking the clock tool.".into()
-        }
-    );
+    assert_eq!(message.blocks[0], reasoning("Checking the clock tool."));
     assert_eq!(message.blocks.len(), 2);
     assert_eq!(
         body["messages"][1]["content"],
@@ -278,9 +265,7 @@ fn max_tokens_inside_thinking_keeps_the_shown_reasoning_without_state() {
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
     assert_eq!(
         a.message.blocks,
-        vec![Block::Reasoning {
-            text: "Let me think about this for a very long".into()
-        }]
+        vec![reasoning("Let me think about this for a very long")]
     );
     // An unsigned thinking block cannot be sent back, so there is nothing private to carry.
     assert_eq!(a.model_state, None);
@@ -291,12 +276,7 @@ fn pause_turn_maps_and_server_tool_use_is_kept_verbatim() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("pause_turn.sse")));
     assert_eq!(a.stop_reason, StopReason::PauseTurn);
-    assert_eq!(
-        a.message.blocks,
-        vec![Block::Text {
-            text: "Searching.".into()
-        }]
-    );
+    assert_eq!(a.message.blocks, vec![text("Searching.")]);
     // The runtime calls again with the paused message appended; the server tool call goes back as it was.
     let body = encode_request(KIND, &options(), &continue_after(&first, &a, vec![]))
         .unwrap()
@@ -369,9 +349,7 @@ fn encodes_the_exact_request_body() {
             id: "u1".into(),
             role: Role::User,
             blocks: vec![
-                Block::Text {
-                    text: "What is on these?".into(),
-                },
+                text("What is on these?"),
                 image_url("https://example.com/a.png"),
                 image_base64("image/png", "iVBORw0KGgo="),
             ],
@@ -490,7 +468,7 @@ fn reused_provider_message_id_is_made_unique() {
 fn reasoning_without_state_is_not_sent_and_empty_assistant_messages_are_skipped() {
     let messages = vec![
         user("u1", "hi"),
-        assistant("a1", vec![Block::Reasoning { text: "hmm".into() }]),
+        assistant("a1", vec![reasoning("hmm")]),
         user("u2", "hello?"),
     ];
     let body = encode_request(KIND, &options(), &request(messages, None))

@@ -46,23 +46,7 @@ fn recorded_text_stream_with_usage_chunk() {
         &first_turn(),
         &f("recorded/83b060bae42e.sse"),
     ));
-    assert_eq!(a.message.id, "chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c");
-    assert_eq!(
-        a.message.blocks,
-        vec![Block::Text {
-            text: "Foo!".into()
-        }]
-    );
-    assert_eq!(a.stop_reason, StopReason::EndTurn);
-    assert_eq!(
-        a.usage,
-        Usage {
-            input_tokens: 9,
-            output_tokens: 2,
-            ..Usage::default()
-        }
-    );
-    assert_eq!(a.model_state, None);
+    assert_plain_text_answer(&a, "chatcmpl-ABfw5EzoqmfXjnnsXY7Yd8OC6tb3c", "Foo!", (9, 2));
 }
 
 #[test]
@@ -128,16 +112,8 @@ fn interleaved_fragments_are_assembled_by_index_in_index_order() {
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::ToolCall {
-                call_id: "call_a".into(),
-                name: "todo.add".into(),
-                input: obj(json!({ "text": "milk" }))
-            },
-            Block::ToolCall {
-                call_id: "call_b".into(),
-                name: "todo.add".into(),
-                input: obj(json!({ "text": "eggs" }))
-            },
+            tool_call("call_a", "todo.add", json!({ "text": "milk" })),
+            tool_call("call_b", "todo.add", json!({ "text": "eggs" })),
         ]
     );
 }
@@ -150,7 +126,7 @@ fn recorded_length_finish_is_max_tokens() {
         &f("recorded/4cc50a6135d2.sse"),
     ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
-    assert_eq!(a.message.blocks, vec![Block::Text { text: "{\"".into() }]);
+    assert_eq!(a.message.blocks, vec![text("{\"")]);
 }
 
 #[test]
@@ -161,12 +137,7 @@ fn length_finish_drops_the_cut_tool_call_and_keeps_text() {
         &f("length_cuts_tool_call.sse"),
     ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
-    assert_eq!(
-        a.message.blocks,
-        vec![Block::Text {
-            text: "Saving the file.".into()
-        }]
-    );
+    assert_eq!(a.message.blocks, vec![text("Saving the file.")]);
 }
 
 #[test]
@@ -215,17 +186,9 @@ fn reasoning_content_is_shown_and_kept_in_state_with_usage() {
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::Reasoning {
-                text: "The user asks for the time. I will call the clock.".into()
-            },
-            Block::Text {
-                text: "Checking the clock.".into()
-            },
-            Block::ToolCall {
-                call_id: "call_00_clock".into(),
-                name: "local.clock_now".into(),
-                input: obj(json!({ "tz": "UTC" }))
-            },
+            reasoning("The user asks for the time. I will call the clock."),
+            text("Checking the clock."),
+            tool_call("call_00_clock", "local.clock_now", json!({ "tz": "UTC" })),
         ]
     );
     assert_eq!(
@@ -275,12 +238,8 @@ fn reasoning_content_goes_back_inside_the_tool_loop_only() {
     );
 
     // A new user turn closes the loop: earlier reasoning is not sent again (but stays in the state).
-    next.messages.push(assistant(
-        "a2",
-        vec![Block::Text {
-            text: "It is noon.".into(),
-        }],
-    ));
+    next.messages
+        .push(assistant("a2", vec![text("It is noon.")]));
     next.messages.push(user("u2", "Thanks"));
     let body = encode_request(KIND, &options(), &next).unwrap().body;
     assert!(body["messages"][1].get("reasoning_content").is_none());
@@ -290,12 +249,7 @@ fn reasoning_content_goes_back_inside_the_tool_loop_only() {
 fn reasoning_field_from_gateways_is_sent_back_under_its_own_name() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_field.sse")));
-    assert_eq!(
-        a.message.blocks[0],
-        Block::Reasoning {
-            text: "Short thought.".into()
-        }
-    );
+    assert_eq!(a.message.blocks[0], reasoning("Short thought."));
     assert_eq!(
         a.model_state.as_ref().unwrap().data["messages"][&a.message.id]["field"],
         json!("reasoning")
@@ -320,11 +274,7 @@ fn stop_finish_with_tool_calls_is_tool_use() {
     assert_eq!(a.stop_reason, StopReason::ToolUse);
     assert_eq!(
         a.message.blocks,
-        vec![Block::ToolCall {
-            call_id: "call_x1".into(),
-            name: "todo.list".into(),
-            input: obj(json!({}))
-        }]
+        vec![tool_call("call_x1", "todo.list", json!({}))]
     );
 }
 
@@ -378,11 +328,7 @@ fn missing_tool_call_id_gets_a_deterministic_one() {
     let a = assemble(&out);
     assert_eq!(
         a.message.blocks,
-        vec![Block::ToolCall {
-            call_id: "c9-call-0".into(),
-            name: "todo.list".into(),
-            input: obj(json!({}))
-        }]
+        vec![tool_call("c9-call-0", "todo.list", json!({}))]
     );
 }
 
@@ -400,9 +346,7 @@ fn encodes_the_exact_request_body() {
             id: "u1".into(),
             role: Role::User,
             blocks: vec![
-                Block::Text {
-                    text: "Add what is on this photo.".into(),
-                },
+                text("Add what is on this photo."),
                 image_url("https://example.com/a.png"),
                 image_base64("image/jpeg", "/9j/4AAQ"),
             ],
@@ -410,19 +354,9 @@ fn encodes_the_exact_request_body() {
         assistant(
             "a1",
             vec![
-                Block::Reasoning {
-                    text: "shown only".into(),
-                },
-                Block::ToolCall {
-                    call_id: "call_1".into(),
-                    name: "todo.add".into(),
-                    input: obj(json!({ "text": "milk" })),
-                },
-                Block::ToolCall {
-                    call_id: "call_2".into(),
-                    name: "todo.add".into(),
-                    input: obj(json!({ "text": "eggs" })),
-                },
+                reasoning("shown only"),
+                tool_call("call_1", "todo.add", json!({ "text": "milk" })),
+                tool_call("call_2", "todo.add", json!({ "text": "eggs" })),
             ],
         ),
         tool_result(
@@ -517,14 +451,7 @@ fn content_sent_as_typed_parts_is_decoded() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("content_parts.sse")));
     assert_eq!(
         a.message.blocks,
-        vec![
-            Block::Reasoning {
-                text: "Consider it.".into()
-            },
-            Block::Text {
-                text: "Done.".into()
-            }
-        ]
+        vec![reasoning("Consider it."), text("Done.")]
     );
     assert_eq!(a.stop_reason, StopReason::EndTurn);
 }
@@ -534,12 +461,7 @@ fn reasoning_details_are_merged_kept_and_sent_back_verbatim_in_the_tool_loop() {
     // OpenRouter streams `reasoning_details` fragments (text first, signature later) next to `reasoning`.
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_details.sse")));
-    assert_eq!(
-        a.message.blocks[0],
-        Block::Reasoning {
-            text: "Need the list.".into()
-        }
-    );
+    assert_eq!(a.message.blocks[0], reasoning("Need the list."));
     let details = json!([{ "type": "reasoning.text", "text": "Need the list.", "signature": "RXF3c2lnbmF0dXJl",
                            "format": "anthropic-claude-v1", "index": 0 }]);
     assert_eq!(

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, Message, ModelState, Role, StopReason, StreamEvent, Usage};
+use patchbridge_protocol::{Message, ModelState, Role, StopReason, StreamEvent, Usage};
 use patchbridge_providers::{
     encode_request, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
 };
@@ -29,23 +29,7 @@ fn every_fixture_decodes_to_its_golden_events() {
 #[test]
 fn text_stream_uses_the_response_id_and_usage() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("text.sse")));
-    assert_eq!(a.message.id, "resp_text01");
-    assert_eq!(
-        a.message.blocks,
-        vec![Block::Text {
-            text: "Hello there!".into()
-        }]
-    );
-    assert_eq!(a.stop_reason, StopReason::EndTurn);
-    assert_eq!(
-        a.usage,
-        Usage {
-            input_tokens: 12,
-            output_tokens: 4,
-            ..Usage::default()
-        }
-    );
-    assert_eq!(a.model_state, None);
+    assert_plain_text_answer(&a, "resp_text01", "Hello there!", (12, 4));
 }
 
 #[test]
@@ -59,17 +43,9 @@ fn reasoning_summaries_are_shown_and_the_encrypted_item_is_kept() {
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::Reasoning {
-                text: "**Adding a todo**\n\nThe user wants milk on the list.".into()
-            },
-            Block::Reasoning {
-                text: "**Calling the tool**".into()
-            },
-            Block::ToolCall {
-                call_id: "call_milk".into(),
-                name: "todo.add".into(),
-                input: obj(json!({ "text": "buy milk" }))
-            },
+            reasoning("**Adding a todo**\n\nThe user wants milk on the list."),
+            reasoning("**Calling the tool**"),
+            tool_call("call_milk", "todo.add", json!({ "text": "buy milk" })),
         ]
     );
     assert_eq!(
@@ -131,16 +107,8 @@ fn parallel_function_calls_become_blocks_0_and_1() {
     assert_eq!(
         a.message.blocks,
         vec![
-            Block::ToolCall {
-                call_id: "call_a".into(),
-                name: "weather_get".into(),
-                input: obj(json!({ "city": "Paris" }))
-            },
-            Block::ToolCall {
-                call_id: "call_b".into(),
-                name: "weather_get".into(),
-                input: obj(json!({ "city": "Tokyo" }))
-            },
+            tool_call("call_a", "weather_get", json!({ "city": "Paris" })),
+            tool_call("call_b", "weather_get", json!({ "city": "Tokyo" })),
         ]
     );
     assert_eq!(a.stop_reason, StopReason::ToolUse);
@@ -154,12 +122,7 @@ fn incomplete_for_max_output_tokens_is_max_tokens_and_drops_the_cut_call() {
         &f("incomplete_max_output_tokens.sse"),
     ));
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
-    assert_eq!(
-        a.message.blocks,
-        vec![Block::Text {
-            text: "The first three steps are".into()
-        }]
-    );
+    assert_eq!(a.message.blocks, vec![text("The first three steps are")]);
     assert_eq!(a.usage.reasoning_tokens, 40);
 }
 
@@ -167,12 +130,7 @@ fn incomplete_for_max_output_tokens_is_max_tokens_and_drops_the_cut_call() {
 fn refusal_is_text_with_refusal_stop() {
     let a = assemble(&decode_ok(KIND, &first_turn(), &f("refusal.sse")));
     assert_eq!(a.stop_reason, StopReason::Refusal);
-    assert_eq!(
-        a.message.blocks,
-        vec![Block::Text {
-            text: "I can't help with that.".into()
-        }]
-    );
+    assert_eq!(a.message.blocks, vec![text("I can't help with that.")]);
 }
 
 #[test]
@@ -223,24 +181,13 @@ fn encodes_the_exact_request_body() {
         Message {
             id: "u1".into(),
             role: Role::User,
-            blocks: vec![
-                Block::Text {
-                    text: "Add this.".into(),
-                },
-                image_base64("image/png", "iVBOR"),
-            ],
+            blocks: vec![text("Add this."), image_base64("image/png", "iVBOR")],
         },
         assistant(
             "a1",
             vec![
-                Block::Text {
-                    text: "Sure.".into(),
-                },
-                Block::ToolCall {
-                    call_id: "call_1".into(),
-                    name: "todo.add".into(),
-                    input: obj(json!({ "text": "milk" })),
-                },
+                text("Sure."),
+                tool_call("call_1", "todo.add", json!({ "text": "milk" })),
             ],
         ),
         tool_result("t1", &[("call_1", "no space left", true)]),
@@ -284,9 +231,7 @@ fn reasoning_block_covered_by_a_raw_item_must_still_be_reasoning() {
     let first = first_turn();
     let a = assemble(&decode_ok(KIND, &first, &f("reasoning_tool_call.sse")));
     let mut edited = a.message.clone();
-    edited.blocks[0] = Block::Text {
-        text: "not reasoning".into(),
-    };
+    edited.blocks[0] = text("not reasoning");
     let mut messages = first.messages.clone();
     messages.push(edited);
     assert_eq!(
@@ -334,12 +279,7 @@ fn two_turns_carry_both_reasoning_items_in_order() {
 fn regression_assistant_history_uses_the_input_message_form() {
     let messages = vec![
         user("u1", "hi"),
-        assistant(
-            "a1",
-            vec![Block::Text {
-                text: "Hello!".into(),
-            }],
-        ),
+        assistant("a1", vec![text("Hello!")]),
         user("u2", "bye"),
     ];
     let body = encode_request(KIND, &options(), &request(messages, None))
@@ -363,14 +303,7 @@ fn items_sent_whole_without_deltas_are_still_shown_and_kept() {
     assert_eq!(a.message.id, "resp_nodelta01");
     assert_eq!(
         a.message.blocks,
-        vec![
-            Block::Reasoning {
-                text: "Thinking briefly.".into()
-            },
-            Block::Text {
-                text: "Whole answer.".into()
-            }
-        ]
+        vec![reasoning("Thinking briefly."), text("Whole answer.")]
     );
     let items = &a.model_state.unwrap().data["messages"]["resp_nodelta01"]["items"];
     assert_eq!(items[0]["raw"]["encrypted_content"], json!("enc-nodelta"));

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use patchbridge_protocol::{Block, Message, ModelRequest, Role};
+use patchbridge_protocol::{Message, ModelRequest, Role};
 use patchbridge_providers::{
     encode_request, ModelOptions, ProviderKind, ReasoningEffort, ReasoningOptions, ReasoningSummary,
 };
@@ -43,9 +43,7 @@ fn rich_conversation() -> Vec<Message> {
             id: "u1".into(),
             role: Role::User,
             blocks: vec![
-                Block::Text {
-                    text: "Add what is on these.".into(),
-                },
+                text("Add what is on these."),
                 image_url("https://example.com/a.png"),
                 image_base64("image/png", "iVBORw0KGgo="),
             ],
@@ -53,34 +51,17 @@ fn rich_conversation() -> Vec<Message> {
         assistant(
             "a1",
             vec![
-                Block::Reasoning {
-                    text: "two items".into(),
-                },
-                Block::Text {
-                    text: "Adding both.".into(),
-                },
-                Block::ToolCall {
-                    call_id: "call_1".into(),
-                    name: "todo.add".into(),
-                    input: obj(json!({ "text": "milk" })),
-                },
-                Block::ToolCall {
-                    call_id: "call_2".into(),
-                    name: "todo.add".into(),
-                    input: obj(json!({ "text": "eggs" })),
-                },
+                reasoning("two items"),
+                text("Adding both."),
+                tool_call("call_1", "todo.add", json!({ "text": "milk" })),
+                tool_call("call_2", "todo.add", json!({ "text": "eggs" })),
             ],
         ),
         tool_result(
             "t1",
             &[("call_1", "added", false), ("call_2", "full", true)],
         ),
-        assistant(
-            "a2",
-            vec![Block::Text {
-                text: "One failed.".into(),
-            }],
-        ),
+        assistant("a2", vec![text("One failed.")]),
         user("u2", "Thanks"),
     ]
 }

@@ -178,10 +178,8 @@ fn model_state_of_another_provider_passes_through_unchanged() {
 #[test]
 fn is_deterministic_and_ids_are_unique_in_the_conversation() {
     let mut r = ask("hello");
-    r.messages.insert(
-        0,
-        assistant("scripted-1", vec![Block::Text { text: "x".into() }]),
-    );
+    r.messages
+        .insert(0, assistant("scripted-1", vec![text("x")]));
     let a = respond(&r);
     assert_eq!(a, respond(&r));
     let id = assemble(&a).message.id;

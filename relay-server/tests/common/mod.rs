@@ -288,6 +288,14 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// A non-2xx answer with an empty JSON object as its body.
+    pub fn status(status: u16) -> Reply {
+        Reply::Status {
+            status,
+            body: "{}".into(),
+        }
+    }
+
     pub fn sse(body: impl Into<String>) -> Reply {
         Reply::Sse {
             body: body.into(),

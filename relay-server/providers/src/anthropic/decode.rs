@@ -40,7 +40,8 @@ enum Current {
 pub(crate) struct AnthropicDecoder {
     continuation: Continuation<Entry>,
     names: ToolNames,
-    emit: Emitter,
+    /// Read by the dispatch in `lib.rs`: a stopped emitter means the stream is complete.
+    pub(crate) emit: Emitter,
     current: Option<(u64, Current)>,
     parts: PartsBuilder,
     stop_reason: Option<String>,
@@ -102,19 +103,12 @@ impl AnthropicDecoder {
         })
     }
 
-    pub(crate) fn is_complete(&self) -> bool {
-        self.emit.stopped()
-    }
-
     pub(crate) fn feed(
         &mut self,
         event: &str,
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.emit.stopped() {
-            return Ok(());
-        }
         let value = wire::parse("Anthropic", event, data)?;
         let kind = wire::event_type(&value, event);
         match kind {
@@ -380,11 +374,8 @@ impl AnthropicDecoder {
         Ok(())
     }
 
+    /// End of a body that never reached `message_stop`.
     pub(crate) fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
-        if self.emit.stopped() {
-            Ok(())
-        } else {
-            Err(protocol("the Anthropic stream ended before message_stop"))
-        }
+        Err(protocol("the Anthropic stream ended before message_stop"))
     }
 }

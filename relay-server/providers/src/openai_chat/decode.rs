@@ -27,7 +27,8 @@ struct ToolAcc {
 pub(crate) struct ChatDecoder {
     continuation: Continuation<Entry>,
     names: ToolNames,
-    emit: Emitter,
+    /// Read by the dispatch in `lib.rs`: a stopped emitter means the stream is complete.
+    pub(crate) emit: Emitter,
     reasoning: Option<(ReasoningField, String)>,
     details: Details,
     refusal: bool,
@@ -54,19 +55,12 @@ impl ChatDecoder {
         })
     }
 
-    pub(crate) fn is_complete(&self) -> bool {
-        self.emit.stopped()
-    }
-
     pub(crate) fn feed(
         &mut self,
         event: &str,
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.emit.stopped() {
-            return Ok(());
-        }
         if data.trim() == "[DONE]" {
             return self.complete(out);
         }
@@ -258,12 +252,9 @@ impl ChatDecoder {
         Ok(())
     }
 
-    /// End of body. `[DONE]` is the final event; a stream that already said why it finished is accepted
-    /// without it (some compatible servers omit it), anything else is cut off.
+    /// End of a body without `[DONE]`: a stream that already said why it finished is accepted without it (some
+    /// compatible servers omit it), anything else is cut off.
     pub(crate) fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
-        if self.emit.stopped() {
-            return Ok(());
-        }
         self.complete(out)
     }
 }

@@ -20,7 +20,8 @@ use crate::{AdapterError, UpstreamFailure};
 pub(crate) struct ResponsesDecoder {
     continuation: Continuation<Entry>,
     names: ToolNames,
-    emit: Emitter,
+    /// Read by the dispatch in `lib.rs`: a stopped emitter means the stream is complete.
+    pub(crate) emit: Emitter,
     /// Which (output_index, part index, kind) the open live block belongs to: a new part is a new block.
     live: Option<(u64, u64, LiveKind)>,
     /// Neutral blocks produced so far by each output item not yet done.
@@ -54,19 +55,12 @@ impl ResponsesDecoder {
         })
     }
 
-    pub(crate) fn is_complete(&self) -> bool {
-        self.emit.stopped()
-    }
-
     pub(crate) fn feed(
         &mut self,
         event: &str,
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.emit.stopped() {
-            return Ok(());
-        }
         let value = wire::parse("Responses", event, data)?;
         let kind = wire::event_type(&value, event);
         let output_index = index_field(&value, "output_index");
@@ -257,14 +251,11 @@ impl ResponsesDecoder {
         Ok(())
     }
 
+    /// End of a body that never reached `response.completed` or `response.incomplete`.
     pub(crate) fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
-        if self.emit.stopped() {
-            Ok(())
-        } else {
-            Err(protocol(
-                "the Responses stream ended before response.completed or response.incomplete",
-            ))
-        }
+        Err(protocol(
+            "the Responses stream ended before response.completed or response.incomplete",
+        ))
     }
 }
 

@@ -369,3 +369,36 @@ pub fn assert_foreign_state_rejected(
     );
     e
 }
+
+pub fn text(text: &str) -> Block {
+    Block::Text { text: text.into() }
+}
+
+pub fn reasoning(text: &str) -> Block {
+    Block::Reasoning { text: text.into() }
+}
+
+pub fn tool_call(call_id: &str, name: &str, input: Value) -> Block {
+    Block::ToolCall {
+        call_id: call_id.into(),
+        name: name.into(),
+        input: obj(input),
+    }
+}
+
+/// A plain text answer: message `id` with one text block, `end_turn`, these input and output tokens and
+/// nothing else counted, and no ModelState (plain text needs no private state).
+pub fn assert_plain_text_answer(a: &Assembled, id: &str, text_: &str, tokens: (u64, u64)) {
+    assert_eq!(a.message.id, id);
+    assert_eq!(a.message.blocks, vec![text(text_)]);
+    assert_eq!(a.stop_reason, StopReason::EndTurn);
+    assert_eq!(
+        a.usage,
+        Usage {
+            input_tokens: tokens.0,
+            output_tokens: tokens.1,
+            ..Usage::default()
+        }
+    );
+    assert_eq!(a.model_state, None);
+}
