@@ -195,22 +195,12 @@ fn summary_of(s: StoredSummary) -> ConversationSummary {
     }
 }
 
-fn summary_of_row(s: &StoredConversation) -> ConversationSummary {
-    ConversationSummary {
-        id: s.id.clone(),
-        title: s.title.clone(),
-        revision: s.revision as u64,
-        created_at: rfc3339(s.created_at),
-        updated_at: rfc3339(s.updated_at),
-    }
-}
-
 fn snapshot_of_parsed(
     stored: StoredConversation,
     context: ConversationContext,
 ) -> ConversationSnapshot {
     ConversationSnapshot {
-        conversation: summary_of_row(&stored),
+        conversation: summary_of(stored.summary),
         context,
     }
 }
@@ -221,7 +211,7 @@ fn snapshot_of(stored: StoredConversation) -> Result<ConversationSnapshot, Relay
         serde_json::from_str(&stored.context).map_err(|e| RelayError::ConversationCorrupt {
             detail: format!(
                 "conversation {} revision {}: {e}",
-                stored.id, stored.revision
+                stored.summary.id, stored.summary.revision
             ),
         })?;
     Ok(snapshot_of_parsed(stored, context))

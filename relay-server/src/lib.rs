@@ -35,7 +35,7 @@ use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 pub use error::RelayError;
-pub use identity::{IdentityResolver, UserId};
+pub use identity::{IdentityResolver, ResolveFuture, UserId};
 pub use state::AppState;
 
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");

@@ -3,16 +3,14 @@
 
 mod common;
 
-use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::*;
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
-use patchbridge_relay::{IdentityResolver, UserId};
+use patchbridge_relay::{IdentityResolver, ResolveFuture, UserId};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> std::path::PathBuf {
@@ -272,10 +270,7 @@ async fn trusted_proxy_header_is_the_user() {
 struct TenantResolver;
 
 impl IdentityResolver for TenantResolver {
-    fn resolve<'a>(
-        &'a self,
-        parts: &'a axum::http::request::Parts,
-    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(&'a self, parts: &'a axum::http::request::Parts) -> ResolveFuture<'a> {
         Box::pin(async move {
             let cookie = parts.headers.get("cookie")?.to_str().ok()?;
             cookie

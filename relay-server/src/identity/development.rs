@@ -1,12 +1,9 @@
 //! Development identity: the client names its own user (header or query parameter). Anyone can claim any user,
 //! so configuration only allows it on a loopback bind, and the relay logs a warning at start and per request.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use axum::http::request::Parts;
 
-use super::{acceptable, IdentityResolver, UserId};
+use super::{acceptable, IdentityResolver, ResolveFuture};
 
 pub struct DevelopmentResolver {
     header: String,
@@ -35,10 +32,7 @@ impl DevelopmentResolver {
 }
 
 impl IdentityResolver for DevelopmentResolver {
-    fn resolve<'a>(
-        &'a self,
-        parts: &'a Parts,
-    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(&'a self, parts: &'a Parts) -> ResolveFuture<'a> {
         Box::pin(async move {
             let raw = parts
                 .headers

@@ -1,15 +1,13 @@
 //! JWT identity: `Authorization: Bearer <token>`, verified with an HS256 secret, an RS256 PEM public key or a
 //! JWKS file (keys picked by `kid`). `exp` is required and checked; `sub` is the user.
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::http::request::Parts;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 
-use super::{acceptable, IdentityResolver, UserId};
+use super::{acceptable, IdentityResolver, ResolveFuture, UserId};
 use crate::config::SecretRef;
 
 /// Verification keys and claim checks, loaded at start-up.
@@ -160,10 +158,7 @@ impl JwtResolver {
 }
 
 impl IdentityResolver for JwtResolver {
-    fn resolve<'a>(
-        &'a self,
-        parts: &'a Parts,
-    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(&'a self, parts: &'a Parts) -> ResolveFuture<'a> {
         Box::pin(async move {
             let value = parts
                 .headers

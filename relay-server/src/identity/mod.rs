@@ -24,12 +24,13 @@ pub struct UserId(pub String);
 /// The longest user id accepted (ids are stored with every conversation).
 pub const MAX_USER_ID_LEN: usize = 256;
 
+/// What [`IdentityResolver::resolve`] returns: boxed so the trait stays object safe (the state holds an
+/// `Arc<dyn IdentityResolver>`).
+pub type ResolveFuture<'a> = Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>>;
+
 /// Resolves the user of a request. `None` (or an id that is empty or too long) means 401.
 pub trait IdentityResolver: Send + Sync + 'static {
-    fn resolve<'a>(
-        &'a self,
-        parts: &'a Parts,
-    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>>;
+    fn resolve<'a>(&'a self, parts: &'a Parts) -> ResolveFuture<'a>;
 }
 
 /// Builds the resolver for a validated identity configuration.

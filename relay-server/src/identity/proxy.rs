@@ -1,12 +1,9 @@
 //! Trusted proxy identity: an authenticating reverse proxy in front of the relay sets a header with the user
 //! id. The proxy must strip that header from client requests; the relay cannot tell the difference.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use axum::http::request::Parts;
 
-use super::{acceptable, IdentityResolver, UserId};
+use super::{acceptable, IdentityResolver, ResolveFuture};
 
 pub struct TrustedProxyResolver {
     header: String,
@@ -19,10 +16,7 @@ impl TrustedProxyResolver {
 }
 
 impl IdentityResolver for TrustedProxyResolver {
-    fn resolve<'a>(
-        &'a self,
-        parts: &'a Parts,
-    ) -> Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>> {
+    fn resolve<'a>(&'a self, parts: &'a Parts) -> ResolveFuture<'a> {
         Box::pin(async move {
             let mut values = parts.headers.get_all(self.header.as_str()).iter();
             let first = values.next()?;

@@ -14,15 +14,12 @@ use sqlx::{PgPool, SqlitePool};
 
 use crate::error::RelayError;
 
-/// One stored conversation row, context still as text (parsed by the caller so corruption is explicit).
+/// One stored conversation row: its metadata and its context, still as text (parsed by the caller so
+/// corruption is explicit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredConversation {
-    pub id: String,
-    pub title: String,
-    pub revision: i64,
+    pub summary: StoredSummary,
     pub context: String,
-    pub created_at: i64,
-    pub updated_at: i64,
 }
 
 /// Metadata only (lists never parse contexts).
@@ -89,12 +86,18 @@ type SummaryRow = (String, String, i64, i64, i64);
 
 fn row(r: Row) -> StoredConversation {
     StoredConversation {
+        summary: summary_row((r.0, r.1, r.2, r.4, r.5)),
+        context: r.3,
+    }
+}
+
+fn summary_row(r: SummaryRow) -> StoredSummary {
+    StoredSummary {
         id: r.0,
         title: r.1,
         revision: r.2,
-        context: r.3,
-        created_at: r.4,
-        updated_at: r.5,
+        created_at: r.3,
+        updated_at: r.4,
     }
 }
 
@@ -145,16 +148,7 @@ impl Store {
             .fetch_all(pool)
             .await?),
         };
-        let mut items: Vec<StoredSummary> = rows
-            .into_iter()
-            .map(|r| StoredSummary {
-                id: r.0,
-                title: r.1,
-                revision: r.2,
-                created_at: r.3,
-                updated_at: r.4,
-            })
-            .collect();
+        let mut items: Vec<StoredSummary> = rows.into_iter().map(summary_row).collect();
         let next = if items.len() > limit as usize {
             items.truncate(limit as usize);
             items.last().map(|last| Cursor {
