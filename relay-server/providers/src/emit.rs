@@ -7,9 +7,12 @@
 //! tool call cut off by the token limit must be droppable and the runtime requires complete JSON at
 //! `block-stop`.
 
-use patchbridge_protocol::{BlockKind, ModelState, StopReason, StreamEvent, Usage};
+use patchbridge_protocol::{BlockKind, StopReason, StreamEvent, Usage};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 
+use crate::state::Continuation;
 use crate::AdapterError;
 
 /// Which streaming block is open.
@@ -152,15 +155,19 @@ impl Emitter {
         Ok(index)
     }
 
-    /// Seals the message.
-    pub(crate) fn stop(
+    /// Seals the message. `entry` is the new message's private state, if any: the continuation keys it by this
+    /// message's id and adds it to the previous entries, and that full next ModelState goes in `message-stop`.
+    pub(crate) fn stop<E: Serialize + DeserializeOwned>(
         &mut self,
         stop_reason: StopReason,
         usage: Usage,
-        model_state: Option<ModelState>,
+        continuation: &mut Continuation<E>,
+        entry: Option<E>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
         self.ensure_live()?;
+        let id = self.message_id.clone().expect("a live message has started");
+        let model_state = continuation.next_state(entry.map(|entry| (id, entry)))?;
         self.close(out);
         self.stopped = true;
         out.push(StreamEvent::MessageStop {

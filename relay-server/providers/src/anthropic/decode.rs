@@ -360,18 +360,12 @@ impl AnthropicDecoder {
             Some("refusal") => StopReason::Refusal,
             _ => StopReason::Other,
         };
-        let id = self
-            .emit
-            .message_id()
-            .map(str::to_owned)
-            .ok_or_else(|| protocol("message_stop before message_start"))?;
         let entry = std::mem::take(&mut self.parts)
             .finish()
-            .map(|content| (id, Entry { content }));
-        let model_state = self.continuation.next_state(entry)?;
+            .map(|content| Entry { content });
+        let usage = self.usage.neutral();
         self.emit
-            .stop(stop_reason, self.usage.neutral(), model_state, out)?;
-        Ok(())
+            .stop(stop_reason, usage, &mut self.continuation, entry, out)
     }
 
     /// End of a body that never reached `message_stop`.

@@ -238,18 +238,14 @@ impl ChatDecoder {
         let (field, text) = self.reasoning.take().unzip();
         let details = std::mem::take(&mut self.details);
         let details = (!details.is_empty()).then(|| details.into_value());
-        let entry = (text.is_some() || details.is_some()).then_some((
-            id,
-            Entry {
-                field,
-                text,
-                details,
-            },
-        ));
-        let model_state = self.continuation.next_state(entry)?;
+        let entry = (text.is_some() || details.is_some()).then_some(Entry {
+            field,
+            text,
+            details,
+        });
         let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
-        self.emit.stop(stop_reason, usage, model_state, out)?;
-        Ok(())
+        self.emit
+            .stop(stop_reason, usage, &mut self.continuation, entry, out)
     }
 
     /// End of a body without `[DONE]`: a stream that already said why it finished is accepted without it (some

@@ -237,17 +237,12 @@ impl ResponsesDecoder {
                 _ => StopReason::Other,
             }
         };
-        let id = self
-            .emit
-            .message_id()
-            .map(str::to_owned)
-            .ok_or_else(|| protocol("response finished before response.created"))?;
         let entry = std::mem::take(&mut self.parts)
             .finish()
-            .map(|items| (id, Entry { items }));
-        let model_state = self.continuation.next_state(entry)?;
+            .map(|items| Entry { items });
         let usage = response.get("usage").map(neutral_usage).unwrap_or_default();
-        self.emit.stop(stop_reason, usage, model_state, out)?;
+        self.emit
+            .stop(stop_reason, usage, &mut self.continuation, entry, out)?;
         Ok(())
     }
 
