@@ -78,6 +78,12 @@ fn main() -> ExitCode {
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_else(|_| bind.to_string());
+        // Registered before the "listening" line: a SIGTERM sent as soon as a script sees it must shut down
+        // gracefully, not hit the default action (termination) before the handler exists.
+        let term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(e) => return config_error(&format!("cannot handle SIGTERM: {e}")),
+        };
         if demo {
             tracing::warn!(
                 "demo mode: the scripted model is active (deterministic scripts, not AI)"
@@ -87,7 +93,7 @@ fn main() -> ExitCode {
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
         let served = axum::serve(listener, router(state))
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(shutdown_signal(term))
             .await;
         store.close().await;
         match served {
@@ -124,18 +130,10 @@ fn init_tracing() {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+async fn shutdown_signal(mut term: tokio::signal::unix::Signal) {
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
     tracing::info!("shutting down");
 }
