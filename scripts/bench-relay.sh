@@ -5,7 +5,7 @@
 # tables, and stops everything it started (trap).
 #
 # Usage: scripts/bench-relay.sh            (about 1-2 minutes on 2 cores)
-# Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 PACED=64 (0: no paced phase) INTERVAL_US=1000 (paced chunk spacing)
+# Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 PACED=64 (0: no paced phase) INTERVAL_US=5000 (paced chunk spacing)
 #        CARGO_TARGET_DIR=/work/target-relay NGINX=/usr/sbin/nginx
 #        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
 #        NO_BUILD=1 (use the binaries already built)
@@ -20,7 +20,7 @@ CHUNKS="${CHUNKS:-100}"
 LEVELS="${LEVELS:-1,64,1024}"
 HOLD="${HOLD:-1024}"
 PACED="${PACED:-64}"
-INTERVAL_US="${INTERVAL_US:-1000}"
+INTERVAL_US="${INTERVAL_US:-5000}"
 NGINX="${NGINX:-/usr/sbin/nginx}"
 
 cd "$ROOT"
