@@ -77,10 +77,6 @@ impl TestDb {
             }
         }
     }
-
-    pub fn url(&self) -> String {
-        self.config["url"].as_str().unwrap().to_owned()
-    }
 }
 
 impl Drop for TestDb {
@@ -283,8 +279,6 @@ pub enum Reply {
     Hang,
     /// 200 with `prefix` sent, then silence (until the client goes away).
     Stall { prefix: String },
-    /// 200 with one SSE comment every `every` forever (until the client goes away).
-    Endless { every: Duration },
 }
 
 impl Reply {
@@ -434,19 +428,6 @@ impl FakeUpstream {
                     started.store(true, Ordering::SeqCst);
                     yield Ok::<_, std::convert::Infallible>(bytes::Bytes::from(prefix));
                     std::future::pending::<()>().await;
-                };
-                sse_response(Body::from_stream(stream))
-            }
-            Reply::Endless { every } => {
-                let flag = self.disconnected.clone();
-                let started = self.stream_started.clone();
-                let stream = async_stream::stream! {
-                    let _guard = DisconnectFlag { flag, finished: false };
-                    started.store(true, Ordering::SeqCst);
-                    loop {
-                        yield Ok::<_, std::convert::Infallible>(bytes::Bytes::from_static(b": keep-alive\n\n"));
-                        tokio::time::sleep(every).await;
-                    }
                 };
                 sse_response(Body::from_stream(stream))
             }
