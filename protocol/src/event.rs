@@ -4,8 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::message::{ModelState, Usage};
 
-/// One event of a model stream: what the relay sends as SSE and what a custom model yields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One event of a model stream: what the relay sends as SSE and what a custom model yields. `Deserialize` is
+/// hand-written (`tagged.rs`) with the behaviour the attributes below describe.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum StreamEvent {
     MessageStart {
@@ -29,7 +30,6 @@ pub enum StreamEvent {
         #[serde(default)]
         usage: Usage,
         /// Required key (null allowed): the full next state; non-null replaces, null clears.
-        #[serde(deserialize_with = "crate::message::required_nullable")]
         model_state: Option<ModelState>,
     },
     /// Relay only: the call failed; nothing follows.
@@ -41,8 +41,8 @@ pub enum StreamEvent {
     },
 }
 
-/// What kind of block a `block-start` opens.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What kind of block a `block-start` opens. `Deserialize` is hand-written (`tagged.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum BlockKind {
     Text,

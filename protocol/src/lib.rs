@@ -5,6 +5,8 @@
 //! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
 //! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`].
+//! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
+//!   same behaviour and error texts).
 //!
 //! Requests are parsed strictly (`deny_unknown_fields`) so typos fail loudly; the protocol document says
 //! clients ignore unknown keys in responses, which is why response-only types do not deny them.
@@ -13,6 +15,7 @@ pub mod conversation;
 pub mod event;
 pub mod message;
 pub mod request;
+mod tagged;
 
 pub use conversation::{ConversationContext, ConversationSnapshot, ConversationSummary};
 pub use event::{BlockKind, StopReason, StreamEvent};

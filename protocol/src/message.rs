@@ -22,8 +22,8 @@ pub struct Message {
     pub blocks: Vec<Block>,
 }
 
-/// A content block (closed set).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A content block (closed set). `Deserialize` is hand-written (`tagged.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Block {
     Text {
@@ -51,8 +51,8 @@ pub enum Block {
     },
 }
 
-/// Where an image comes from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Where an image comes from. `Deserialize` is hand-written (`tagged.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum ImageSource {
     Url {

@@ -1,0 +1,358 @@
+//! Hand-written `Deserialize` for the internally tagged enums ([`Block`], [`ImageSource`], [`StreamEvent`],
+//! [`BlockKind`]). serde's derive for `#[serde(tag = "type")]` buffers every object into its private `Content`
+//! tree before choosing the variant; that machinery, instantiated per type and per input format, was a large
+//! share of the browser runtime's wasm. Here an object is read once into its tag plus `(key, Value)` pairs in
+//! document order, then each variant converts its fields.
+//!
+//! What is accepted and every error text (including serde_json's line/column) are the same as the derive's —
+//! `tests/tagged_equivalence.rs` pins that against reference types that keep the original derives:
+//! - the tag is read when met: a non-string is "expected variant identifier", an unknown name
+//!   `unknown_variant`, a second tag `duplicate_field`; no tag at all is `missing_field("type")`;
+//! - the variant's fields are checked in document order, each failing at once (`unknown_field` with the
+//!   variant's field list, `duplicate_field`, or the value's own type error), then missing required fields in
+//!   declaration order; optional fields default as the derive's `#[serde(default)]` did;
+//! - unit variants (`BlockKind::Text`, `BlockKind::Reasoning`) ignore other keys, as serde's internally tagged
+//!   unit variants do even under `deny_unknown_fields`.
+//!
+//! One deliberate difference: serde's derive also accepted the undocumented sequence form `["text", "hi"]`;
+//! the protocol only has objects, so a sequence is now "invalid type: sequence, expected internally tagged enum …".
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::event::{BlockKind, StreamEvent};
+use crate::message::{Block, ImageSource};
+
+/// One tagged object: the variant (index into the tag names) and its other fields in document order.
+struct Tagged {
+    variant: usize,
+    fields: Vec<(String, Value)>,
+}
+
+/// Reads a tagged object (see the module docs for the rules).
+fn read_tagged<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    expecting: &'static str,
+    variants: &'static [&'static str],
+) -> Result<Tagged, D::Error> {
+    deserializer.deserialize_any(TaggedVisitor {
+        expecting,
+        variants,
+    })
+}
+
+struct TaggedVisitor {
+    expecting: &'static str,
+    variants: &'static [&'static str],
+}
+
+impl<'de> Visitor<'de> for TaggedVisitor {
+    type Value = Tagged;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tagged, A::Error> {
+        let mut variant = None;
+        let mut fields = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "type" {
+                if variant.is_some() {
+                    return Err(de::Error::duplicate_field("type"));
+                }
+                variant = Some(map.next_value_seed(TagSeed(self.variants))?);
+            } else {
+                fields.push((key, map.next_value::<Value>()?));
+            }
+        }
+        let variant = variant.ok_or_else(|| de::Error::missing_field("type"))?;
+        Ok(Tagged { variant, fields })
+    }
+}
+
+/// The tag's value: a variant name, read as an identifier like the derive's variant visitor.
+struct TagSeed(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for TagSeed {
+    type Value = usize;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TagSeed {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<usize, E> {
+        self.0
+            .iter()
+            .position(|name| *name == value)
+            .ok_or_else(|| E::unknown_variant(value, self.0))
+    }
+}
+
+/// Walks a variant's fields in document order: an unknown or repeated key fails at once; `set(i, value)` stores
+/// (and type-checks) the value of declared field `i`.
+fn walk<E: de::Error>(
+    fields: Vec<(String, Value)>,
+    names: &'static [&'static str],
+    mut set: impl FnMut(usize, Value) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut seen = 0u32;
+    for (key, value) in fields {
+        let Some(i) = names.iter().position(|name| *name == key) else {
+            return Err(E::unknown_field(&key, names));
+        };
+        if seen & (1 << i) != 0 {
+            return Err(E::duplicate_field(names[i]));
+        }
+        seen |= 1 << i;
+        set(i, value)?;
+    }
+    Ok(())
+}
+
+/// A field value converted to its type; the error text is the type's own (serde_json's `Value` deserializer
+/// words it as serde's `Content` did).
+fn value<T: for<'de> Deserialize<'de>, E: de::Error>(value: Value) -> Result<T, E> {
+    T::deserialize(value).map_err(E::custom)
+}
+
+fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
+    slot.ok_or_else(|| E::missing_field(name))
+}
+
+const BLOCK_TAGS: &[&str] = &["text", "image", "reasoning", "tool-call", "tool-result"];
+
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Tagged { variant, fields } =
+            read_tagged(deserializer, "internally tagged enum Block", BLOCK_TAGS)?;
+        match variant {
+            0 | 2 => {
+                let mut text = None;
+                walk(fields, &["text"], |_, v| {
+                    text = Some(value(v)?);
+                    Ok(())
+                })?;
+                let text = required(text, "text")?;
+                Ok(if variant == 0 {
+                    Block::Text { text }
+                } else {
+                    Block::Reasoning { text }
+                })
+            }
+            1 => {
+                let mut source = None;
+                walk(fields, &["source"], |_, v| {
+                    source = Some(value(v)?);
+                    Ok(())
+                })?;
+                Ok(Block::Image {
+                    source: required(source, "source")?,
+                })
+            }
+            3 => {
+                let (mut call_id, mut name, mut input) = (None, None, None::<Map<String, Value>>);
+                walk(fields, &["callId", "name", "input"], |i, v| {
+                    match i {
+                        0 => call_id = Some(value(v)?),
+                        1 => name = Some(value(v)?),
+                        _ => input = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(Block::ToolCall {
+                    call_id: required(call_id, "callId")?,
+                    name: required(name, "name")?,
+                    input: required(input, "input")?,
+                })
+            }
+            _ => {
+                let (mut call_id, mut content, mut is_error) = (None, None, None);
+                walk(fields, &["callId", "content", "isError"], |i, v| {
+                    match i {
+                        0 => call_id = Some(value(v)?),
+                        1 => content = Some(value(v)?),
+                        _ => is_error = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(Block::ToolResult {
+                    call_id: required(call_id, "callId")?,
+                    content: required(content, "content")?,
+                    is_error: required(is_error, "isError")?,
+                })
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ImageSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Tagged { variant, fields } = read_tagged(
+            deserializer,
+            "internally tagged enum ImageSource",
+            &["url", "base64"],
+        )?;
+        if variant == 0 {
+            let mut url = None;
+            walk(fields, &["url"], |_, v| {
+                url = Some(value(v)?);
+                Ok(())
+            })?;
+            return Ok(ImageSource::Url {
+                url: required(url, "url")?,
+            });
+        }
+        let (mut media_type, mut data) = (None, None);
+        walk(fields, &["mediaType", "data"], |i, v| {
+            match i {
+                0 => media_type = Some(value(v)?),
+                _ => data = Some(value(v)?),
+            }
+            Ok(())
+        })?;
+        Ok(ImageSource::Base64 {
+            media_type: required(media_type, "mediaType")?,
+            data: required(data, "data")?,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BlockKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Tagged { variant, fields } = read_tagged(
+            deserializer,
+            "internally tagged enum BlockKind",
+            &["text", "reasoning", "tool-call"],
+        )?;
+        match variant {
+            // Unit variants ignore other keys (as serde's derive did).
+            0 => Ok(BlockKind::Text),
+            1 => Ok(BlockKind::Reasoning),
+            _ => {
+                let (mut call_id, mut name) = (None, None);
+                walk(fields, &["callId", "name"], |i, v| {
+                    match i {
+                        0 => call_id = Some(value(v)?),
+                        _ => name = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(BlockKind::ToolCall {
+                    call_id: required(call_id, "callId")?,
+                    name: required(name, "name")?,
+                })
+            }
+        }
+    }
+}
+
+const EVENT_TAGS: &[&str] = &[
+    "message-start",
+    "block-start",
+    "block-delta",
+    "block-stop",
+    "message-stop",
+    "error",
+];
+
+impl<'de> Deserialize<'de> for StreamEvent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Tagged { variant, fields } = read_tagged(
+            deserializer,
+            "internally tagged enum StreamEvent",
+            EVENT_TAGS,
+        )?;
+        match variant {
+            0 => {
+                let mut id = None;
+                walk(fields, &["id"], |_, v| {
+                    id = Some(value(v)?);
+                    Ok(())
+                })?;
+                Ok(StreamEvent::MessageStart { id: id.flatten() })
+            }
+            1 => {
+                let (mut index, mut block) = (None, None);
+                walk(fields, &["index", "block"], |i, v| {
+                    match i {
+                        0 => index = Some(value(v)?),
+                        _ => block = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(StreamEvent::BlockStart {
+                    index: required(index, "index")?,
+                    block: required(block, "block")?,
+                })
+            }
+            2 => {
+                let (mut index, mut delta) = (None, None);
+                walk(fields, &["index", "delta"], |i, v| {
+                    match i {
+                        0 => index = Some(value(v)?),
+                        _ => delta = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(StreamEvent::BlockDelta {
+                    index: required(index, "index")?,
+                    delta: required(delta, "delta")?,
+                })
+            }
+            3 => {
+                let mut index = None;
+                walk(fields, &["index"], |_, v| {
+                    index = Some(value(v)?);
+                    Ok(())
+                })?;
+                Ok(StreamEvent::BlockStop {
+                    index: required(index, "index")?,
+                })
+            }
+            4 => {
+                let (mut stop_reason, mut usage, mut model_state) = (None, None, None);
+                walk(fields, &["stopReason", "usage", "modelState"], |i, v| {
+                    match i {
+                        0 => stop_reason = Some(value(v)?),
+                        1 => usage = Some(value(v)?),
+                        _ => model_state = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(StreamEvent::MessageStop {
+                    stop_reason: required(stop_reason, "stopReason")?,
+                    usage: usage.unwrap_or_default(),
+                    // Required key, null allowed: a forgotten modelState must not silently clear state.
+                    model_state: required(model_state, "modelState")?,
+                })
+            }
+            _ => {
+                let (mut code, mut message, mut retryable) = (None, None, None);
+                walk(fields, &["code", "message", "retryable"], |i, v| {
+                    match i {
+                        0 => code = Some(value(v)?),
+                        1 => message = Some(value(v)?),
+                        _ => retryable = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(StreamEvent::Error {
+                    code: required(code, "code")?,
+                    message: required(message, "message")?,
+                    retryable: retryable.flatten(),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! The tagged enums (`Block`, `ImageSource`, `StreamEvent`, `BlockKind`) deserialise by hand (`src/tagged.rs`)
+//! instead of through serde's derive, whose internally tagged enums buffer every object in serde's `Content`
+//! tree (a large share of the browser runtime's wasm). This test pins that nothing observable changed: for a
+//! corpus of valid and invalid inputs, the hand-written impls accept exactly what serde's derive accepts (same
+//! values) and fail with exactly the same error text — including serde_json's line/column — as reference types
+//! declared here with the original derives.
+
+use patchbridge_protocol as p;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+mod reference {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(deny_unknown_fields)]
+    pub struct Message {
+        pub id: String,
+        pub role: p::Role,
+        pub blocks: Vec<Block>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Block {
+        Text { text: String },
+        Image { source: ImageSource },
+        Reasoning { text: String },
+        #[serde(rename_all = "camelCase")]
+        ToolCall { call_id: String, name: String, input: Map<String, Value> },
+        #[serde(rename_all = "camelCase")]
+        ToolResult { call_id: String, content: String, is_error: bool },
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum ImageSource {
+        Url { url: String },
+        #[serde(rename_all = "camelCase")]
+        Base64 { media_type: String, data: String },
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum StreamEvent {
+        MessageStart {
+            #[serde(default)]
+            id: Option<String>,
+        },
+        BlockStart { index: u32, block: BlockKind },
+        BlockDelta { index: u32, delta: String },
+        BlockStop { index: u32 },
+        #[serde(rename_all = "camelCase")]
+        MessageStop {
+            stop_reason: p::StopReason,
+            #[serde(default)]
+            usage: p::Usage,
+            #[serde(deserialize_with = "p::message::required_nullable")]
+            model_state: Option<p::ModelState>,
+        },
+        Error {
+            code: String,
+            message: String,
+            #[serde(default)]
+            retryable: Option<bool>,
+        },
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum BlockKind {
+        Text,
+        Reasoning,
+        #[serde(rename_all = "camelCase")]
+        ToolCall { call_id: String, name: String },
+    }
+}
+
+/// Compares both impls on one input: the same acceptance, the same Debug rendering of the value, the same
+/// error text from a string (with serde_json's position) and from a `Value`.
+fn same<New, Old>(text: &str)
+where
+    New: for<'de> Deserialize<'de> + std::fmt::Debug,
+    Old: for<'de> Deserialize<'de> + std::fmt::Debug,
+{
+    let new = serde_json::from_str::<New>(text).map(|v| format!("{v:?}")).map_err(|e| e.to_string());
+    let old = serde_json::from_str::<Old>(text).map(|v| format!("{v:?}")).map_err(|e| e.to_string());
+    match (&new, &old) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "value differs for {text}"),
+        (Err(a), Err(b)) => assert_eq!(a, b, "error text differs for {text}"),
+        _ => panic!("acceptance differs for {text}: new {new:?}, old {old:?}"),
+    }
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let new = serde_json::from_value::<New>(value.clone()).map(|_| ()).map_err(|e| e.to_string());
+        let old = serde_json::from_value::<Old>(value).map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(new, old, "from_value differs for {text}");
+    }
+}
+
+const BLOCKS: &[&str] = &[
+    r#"{"type":"text","text":"hi"}"#,
+    r#"{"text":"hi","type":"text"}"#,
+    r#"{"type":"reasoning","text":"why"}"#,
+    r#"{"type":"text"}"#,
+    r#"{"type":"text","text":5}"#,
+    r#"{"type":"text","text":null}"#,
+    r#"{"type":"text","text":"a","extra":1}"#,
+    r#"{"type":"text","extra":1,"text":"a"}"#,
+    r#"{"type":"text","text":"a","text":"b"}"#,
+    r#"{"type":"text","type":"text","text":"a"}"#,
+    r#"{"text":"a"}"#,
+    r#"{}"#,
+    r#"{"type":"nope","text":"a"}"#,
+    r#"{"type":5,"text":"a"}"#,
+    r#"{"type":null}"#,
+    r#"{"type":"tool-call","callId":"c1","name":"t","input":{"a":[1,2.5,{"b":null}]}}"#,
+    r#"{"type":"tool-call","callId":"c1","name":"t","input":[1,2]}"#,
+    r#"{"type":"tool-call","callId":"c1","name":"t"}"#,
+    r#"{"type":"tool-call","name":"t","input":{}}"#,
+    r#"{"type":"tool-call","call_id":"c1","name":"t","input":{}}"#,
+    r#"{"type":"tool-result","callId":"c1","content":"ok","isError":false}"#,
+    r#"{"type":"tool-result","callId":"c1","content":"ok","isError":"no"}"#,
+    r#"{"type":"tool-result","callId":"c1","content":"ok"}"#,
+    r#"{"type":"image","source":{"type":"url","url":"https://x/y.png"}}"#,
+    r#"{"type":"image","source":{"type":"base64","mediaType":"image/png","data":"AAAA"}}"#,
+    r#"{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}"#,
+    r#"{"type":"image","source":{"type":"file","url":"x"}}"#,
+    r#"{"type":"image","source":{"url":"x"}}"#,
+    r#"{"type":"image","source":"https://x"}"#,
+    r#"{"type":"image","source":{"type":"url","url":"x","alt":"y"}}"#,
+    r#"{"type":"image"}"#,
+    r#""text""#,
+    r#"5"#,
+    r#"null"#,
+    r#"{"type":"text","text":"a"  ,  "#,
+];
+
+#[test]
+fn blocks_deserialise_exactly_as_the_derive_did() {
+    for text in BLOCKS {
+        same::<p::Block, reference::Block>(text);
+    }
+}
+
+#[test]
+fn messages_with_blocks_deserialise_exactly_as_the_derive_did() {
+    for block in BLOCKS {
+        let text = format!(r#"{{"id":"m1","role":"assistant","blocks":[{{"type":"text","text":"first"}},
+            {block}]}}"#);
+        same::<p::Message, reference::Message>(&text);
+    }
+}
+
+const EVENTS: &[&str] = &[
+    r#"{"type":"message-start"}"#,
+    r#"{"type":"message-start","id":"m1"}"#,
+    r#"{"type":"message-start","id":null}"#,
+    r#"{"type":"message-start","id":5}"#,
+    r#"{"type":"message-start","extra":true}"#,
+    r#"{"type":"block-start","index":0,"block":{"type":"text"}}"#,
+    r#"{"type":"block-start","index":1,"block":{"type":"reasoning"}}"#,
+    r#"{"type":"block-start","index":2,"block":{"type":"tool-call","callId":"c","name":"n"}}"#,
+    r#"{"type":"block-start","index":2,"block":{"type":"tool-call","callId":"c"}}"#,
+    r#"{"type":"block-start","index":2,"block":{"type":"tool-call","callId":"c","name":"n","x":1}}"#,
+    r#"{"type":"block-start","index":0,"block":{"type":"text","extra":1}}"#,
+    r#"{"type":"block-start","index":0,"block":{"type":"image"}}"#,
+    r#"{"type":"block-start","index":0,"block":"text"}"#,
+    r#"{"type":"block-start","index":0,"block":{}}"#,
+    r#"{"type":"block-start","index":-1,"block":{"type":"text"}}"#,
+    r#"{"type":"block-start","index":1.5,"block":{"type":"text"}}"#,
+    r#"{"type":"block-start","index":5000000000,"block":{"type":"text"}}"#,
+    r#"{"type":"block-start","block":{"type":"text"}}"#,
+    r#"{"type":"block-delta","index":0,"delta":"tok"}"#,
+    r#"{"type":"block-delta","index":0,"delta":"tok","extra":null}"#,
+    r#"{"type":"block-delta","index":0}"#,
+    r#"{"type":"block-delta","index":0,"delta":["a"]}"#,
+    r#"{"type":"block-stop","index":0}"#,
+    r#"{"type":"block-stop","index":"0"}"#,
+    r#"{"type":"message-stop","stopReason":"end-turn","modelState":null}"#,
+    r#"{"type":"message-stop","stopReason":"tool-use","usage":{"inputTokens":3,"outputTokens":4},"modelState":{"format":"f/v1","data":{"k":[1]}}}"#,
+    r#"{"type":"message-stop","stopReason":"end-turn"}"#,
+    r#"{"type":"message-stop","modelState":null}"#,
+    r#"{"type":"message-stop","stopReason":"finished","modelState":null}"#,
+    r#"{"type":"message-stop","stopReason":"end-turn","usage":{"tokens":1},"modelState":null}"#,
+    r#"{"type":"message-stop","stopReason":"end-turn","usage":null,"modelState":null}"#,
+    r#"{"type":"message-stop","stopReason":"end-turn","modelState":{"format":"f"}}"#,
+    r#"{"type":"message-stop","stopReason":"end-turn","modelState":{"format":"f","data":1,"x":2}}"#,
+    r#"{"type":"message-stop","stop_reason":"end-turn","modelState":null}"#,
+    r#"{"type":"error","code":"UPSTREAM_TIMEOUT","message":"slow"}"#,
+    r#"{"type":"error","code":"UPSTREAM_TIMEOUT","message":"slow","retryable":true}"#,
+    r#"{"type":"error","code":"UPSTREAM_TIMEOUT","message":"slow","retryable":null}"#,
+    r#"{"type":"error","code":"UPSTREAM_TIMEOUT","message":"slow","retryable":"yes"}"#,
+    r#"{"type":"error","code":"UPSTREAM_TIMEOUT"}"#,
+    r#"{"type":"ping"}"#,
+    r#"{"index":0}"#,
+    r#"true"#,
+];
+
+#[test]
+fn stream_events_deserialise_exactly_as_the_derive_did() {
+    for text in EVENTS {
+        same::<p::StreamEvent, reference::StreamEvent>(text);
+    }
+}
+
+#[test]
+fn block_kinds_deserialise_exactly_as_the_derive_did() {
+    for text in [
+        r#"{"type":"text"}"#,
+        r#"{"type":"text","x":1}"#,
+        r#"{"type":"reasoning","type":"text"}"#,
+        r#"{"type":"tool-call","callId":"c","name":"n"}"#,
+        r#"{"type":"tool-call","name":"n","callId":"c","callId":"d"}"#,
+        r#"{"type":"image"}"#,
+        r#"{}"#,
+    ] {
+        same::<p::BlockKind, reference::BlockKind>(text);
+    }
+}
+
+/// The one deliberate difference: serde's derive also accepted an undocumented sequence form (`["text", "hi"]`
+/// for a text block, `[]` failing as a missing tag). The protocol only has objects; a sequence is now a type
+/// error.
+#[test]
+fn the_undocumented_sequence_form_is_rejected() {
+    assert!(serde_json::from_str::<reference::Block>(r#"["text","hi"]"#).is_ok());
+    for text in [r#"["text","hi"]"#, "[]"] {
+        let error = serde_json::from_str::<p::Block>(text).unwrap_err().to_string();
+        assert!(error.starts_with("invalid type: sequence, expected internally tagged enum Block"), "{error}");
+        let error = serde_json::from_str::<p::StreamEvent>(text).unwrap_err().to_string();
+        assert!(error.starts_with("invalid type: sequence, expected internally tagged enum StreamEvent"), "{error}");
+    }
+}
