@@ -141,7 +141,9 @@ PIDS+=($!)
 RELAY_PID=${PIDS[-1]}
 RELAY_ADDR=$(wait_addr "$WORK/relay.out.log" "patchbridge-relay listening on" "$RELAY_PID")
 
-echo "$("$NGINX" -v 2>&1); relay log filter: ${PATCHBRIDGE_LOG:-default}" >&2
+REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git -C "$ROOT" status --porcelain -- relay-server ':!relay-server/bench' 2>/dev/null)" ]; then REV="$REV+uncommitted relay-server changes"; fi
+echo "relay binary: $RELAY (tree $REV); $("$NGINX" -v 2>&1); relay log filter: ${PATCHBRIDGE_LOG:-default}"
 "$BENCH" run \
   --upstream "http://$UPSTREAM_ADDR" \
   --nginx "http://127.0.0.1:$NGINX_PORT" \
