@@ -2,6 +2,7 @@
 //! `PATCHBRIDGE_*` overrides), opens the database, and serves [`patchbridge_relay::router`] until SIGTERM or
 //! Ctrl-C. Any configuration problem stops it before the port opens (exit code 2).
 
+use axum::serve::ListenerExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -92,6 +93,13 @@ fn main() -> ExitCode {
         tracing::info!(%addr, "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
+        // SSE writes are small and latency-bound: without TCP_NODELAY each event waits for the browser's
+        // delayed ACK (Nagle), which the benchmark measured as ~0.3 ms added per chunk.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "cannot set TCP_NODELAY on an accepted socket");
+            }
+        });
         let served = axum::serve(listener, router(state))
             .with_graceful_shutdown(shutdown_signal(term))
             .await;
