@@ -71,8 +71,6 @@ export interface RelayErrorDetails {
   readonly retryable?: boolean;
   /** Present only for AGENT_REVISION_CONFLICT: the stored revision. */
   readonly currentRevision?: number;
-  /** @deprecated Same as `relayCode` (the earlier in-stream shape); read `relayCode`. */
-  readonly code: string;
 }
 
 /** The one error class: every rejection and throw of the runtime is an AgentError with a stable `code`. */

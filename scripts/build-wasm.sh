@@ -36,7 +36,7 @@ wasm-bindgen --target web --no-typescript --out-dir "$OUT.tmp" \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
-node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
+node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"

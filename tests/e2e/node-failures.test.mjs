@@ -75,7 +75,7 @@ describe('failures through the relay', () => {
     upstream.script({ ...turn, frames: cut });
     await assert.rejects(controller.send('hello'), (e) => {
       assert.equal(e.code, 'AGENT_RELAY_ERROR');
-      assert.equal(e.details?.code, 'UPSTREAM_UNAVAILABLE');
+      assert.equal(e.details?.relayCode, 'UPSTREAM_UNAVAILABLE');
       assert.doesNotMatch(e.message, /internal detail 42/);
       return true;
     });

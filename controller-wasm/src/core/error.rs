@@ -244,13 +244,12 @@ impl AgentError {
 /// `details` of every relay failure (`AGENT_RELAY_ERROR`, and the relay's `AGENT_REVISION_CONFLICT` /
 /// `AGENT_CONVERSATION_CORRUPT`), whether it came as an HTTP error answer or as an `error` event inside the model
 /// stream, so hosts read one shape:
-/// `{ relayCode, status?, retryable?, currentRevision?, code }`.
+/// `{ relayCode, status?, retryable?, currentRevision? }`.
 /// - `relayCode`: the relay's stable code (`UPSTREAM_RATE_LIMITED`, …; `""` when an HTTP error body was not a
 ///   relay error);
 /// - `status`: the HTTP status, only for HTTP error answers (an in-stream error arrives on a `200` stream);
 /// - `retryable`: only when the relay said so (in-stream `error` events carry it);
-/// - `currentRevision`: only for a revision conflict;
-/// - `code`: a deprecated alias of `relayCode`, kept for readers of the earlier in-stream shape.
+/// - `currentRevision`: only for a revision conflict.
 pub fn relay_error_details(
     relay_code: &str,
     status: Option<u32>,
@@ -268,7 +267,6 @@ pub fn relay_error_details(
     if let Some(current) = current_revision {
         details.insert("currentRevision".into(), current);
     }
-    details.insert("code".into(), Value::from(relay_code));
     Value::Object(details)
 }
 
