@@ -6,7 +6,7 @@
 #
 # Usage: scripts/bench-relay.sh            (about 1-2 minutes on 2 cores)
 # Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 PACED=64 (0: no paced phase) INTERVAL_US=5000 (paced chunk spacing)
-#        CARGO_TARGET_DIR=/work/target-relay NGINX=/usr/sbin/nginx
+#        CARGO_TARGET_DIR (default: ./target; ./dev bench sets its shared cache) NGINX=/usr/sbin/nginx
 #        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
 #        NO_BUILD=1 (use the binaries already built)
 #        RELAY_BIN=path (a relay binary, or a wrapper that execs one, instead of the release build)
@@ -15,7 +15,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-relay}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 CHUNKS="${CHUNKS:-100}"
 LEVELS="${LEVELS:-1,64,1024}"
 HOLD="${HOLD:-1024}"

@@ -2,7 +2,7 @@
 //! a normal test) and benchmarks that print figures (ignored by default; never timed assertions):
 //!
 //! ```text
-//! CARGO_TARGET_DIR=/work/target-core cargo test --release -p patchbridge-agent --test perf -- --ignored --nocapture
+//! cargo test --release -p patchbridge-agent --test perf -- --ignored --nocapture
 //! ```
 
 mod support;
