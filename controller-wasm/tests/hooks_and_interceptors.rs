@@ -344,3 +344,40 @@ fn an_interceptor_throw_ends_the_execution() {
     assert_eq!(runs.get(), 0);
     assert_eq!(model.calls(), 1);
 }
+
+/// Bug: a hook that cancelled while handling the batch's last `tool-call-completed` (the only / last hook, so
+/// the dispatch had no further gate check) let the loop push the tool message into the stable progress after
+/// the gate had closed: the cancelled result reported a message that became stable after the terminal decision.
+#[test]
+fn a_hook_cancelling_on_the_last_tool_call_completed_leaves_no_state_change_after_the_gate() {
+    struct Canceller(Rc<RefCell<Option<AgentExecution>>>);
+    impl AgentHook for Canceller {
+        fn on_event(&self, event: &HookEvent, _: &HookContext) -> Result<(), AgentError> {
+            if event.type_name() == "tool-call-completed" {
+                if let Some(e) = self.0.borrow().as_ref() {
+                    e.cancel();
+                }
+            }
+            Ok(())
+        }
+    }
+    let handle: Rc<RefCell<Option<AgentExecution>>> = Rc::default();
+    let model = ScriptedModel::new(tool_turn());
+    let (tool, runs) = echo_tool("ok");
+    let rt = runtime_with(model.clone(), options_with(vec![Rc::new(Canceller(handle.clone()))]), ManualPlatform::new());
+    let (log, observer) = recorder();
+    let execution = rt.start(input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])), observer).unwrap();
+    *handle.borrow_mut() = Some(execution.clone());
+    let mut h = Harness::new();
+    h.spawn(&execution);
+    h.stall();
+    let result = peek(&execution).unwrap().unwrap();
+    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert_eq!(runs.get(), 1);
+    assert_eq!(model.calls(), 1, "no model call after the cancel");
+    // The user message and the assistant tool-call message were stable before the cancel; the tool message
+    // would only have become stable after it.
+    assert_eq!(result.messages.len(), 2, "no message became stable after the gate closed: {:?}", result.messages);
+    assert_eq!(execution.stable_context().messages.len(), 2);
+    assert_eq!(event_types(&log).iter().filter(|t| *t == "message-completed").count(), 1);
+}

@@ -260,6 +260,8 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
         blocks,
     };
     let message = Rc::new(message);
+    // The observer or a hook may have cancelled while the last result was published.
+    sh.check_open()?;
     sh.progress.borrow_mut().messages.push(message.clone());
     sh.emit(&ExecutionEvent::MessageCompleted(&message));
     Ok(())

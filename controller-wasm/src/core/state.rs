@@ -250,7 +250,9 @@ impl ExecShared {
                 })));
             }
         }
-        Ok(())
+        // A hook may have closed the gate (by cancelling) while handling the event: the loop must not take
+        // another step, not even a state change.
+        self.check_open()
     }
 
     /// Publishes the terminal hook event exactly once. Every hook sees it; errors go to `onHookError` (or
