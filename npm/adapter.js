@@ -73,6 +73,29 @@ export function toJson(value) {
   return JSON.stringify(value, strictReplacer);
 }
 
+/**
+ * JSON text of a value a tool (or tool interceptor) returned, for Rust's exact-shape ToolCallResult check, or
+ * `undefined` when it cannot be read. JSON.stringify alone would let loose values through (it unboxes String and
+ * Boolean objects, calls toJSON, so a Date becomes a string, and skips symbol-keyed and non-enumerable
+ * properties); here every own key is kept (a symbol as its description text) and a member that is not a JSON
+ * primitive becomes `null`, which no field of a valid result accepts, so Rust rejects it with the field's name.
+ */
+export function toolResultJson(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return tryToJson(value);
+  try {
+    const plain = {};
+    for (const key of Reflect.ownKeys(value)) {
+      const member = value[key];
+      const primitive = typeof member === 'string' || typeof member === 'boolean'
+        || (typeof member === 'number' && Number.isFinite(member));
+      plain[typeof key === 'symbol' ? String(key) : key] = primitive ? member : null;
+    }
+    return JSON.stringify(plain);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Like toJson but returns `undefined` on failure (callers turn that into a typed error). */
 export function tryToJson(value) {
   try { return toJson(value); } catch { return undefined; }

@@ -152,6 +152,35 @@ test('item 7: results must be exactly { toolCallId, content, isError } for the c
   }
 });
 
+// Bug: the result went through JSON.stringify, which unboxes String/Boolean objects, calls toJSON (a Date became an
+// ISO string) and skips symbol-keyed and non-enumerable properties, so loosely typed results and results with
+// hidden extra fields were accepted although the contract requires exactly string / string / boolean fields.
+test('item 7 (bug): loosely typed results and hidden extra fields are not accepted as ToolCallResult', async () => {
+  const bad = {
+    dateContent: (ctx) => ({ toolCallId: ctx.callId, content: new Date(0), isError: false }),
+    boxedContent: (ctx) => ({ toolCallId: ctx.callId, content: new String('x'), isError: false }),
+    boxedId: (ctx) => ({ toolCallId: new String(ctx.callId), content: 'x', isError: false }),
+    boxedIsError: (ctx) => ({ toolCallId: ctx.callId, content: 'x', isError: new Boolean(false) }),
+    toJsonResult: (ctx) => ({ toJSON: () => ({ toolCallId: ctx.callId, content: 'x', isError: false }) }),
+    toJsonContent: (ctx) => ({ toolCallId: ctx.callId, content: { toJSON: () => 'x' }, isError: false }),
+    symbolExtra: (ctx) => ({ toolCallId: ctx.callId, content: 'x', isError: false, [Symbol('extra')]: 1 }),
+    hiddenExtra: (ctx) => Object.defineProperty({ toolCallId: ctx.callId, content: 'x', isError: false }, 'extra', { value: 1 }),
+  };
+  for (const [name, make] of Object.entries(bad)) {
+    const seen = [];
+    const t = recordingTool('t', (x, ctx) => make(ctx));
+    const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('never')]);
+    await assert.rejects(run(m, [t], {}, (e) => seen.push(e.type)).result, { code: 'AGENT_INVALID_TOOL_RESULT' }, name);
+    assert.equal(m.requests.length, 1, name);
+    assert.ok(!seen.includes('tool-result'), name);
+  }
+  // Exactly the three own fields of the right primitive types stay valid, whatever the object's class.
+  class Result { constructor(id) { this.toolCallId = id; this.content = 'fine'; this.isError = false; } }
+  const t = recordingTool('t', (x, ctx) => new Result(ctx.callId));
+  const result = await run(scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('ok')]), [t]).result;
+  assert.equal(result.outcome, 'completed');
+});
+
 test('item 7: tool-result events carry frozen results', async () => {
   const seen = [];
   const t = recordingTool('t', (x, ctx) => ok(ctx, 'fine'));

@@ -227,10 +227,10 @@ pub fn tool_context_js(ctx: &ToolContext) -> JsValue {
 
 /// Converts a tool's (or tool interceptor's) returned JS value to JSON for the core's exact-shape validation.
 pub fn tool_result_json(value: &JsValue) -> Result<Value, AgentError> {
-    let text = js::try_to_json(value).ok_or_else(|| {
+    let text = js::tool_result_json(value).ok_or_else(|| {
         AgentError::new(
             ErrorCode::InvalidToolResult,
-            "tool result is not plain JSON (undefined member, function or non-finite number)",
+            "tool result is not plain JSON (undefined, function or non-finite number)",
         )
     })?;
     serde_json::from_str(&text).map_err(|e| {

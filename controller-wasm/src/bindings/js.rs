@@ -43,6 +43,10 @@ extern "C" {
     /// Strict JSON text of a host value; `None` when it is not representable (undefined members, functions…).
     #[wasm_bindgen(js_name = tryToJson)]
     pub fn try_to_json(value: &JsValue) -> Option<String>;
+    /// JSON text of a returned tool result with every own key and no coercion (`toJSON`, boxed primitives);
+    /// `None` when it cannot be read.
+    #[wasm_bindgen(js_name = toolResultJson)]
+    pub fn tool_result_json(value: &JsValue) -> Option<String>;
     #[wasm_bindgen(js_name = iterableFromRust)]
     pub fn iterable_from_rust(handle: super::interceptors::RustEventStream) -> JsValue;
     #[wasm_bindgen(js_name = relayStream)]
