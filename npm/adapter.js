@@ -367,9 +367,28 @@ export function newId() {
   return `${Date.now().toString(36)}-${idCounter.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** Plain JSON.stringify (undefined members dropped, NaN as null): used where Rust reports the key (limits). */
-export function looseJson(value) {
-  try { return JSON.stringify(value); } catch { return undefined; }
+/**
+ * JSON text of a `limits` object for Rust, which names the offending key. Every own key is kept (a symbol as its
+ * description text); an `undefined` member counts as not written (a partial override leaves it at the default,
+ * a full one reports it missing); any other member that is not a primitive becomes `null`, which no limit
+ * accepts. Plain JSON.stringify would unbox `new Number(5)` and call toJSON, passing loose values as integers.
+ */
+export function limitsJson(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    try { return JSON.stringify(value); } catch { return undefined; }
+  }
+  try {
+    const plain = {};
+    for (const key of Reflect.ownKeys(value)) {
+      const member = value[key];
+      if (member === undefined) continue;
+      const primitive = typeof member === 'string' || typeof member === 'boolean' || typeof member === 'number';
+      plain[typeof key === 'symbol' ? String(key) : key] = primitive ? member : null;
+    }
+    return JSON.stringify(plain);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Observer call for the hot event (a block-delta) without a JSON round trip. */

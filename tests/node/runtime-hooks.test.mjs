@@ -91,6 +91,29 @@ test('item 11: a hook throwing on the terminal event cannot change the outcome; 
   assert.equal(logged.length, 1, 'without onHookError the failure goes to console.error');
 });
 
+// Bug: when onHookError itself threw, both the hook failure and the diagnostics error were silently dropped.
+test('item 11 (bug): an onHookError that throws loses nothing: both errors reach console.error, the outcome stands', async () => {
+  const seenByLater = [];
+  const hooks = [
+    { onEvent: (event) => { if (event.type === 'execution-completed') throw new Error('terminal boom'); } },
+    { onEvent: (event) => seenByLater.push(event.type) },
+  ];
+  const logged = [];
+  const original = console.error;
+  console.error = (...args) => logged.push(args);
+  let result;
+  try {
+    result = await runWith(scriptedModel([textMessage('fine')]), { hooks, onHookError: () => { throw new Error('diagnostics boom'); } }).result;
+  } finally {
+    console.error = original;
+  }
+  assert.equal(result.outcome, 'completed');
+  assert.equal(seenByLater.at(-1), 'execution-completed');
+  const flat = logged.flat();
+  assert.ok(flat.some((v) => v instanceof Error && /diagnostics boom/.test(v.message)), 'the onHookError exception is logged');
+  assert.ok(flat.some((v) => v?.error instanceof AgentError && /terminal boom/.test(v.error.message)), 'the hook failure is logged');
+});
+
 test('item 11: cancelled and failed executions end with their own terminal events', async () => {
   const types = [];
   const hooks = [{ onEvent: (event) => types.push(event.type) }];

@@ -45,6 +45,16 @@ test('item 3: limits must be safe positive integers, maxDurationMs <= 2147483647
   assert.equal(max.limits.maxModelOutputCharacters, Number.MAX_SAFE_INTEGER);
 });
 
+// Bug: limits went through JSON.stringify, which unboxes Number objects and calls toJSON, so a `new Number(5)` or
+// an object with toJSON passed as a safe positive integer.
+test('item 3 (bug): boxed numbers and toJSON objects are not safe positive integers', () => {
+  for (const bad of [new Number(5), { toJSON: () => 5 }, new Date(5000)]) {
+    rejectsLimits({ limits: fullLimits({ maxToolCalls: bad }) }, 'maxToolCalls');
+    assert.throws(() => createAgentController({ model, runtime: { limits: { maxToolCalls: bad } } }), { code: 'AGENT_INVALID_LIMITS', limit: 'maxToolCalls' });
+  }
+  assert.throws(() => new DefaultAgentRuntime(model, { limits: { toJSON: () => fullLimits() } }), { code: 'AGENT_INVALID_LIMITS' });
+});
+
 test('item 3: unknown limit keys and unknown runtime options are errors', () => {
   assert.throws(() => new DefaultAgentRuntime(model, { limits: { ...fullLimits(), maxModelCall: 3 } }), (error) => {
     assert.equal(error.code, 'AGENT_INVALID_LIMITS');

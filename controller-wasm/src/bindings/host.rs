@@ -102,11 +102,18 @@ pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
     js::deep_freeze(&object)
 }
 
-/// `onHookError(failure)` from JS. Its own exceptions are swallowed: there is nowhere further to report them
-/// without changing the settled outcome.
+/// `onHookError(failure)` from JS. If it throws, the settled outcome still stands; the failure and its exception
+/// go to `console.error` (the exception path of the contract) instead of vanishing.
 pub fn on_hook_error(callback: Function) -> OnHookError {
     Rc::new(move |failure: &HookFailure| {
-        let _ = callback.call1(&JsValue::NULL, &hook_failure_js(failure));
+        let failure = hook_failure_js(failure);
+        if let Err(thrown) = callback.call1(&JsValue::NULL, &failure) {
+            js::console_error3(
+                "@patchbridge/agent: onHookError threw while reporting a hook failure",
+                &failure,
+                &thrown,
+            );
+        }
     })
 }
 

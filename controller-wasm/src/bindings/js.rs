@@ -74,14 +74,16 @@ extern "C" {
 extern "C" {
     #[wasm_bindgen(js_namespace = console, js_name = error)]
     pub fn console_error2(label: &str, value: &JsValue);
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    pub fn console_error3(label: &str, first: &JsValue, second: &JsValue);
 }
 
 #[wasm_bindgen(raw_module = "../adapter.js")]
 extern "C" {
     #[wasm_bindgen(js_name = newId)]
     pub fn new_id() -> String;
-    #[wasm_bindgen(js_name = looseJson)]
-    pub fn loose_json(value: &JsValue) -> Option<String>;
+    #[wasm_bindgen(js_name = limitsJson)]
+    pub fn limits_json(value: &JsValue) -> Option<String>;
 }
 
 #[wasm_bindgen]

@@ -92,7 +92,7 @@ pub fn runtime_options(
     let limits_json: Value = if raw_limits.is_undefined() {
         Value::Null
     } else {
-        js::loose_json(&raw_limits)
+        js::limits_json(&raw_limits)
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or(Value::Bool(false))
     };
