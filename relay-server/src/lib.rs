@@ -55,11 +55,8 @@ pub fn router(state: AppState) -> Router {
             get(conversations::read)
                 .put(conversations::write)
                 .delete(conversations::delete),
-        )
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            guard::api_guard,
-        ));
+        );
+    let guard_layer = middleware::from_fn_with_state(state.clone(), guard::api_guard);
 
     let mut app = Router::new()
         .route("/healthz", get(ops::healthz))
@@ -67,9 +64,17 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(ops::metrics));
     let base = state.inner.base_path.clone();
     app = if base == "/" {
-        app.merge(api)
+        app.merge(api.route_layer(guard_layer))
     } else {
-        app.nest(&base, api)
+        // `layer`, not `route_layer`: paths under the base that match no route (`/api`, `/api/`, typos) go
+        // through the guard too, so without identity they answer 401 rather than revealing what exists.
+        // `{base}/` matches neither the nested routes nor the nest's wildcard: it gets its own guarded 404.
+        let not_found = || async { RelayError::NotFound };
+        app.route(
+            &format!("{base}/"),
+            axum::routing::any(not_found).layer(guard_layer.clone()),
+        )
+        .nest(&base, api.fallback(not_found).layer(guard_layer))
     };
     if let Some(dir) = &state.inner.npm_dir {
         app = app.nest_service("/npm", ServeDir::new(dir));

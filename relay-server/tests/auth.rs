@@ -459,3 +459,80 @@ async fn request_ids_are_generated_or_propagated() {
         .await;
     assert_eq!(response.headers()["x-request-id"], "abc-123");
 }
+
+/// Bug: jsonwebtoken only checks `iss`/`aud` when the token carries them and never checks `nbf` unless asked,
+/// so a token without `iss`/`aud` (minted for another service with the same key) or one not valid yet passed.
+#[tokio::test]
+async fn jwt_missing_issuer_or_audience_and_future_nbf_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret_file = dir.path().join("jwt-secret");
+    std::fs::write(&secret_file, HS_SECRET).unwrap();
+    std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(
+        &db,
+        json!({ "identity": { "mode": "jwt", "hs256Secret": { "file": secret_file }, "issuer": "https://idp.test", "audience": "relay" } }),
+    ))
+    .await;
+    let key = EncodingKey::from_secret(HS_SECRET.as_bytes());
+    let sign = |claims: &Value| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
+    let good =
+        json!({ "sub": "alice", "exp": now() + 600, "iss": "https://idp.test", "aud": "relay" });
+    assert_eq!(status_of(&r, bearer(&sign(&good))).await.0, StatusCode::OK);
+    let mut past_nbf = good.clone();
+    past_nbf["nbf"] = json!(now() - 10);
+    assert_eq!(
+        status_of(&r, bearer(&sign(&past_nbf))).await.0,
+        StatusCode::OK
+    );
+
+    let mut no_iss = good.clone();
+    no_iss.as_object_mut().unwrap().remove("iss");
+    let mut no_aud = good.clone();
+    no_aud.as_object_mut().unwrap().remove("aud");
+    let mut future_nbf = good.clone();
+    future_nbf["nbf"] = json!(now() + 3600);
+    for (what, claims) in [
+        ("no iss", no_iss),
+        ("no aud", no_aud),
+        ("nbf in an hour", future_nbf),
+    ] {
+        let (status, body) = status_of(&r, bearer(&sign(&claims))).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}: {body}");
+    }
+}
+
+/// Bug probe: the guard is a route layer, so paths under the base that match no route (or a route with another
+/// method) must still not answer anything but 401 to a caller without identity.
+#[tokio::test]
+async fn unrouted_api_paths_and_other_methods_answer_401_without_identity() {
+    let db = TestDb::new(Backend::Sqlite);
+    let mut config = base_config(&db, json!({}));
+    config.as_object_mut().unwrap().remove("identity");
+    let r = relay(config).await;
+    for (method, path) in [
+        ("HEAD", "/api/models"),
+        ("HEAD", "/api/conversations"),
+        ("OPTIONS", "/api/model"),
+        ("OPTIONS", "/api/conversations"),
+        ("PATCH", "/api/conversations/c_x"),
+        ("GET", "/api/model"),
+        ("GET", "/api"),
+        ("GET", "/api/"),
+        ("POST", "/api"),
+        ("GET", "/api/nothing-here"),
+        ("GET", "/api/models/"),
+        ("GET", "/api/conversations/"),
+    ] {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", HOST)
+            .header("origin", ORIGIN)
+            .header("content-type", "application/json")
+            .body(Body::empty())
+            .unwrap();
+        let status = r.send(request).await.status();
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path}");
+    }
+}

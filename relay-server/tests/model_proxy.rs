@@ -540,3 +540,90 @@ async fn upstream_requests_carry_the_request_id() {
         Some(&generated)
     );
 }
+
+/// Bug: 408 was classified with the 5xx failures and retried, but only connection errors, 429 and 5xx may be
+/// retried (a 408 is the provider refusing this request; a repeat may repeat its side effects).
+#[tokio::test]
+async fn upstream_408_is_not_retried() {
+    let (fake, r, _db) = relay_with_upstream(
+        vec![Reply::status(408), Reply::sse(text_stream())],
+        json!({}),
+    )
+    .await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{text}");
+    assert_eq!(error_code(&text), "UPSTREAM_REJECTED");
+    assert_eq!(fake.requests().len(), 1, "408 is never retried");
+}
+
+/// A `MakeWriter` collecting log output in memory.
+#[derive(Clone, Default)]
+struct LogBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogBuffer {
+    type Writer = LogBuffer;
+    fn make_writer(&'a self) -> LogBuffer {
+        self.clone()
+    }
+}
+
+/// Bug: in-stream provider error events were logged through a redaction that did not know the configured API
+/// key, so a key without an `sk-` prefix echoed by the provider (a gateway quoting the bad key) reached the log.
+#[tokio::test]
+async fn in_stream_error_logs_are_redacted_of_the_api_key() {
+    const PLAIN_KEY: &str = "gwkey-0123456789-abcdefghij";
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("PB_TEST_PLAIN_KEY", PLAIN_KEY));
+    let logs = LogBuffer::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(logs.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let in_stream = format!(
+        "data: {{\"error\":{{\"message\":\"invalid api key {PLAIN_KEY}\",\"type\":\"invalid_request_error\"}}}}\n\n"
+    );
+    let http_error = format!(r#"{{"error":{{"message":"invalid api key {PLAIN_KEY}"}}}}"#);
+    let fake = FakeUpstream::start(vec![
+        Reply::sse(in_stream),
+        Reply::Status {
+            status: 401,
+            body: http_error,
+        },
+    ])
+    .await;
+    let db = TestDb::new(Backend::Sqlite);
+    let mut gateway = model("gateway", "openai-chat", &fake);
+    gateway["apiKey"] = json!({ "env": "PB_TEST_PLAIN_KEY" });
+    let r = relay(base_config(&db, json!({ "models": [gateway] }))).await;
+    for expected in ["UPSTREAM_REJECTED", "UPSTREAM_REJECTED"] {
+        let (_, text) = post_model(&r, first_turn_request("gateway")).await;
+        assert!(text.contains(expected), "{text}");
+        assert!(
+            !text.contains(PLAIN_KEY),
+            "never echoed to the browser: {text}"
+        );
+    }
+    assert_eq!(fake.requests().len(), 2);
+    let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        logged.contains("invalid api key"),
+        "the upstream text is logged: {logged}"
+    );
+    assert!(
+        !logged.contains(PLAIN_KEY),
+        "the key is redacted in the log: {logged}"
+    );
+}

@@ -1,5 +1,6 @@
 //! JWT identity: `Authorization: Bearer <token>`, verified with an HS256 secret, an RS256 PEM public key or a
-//! JWKS file (keys picked by `kid`). `exp` is required and checked; `sub` is the user.
+//! JWKS file (keys picked by `kid`). `exp` is required and checked, `nbf` is checked when present, a configured
+//! `issuer` / `audience` must be present and match; `sub` is the user.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -122,15 +123,23 @@ impl JwtResolver {
     pub fn new(settings: JwtSettings) -> Self {
         let mut validation = Validation::new(settings.algorithm);
         validation.leeway = settings.leeway_seconds;
-        validation.set_required_spec_claims(&["exp", "sub"]);
+        // jsonwebtoken checks `iss`/`aud` only when the token carries them and `nbf` only when asked: a
+        // configured issuer or audience must also be present, and a token is not accepted before its `nbf`.
+        let mut required = vec!["exp", "sub"];
         validation.validate_exp = true;
+        validation.validate_nbf = true;
         if let Some(iss) = &settings.issuer {
             validation.set_issuer(&[iss]);
+            required.push("iss");
         }
         match &settings.audience {
-            Some(aud) => validation.set_audience(&[aud]),
+            Some(aud) => {
+                validation.set_audience(&[aud]);
+                required.push("aud");
+            }
             None => validation.validate_aud = false,
         }
+        validation.set_required_spec_claims(&required);
         JwtResolver {
             settings,
             validation,

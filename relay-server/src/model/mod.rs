@@ -107,6 +107,7 @@ pub async fn call(
             started,
             state.inner.metrics.clone(),
             model.config.id.clone(),
+            model.api_key.clone(),
         ));
         let first = events.next().await;
         // Only connection failures and provider overload / rate limits are retried, never timeouts.

@@ -17,6 +17,7 @@ use futures_util::{Stream, StreamExt};
 use patchbridge_protocol::StreamEvent;
 use patchbridge_providers::{AdapterError, Decoder};
 
+use crate::config::Secret;
 use crate::error::RelayError;
 use crate::metrics::Metrics;
 
@@ -122,8 +123,15 @@ pub fn error_event(error: &RelayError) -> StreamEvent {
     }
 }
 
+/// An adapter error from request encoding (no upstream text, so no secret to redact).
 pub fn adapter_error(e: AdapterError) -> RelayError {
-    tracing::warn!(code = e.code(), detail = %crate::model::upstream::redact(&e.to_string(), &[]), "adapter error");
+    adapter_error_redacted(e, &[])
+}
+
+/// An adapter error logged with `secrets` (the model's API key) masked: in-stream provider errors carry
+/// upstream text, and a provider or gateway may quote the key it refused.
+pub fn adapter_error_redacted(e: AdapterError, secrets: &[&str]) -> RelayError {
+    tracing::warn!(code = e.code(), detail = %crate::model::upstream::redact(&e.to_string(), secrets), "adapter error");
     RelayError::Adapter {
         code: e.code(),
         message: e.message(),
@@ -161,8 +169,10 @@ pub fn relay(
     started: Instant,
     metrics: Arc<Metrics>,
     model: String,
+    api_key: Option<Secret>,
 ) -> impl Stream<Item = StreamEvent> {
     async_stream::stream! {
+        let secrets: Vec<&str> = api_key.iter().map(Secret::expose).collect();
         metrics.open_streams.inc();
         let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled", started, events: 0 };
         let first_byte_at = Arc::new(std::sync::OnceLock::new());
@@ -181,7 +191,7 @@ pub fn relay(
                     // eventsource-stream names unnamed events "message"; adapters expect "" for "no event:".
                     let name = if message.event == "message" { "" } else { message.event.as_str() };
                     if let Err(e) = decoder.feed(name, &message.data, &mut out) {
-                        failure = Some(adapter_error(e));
+                        failure = Some(adapter_error_redacted(e, &secrets));
                     }
                 }
                 Some(Err(EventStreamError::Transport(issue))) => {
@@ -192,7 +202,7 @@ pub fn relay(
                     });
                 }
                 Some(Err(e)) => {
-                    tracing::warn!(error = %e, "upstream SSE framing error");
+                    tracing::warn!(error = %crate::model::upstream::redact(&e.to_string(), &secrets), "upstream SSE framing error");
                     failure = Some(RelayError::Adapter {
                         code: "UPSTREAM_PROTOCOL_ERROR",
                         message: "the model provider sent a stream that could not be understood".into(),
@@ -201,7 +211,7 @@ pub fn relay(
                 }
                 None => {
                     if let Err(e) = decoder.finish(&mut out) {
-                        failure = Some(adapter_error(e));
+                        failure = Some(adapter_error_redacted(e, &secrets));
                     }
                 }
             }

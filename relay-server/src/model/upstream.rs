@@ -21,9 +21,9 @@ pub enum Failure {
     Connection,
     /// 429: retry once.
     RateLimited,
-    /// 5xx (and 408): retry once.
+    /// 5xx: retry once.
     Unavailable,
-    /// Auth, bad request, policy, not found, too large: never retried.
+    /// Every other 4xx (auth, bad request, policy, not found, too large, 408): never retried.
     Rejected,
     /// No response headers within the first-byte timeout: not retried (it already used the caller's time).
     Timeout,
@@ -40,7 +40,7 @@ impl Failure {
     pub fn from_status(status: u16) -> Failure {
         match status {
             429 => Failure::RateLimited,
-            408 | 500..=599 => Failure::Unavailable,
+            500..=599 => Failure::Unavailable,
             _ => Failure::Rejected,
         }
     }
@@ -238,7 +238,7 @@ mod tests {
         assert!(Failure::from_status(500).retryable());
         assert!(Failure::from_status(503).retryable());
         assert!(Failure::from_status(529).retryable());
-        for status in [400, 401, 403, 404, 413, 422] {
+        for status in [400, 401, 403, 404, 408, 413, 422] {
             assert!(!Failure::from_status(status).retryable(), "{status}");
         }
         assert!(Failure::Connection.retryable());
