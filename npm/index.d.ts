@@ -278,7 +278,11 @@ export declare class AgentExecution {
   readonly pendingInterrupt: Readonly<Interrupt> | null;
   /** Closes the terminal gate (outcome `cancelled`), then aborts the signal. True if this call decided it. */
   cancel(): boolean;
-  /** Throws AGENT_NO_PENDING_INTERRUPT, AGENT_INTERRUPT_MISMATCH or AGENT_INTERRUPT_ALREADY_RESOLVED. */
+  /**
+   * Throws AGENT_NO_PENDING_INTERRUPT, AGENT_INTERRUPT_MISMATCH or AGENT_INTERRUPT_ALREADY_RESOLVED; a rejection
+   * whose reason would make the error tool result exceed maxToolResultCharacters throws AGENT_LIMIT_EXCEEDED and
+   * leaves the interrupt pending.
+   */
   respond(response: { interruptId: string; value: InterruptValue }): void;
   free(): void;
 }

@@ -314,6 +314,34 @@ fn rejection_becomes_an_error_tool_result_the_model_sees() {
     }
 }
 
+/// Bug: a rejection reason became the content of the error tool result the model sees without any check against
+/// maxToolResultCharacters, so a long reason sent an unbounded tool result to the model. Now `respond` refuses it
+/// clearly and the interrupt stays pending (nothing the host already did is lost).
+#[test]
+fn a_rejection_reason_over_max_tool_result_characters_is_refused_and_the_interrupt_stays_pending() {
+    let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}")]);
+    let pending = c.execution.pending_interrupt().unwrap();
+    let long = "r".repeat(Limits::DEFAULT.max_tool_result_characters as usize);
+    let error = c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some(long) }).unwrap_err();
+    assert_eq!(error.code, ErrorCode::LimitExceeded);
+    assert_eq!(error.limit, Some(LimitName::MaxToolResultCharacters));
+    assert_eq!(c.execution.pending_interrupt(), Some(pending.clone()), "the interrupt stays pending");
+    c.harness.stall();
+    assert!(!c.execution.is_settled());
+    assert_eq!(c.model.calls(), 1, "nothing reached the model");
+    c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some("no".into()) }).unwrap();
+    c.harness.stall();
+    assert_eq!(peek(&c.execution).unwrap().unwrap().outcome, Outcome::Completed);
+    assert_eq!(c.runs.get(), 0);
+    for message in &c.model.requests.borrow()[1].messages {
+        for block in &message.blocks {
+            if let Block::ToolResult { content, .. } = block {
+                assert!(content.chars().count() as u64 <= Limits::DEFAULT.max_tool_result_characters);
+            }
+        }
+    }
+}
+
 #[test]
 fn cancel_consumes_the_wait_and_a_late_approval_never_starts_the_tool() {
     let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}")]);

@@ -13,7 +13,7 @@ use futures::channel::oneshot;
 use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
-use super::error::{AgentError, ErrorCode};
+use super::error::{AgentError, ErrorCode, LimitName};
 use super::execution::{
     ExecutionEvent, ExecutionResult, Interrupt, InterruptResponse, Observer, Outcome,
 };
@@ -346,6 +346,21 @@ impl ExecShared {
             .map(|p| p.interrupt.interrupt_id.clone());
         match pending_id {
             Some(id) if id == interrupt_id => {
+                // A rejection becomes a tool result the model sees: it is bounded like any other tool result.
+                // Checked before the slot is consumed, so the interrupt stays pending for a valid answer.
+                if let InterruptResponse::Reject { reason } = &value {
+                    let tool = &slot.pending.as_ref().expect("checked above").interrupt.tool;
+                    let content = super::agent_loop::rejection_text(tool, reason.as_deref());
+                    let characters = content.chars().count() as u64;
+                    let max = self.runtime.options.limits.max_tool_result_characters;
+                    if characters > max {
+                        return Err(AgentError::limit_exceeded(
+                            LimitName::MaxToolResultCharacters,
+                            format!("the rejection result would be {characters} characters, over maxToolResultCharacters ({max}); the interrupt is still pending"),
+                        )
+                        .with_details(serde_json::json!({ "interruptId": interrupt_id, "characters": characters })));
+                    }
+                }
                 let pending = slot.pending.take().expect("checked above");
                 slot.resolved.push(id);
                 drop(slot);
