@@ -433,3 +433,29 @@ fn tool_loop_requests_share_the_history_and_serialise_as_model_request() {
     let back = CallRequest::from_request(raw[2].to_request());
     assert_eq!(serde_json::to_value(&back).unwrap(), json);
 }
+
+/// Bug: a model whose `message-start` reused the id of a message already in the conversation (a user message, or
+/// its own earlier answer in a tool loop) produced a stable history with duplicate ids: the execution completed
+/// (and the controller saved it), but the next `start` rejected that history as invalid input and a reload
+/// rejected it as corrupt. Ids are unique within a conversation (docs/protocol.md §1), so this is a protocol
+/// error of the model call, before anything of it becomes stable.
+#[test]
+fn a_message_start_id_already_in_the_conversation_is_a_protocol_error() {
+    // Reuses the user's id.
+    let model = ScriptedModel::new(vec![text_reply("u-q", "hi", StopReason::EndTurn)]);
+    let rt = runtime(model, ManualPlatform::new());
+    let (result, log) = run_to_end(&rt, input(vec![user("q")], no_tools()));
+    assert_eq!(code_of(&result), "AGENT_PROTOCOL_ERROR");
+    assert!(!event_types(&log).contains(&"message-completed".to_string()));
+
+    // Reuses its own id from the previous call of the same tool loop.
+    let (tool, runs) = echo_tool("ok");
+    let model = ScriptedModel::new(vec![tool_calls("m1", &[("c1", "t", "{}")]), text_reply("m1", "done", StopReason::EndTurn)]);
+    let rt = runtime(model.clone(), ManualPlatform::new());
+    let (result, log) = run_to_end(&rt, input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])));
+    assert_eq!(code_of(&result), "AGENT_PROTOCOL_ERROR");
+    assert_eq!(runs.get(), 1);
+    assert_eq!(model.calls(), 2);
+    let completed = log.borrow().iter().filter(|(t, _)| t == "message-completed").count();
+    assert_eq!(completed, 2, "the first assistant message and the tool message only");
+}

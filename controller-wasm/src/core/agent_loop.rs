@@ -176,6 +176,14 @@ async fn call_model(
         match aggregator.accept(&event)? {
             Accepted::MessageStarted => {
                 let id = aggregator.id().unwrap_or_default();
+                // Ids are unique within a conversation (ModelState entries and tool results are keyed by them);
+                // a reused id would leave a history that the next start rejects and a reload calls corrupt.
+                if sh.progress.borrow().messages.iter().any(|m| m.id == id) {
+                    return Err(AgentError::new(
+                        ErrorCode::ProtocolError,
+                        format!("message-start id {id:?} is already used by a message of the conversation"),
+                    ));
+                }
                 sh.emit(&ExecutionEvent::MessageStarted { id, model_call });
             }
             Accepted::Block => {
