@@ -20,6 +20,8 @@ pub const MAX_TITLE_CHARS: usize = 500;
 /// Page size bounds of the list.
 pub const MAX_PAGE: u32 = 100;
 pub const DEFAULT_PAGE: u32 = 20;
+/// Longest conversation id looked up (generated ids are 34 bytes).
+pub const MAX_ID_BYTES: usize = 200;
 
 #[derive(Deserialize)]
 pub struct ListQuery {
@@ -99,6 +101,7 @@ pub async fn read(
     Extension(user): Extension<UserId>,
     Path(id): Path<String>,
 ) -> Result<Response, RelayError> {
+    let id = storable_id(id)?;
     let stored = state
         .store()
         .get(&user.0, &id)
@@ -113,6 +116,7 @@ pub async fn write(
     Path(id): Path<String>,
     StrictJson(body): StrictJson<WriteBody>,
 ) -> Result<Response, RelayError> {
+    let id = storable_id(id)?;
     let title = body.title.map(check_title).transpose()?;
     let text = encode_context(&state, &body.context)?;
     let expected = i64::try_from(body.expected_revision)
@@ -140,12 +144,22 @@ pub async fn delete(
     Extension(user): Extension<UserId>,
     Path(id): Path<String>,
 ) -> Result<Response, RelayError> {
+    let id = storable_id(id)?;
     if state.store().delete(&user.0, &id).await? {
         tracing::info!(conversation = %id, "conversation deleted");
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
         Err(RelayError::NotFound)
     }
+}
+
+/// Path ids that no stored conversation can have are not found before any query: a NUL byte would otherwise
+/// reach PostgreSQL (whose TEXT cannot hold it) and come back as a 500 instead of a 404.
+fn storable_id(id: String) -> Result<String, RelayError> {
+    if id.is_empty() || id.len() > MAX_ID_BYTES || id.chars().any(char::is_control) {
+        return Err(RelayError::NotFound);
+    }
+    Ok(id)
 }
 
 fn check_title(title: String) -> Result<String, RelayError> {

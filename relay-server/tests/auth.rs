@@ -352,7 +352,7 @@ async fn state_changing_requests_need_allowed_origin_and_json() {
             "FORBIDDEN_ORIGIN",
         ),
         (
-            Some("http://relay.test:8080"),
+            Some("http://localhost:8080"),
             Some("application/json"),
             StatusCode::FORBIDDEN,
             "FORBIDDEN_ORIGIN",
@@ -535,4 +535,71 @@ async fn unrouted_api_paths_and_other_methods_answer_401_without_identity() {
         let status = r.send(request).await.status();
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path}");
     }
+}
+
+/// Bug: development identity was only bound-checked (loopback listen address), but DNS rebinding lets a page on
+/// any site reach a loopback relay under its own host name, where its requests are even same-origin. With the
+/// development resolver the request's `Host` must be a loopback name too, or the caller is not identified.
+#[tokio::test]
+async fn development_identity_refuses_a_non_loopback_host_dns_rebinding() {
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({}))).await;
+    let as_host = |method: &str, host: &str| {
+        let mut builder = Request::builder()
+            .method(method)
+            .uri("/api/conversations")
+            .header("host", host)
+            .header("origin", format!("http://{host}"))
+            .header("x-patchbridge-user", "alice");
+        if method == "POST" {
+            builder = builder.header("content-type", "application/json");
+        }
+        builder.body(Body::from("{}")).unwrap()
+    };
+    for host in [
+        "localhost:8787",
+        "127.0.0.1:8787",
+        "127.0.0.2",
+        "[::1]:8787",
+        "LOCALHOST",
+        "app.localhost:8787",
+    ] {
+        assert_eq!(
+            r.send(as_host("GET", host)).await.status(),
+            StatusCode::OK,
+            "{host}"
+        );
+        assert_eq!(
+            r.send(as_host("POST", host)).await.status(),
+            StatusCode::CREATED,
+            "{host}"
+        );
+    }
+    for host in [
+        "evil.example:8787",
+        "evil.example",
+        "127.0.0.1.evil.example",
+        "localhost.evil.example",
+        "10.0.0.1:8787",
+    ] {
+        assert_eq!(
+            r.send(as_host("GET", host)).await.status(),
+            StatusCode::UNAUTHORIZED,
+            "{host}"
+        );
+        assert_eq!(
+            r.send(as_host("POST", host)).await.status(),
+            StatusCode::UNAUTHORIZED,
+            "{host}"
+        );
+    }
+    let no_host = Request::builder()
+        .uri("/api/conversations?user=alice")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        r.send(no_host).await.status(),
+        StatusCode::UNAUTHORIZED,
+        "no Host at all"
+    );
 }

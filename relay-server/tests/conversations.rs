@@ -25,6 +25,7 @@ on_both!(
     corrupt_stored_context_is_an_explicit_error,
     context_over_size_bound_is_413_and_not_stored,
     strict_bodies_and_missing_model_state_are_rejected,
+    nul_in_conversation_id_or_cursor_is_not_a_server_error,
 );
 
 /// Creates a conversation for `user` with `body`; returns the created snapshot and the conversation's path.
@@ -398,4 +399,23 @@ async fn strict_bodies_and_missing_model_state_are_rejected(backend: Backend) {
     assert!(resp["error"]["message"].as_str().unwrap().contains("titel"));
     let (_, read) = r.call("GET", &path, "alice", None).await;
     assert_eq!(read["conversation"]["revision"], 1, "nothing accepted");
+}
+
+/// Bug: a NUL byte in the path id or in the cursor reached PostgreSQL (whose TEXT cannot hold one) and came back
+/// as a 500; such an id cannot exist (404) and such a cursor is invalid (400), on both backends alike.
+async fn nul_in_conversation_id_or_cursor_is_not_a_server_error(backend: Backend) {
+    let db = TestDb::new(backend);
+    let r = relay(base_config(&db, json!({}))).await;
+    let path = "/api/conversations/c_%00x";
+    let (status, body) = r.call("GET", path, "alice", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = put(&r, path, "alice", 1, context("hi")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = r.call("DELETE", path, "alice", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = r
+        .call("GET", "/api/conversations?cursor=1.c_%00x", "alice", None)
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["code"], "INVALID_REQUEST");
 }

@@ -46,7 +46,8 @@ impl Cursor {
     pub fn decode(text: &str) -> Option<Cursor> {
         let (ts, id) = text.split_once('.')?;
         let updated_at = ts.parse().ok()?;
-        if id.is_empty() || id.len() > 200 {
+        // Control characters (NUL above all: PostgreSQL TEXT cannot hold it) never occur in stored ids.
+        if id.is_empty() || id.len() > 200 || id.chars().any(char::is_control) {
             return None;
         }
         Some(Cursor {
