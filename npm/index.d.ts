@@ -171,6 +171,10 @@ export interface HookContext {
 
 /** Observes lifecycle events synchronously, in registration order, with deep-frozen data. */
 export interface AgentHook {
+  /**
+   * Called synchronously. Throwing on a non-terminal event fails the turn (AGENT_HOOK_FAILED); returning a promise
+   * is the same failure (push asynchronous work to a host queue instead).
+   */
   onEvent(event: Readonly<HookEvent>, context: Readonly<HookContext>): void;
 }
 

@@ -114,6 +114,35 @@ test('item 11 (bug): an onHookError that throws loses nothing: both errors reach
   assert.ok(flat.some((v) => v?.error instanceof AgentError && /terminal boom/.test(v.error.message)), 'the hook failure is logged');
 });
 
+// Bug: an async onEvent (a hook returning a promise) was accepted; its throw became a rejected promise nobody saw,
+// so the turn went on as if the hook had succeeded and Node reported an unhandled rejection. Hooks observe
+// synchronously: returning a thenable is a hook failure (fails the turn, or goes to onHookError on the terminal
+// event), and the returned promise is marked handled.
+test('item 11 (bug): a hook returning a promise is a hook failure, never an unhandled rejection', async () => {
+  const stray = [];
+  const onStray = (error) => stray.push(error);
+  process.on('unhandledRejection', onStray);
+  try {
+    const m = scriptedModel([textMessage('never')]);
+    const hooks = [{ onEvent: async (event) => { if (event.type === 'model-call-started') throw new Error('async boom'); } }];
+    await assert.rejects(runWith(m, { hooks }).result, (error) => {
+      assert.equal(error.code, 'AGENT_HOOK_FAILED');
+      assert.match(error.message, /synchronous/);
+      return true;
+    });
+    const failures = [];
+    const terminalOnly = [{ onEvent: (event) => (event.type === 'execution-completed' ? Promise.reject(new Error('late')) : undefined) }];
+    const result = await runWith(scriptedModel([textMessage('fine')]), { hooks: terminalOnly, onHookError: (f) => failures.push(f) }).result;
+    assert.equal(result.outcome, 'completed');
+    assert.equal(failures.length, 1);
+    assert.equal(failures[0].error.code, 'AGENT_HOOK_FAILED');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(stray, []);
+  } finally {
+    process.off('unhandledRejection', onStray);
+  }
+});
+
 test('item 11: cancelled and failed executions end with their own terminal events', async () => {
   const types = [];
   const hooks = [{ onEvent: (event) => types.push(event.type) }];

@@ -138,10 +138,20 @@ impl JsHook {
 
 impl AgentHook for JsHook {
     fn on_event(&self, event: &HookEvent, ctx: &HookContext) -> Result<(), AgentError> {
-        self.on_event
+        let returned = self
+            .on_event
             .call2(&self.object, &frozen(event), &frozen(ctx))
-            .map(|_| ())
-            .map_err(|e| error::from_js(&e, ErrorCode::HookFailed, "hook threw"))
+            .map_err(|e| error::from_js(&e, ErrorCode::HookFailed, "hook threw"))?;
+        // Hooks observe synchronously: a promise's rejection could neither fail the turn nor reach onHookError
+        // in time, so returning one is itself the failure (and the promise is marked handled).
+        if is_thenable(&returned) {
+            js::quiet(&Promise::resolve(&returned));
+            return Err(AgentError::new(
+                ErrorCode::HookFailed,
+                "onEvent returned a promise: hooks must be synchronous (push asynchronous work to a host queue)",
+            ));
+        }
+        Ok(())
     }
 }
 
