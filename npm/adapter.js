@@ -397,6 +397,11 @@ export function emitDelta(observer, index, delta) {
 }
 
 /** Marks a promise as handled (it still rejects for whoever awaits it) and returns it. */
+/** Marks a promise handled and logs its rejection to console.error with `label` and `subject`. */
+export function logRejection(promise, label, subject) {
+  Promise.resolve(promise).then(undefined, (error) => console.error(label, subject, error));
+}
+
 export function quiet(promise) {
   promise.then(undefined, () => {});
   return promise;

@@ -143,6 +143,27 @@ test('item 11 (bug): a hook returning a promise is a hook failure, never an unha
   }
 });
 
+// Bug: an async onHookError whose promise rejected became an unhandled rejection (fatal in Node by default).
+test('item 11 (bug): an onHookError returning a rejected promise is logged, never an unhandled rejection', async () => {
+  const stray = [];
+  const onStray = (error) => stray.push(error);
+  process.on('unhandledRejection', onStray);
+  const logged = [];
+  const original = console.error;
+  console.error = (...args) => logged.push(args);
+  try {
+    const hooks = [{ onEvent: (event) => { if (event.type === 'execution-completed') throw new Error('terminal boom'); } }];
+    const result = await runWith(scriptedModel([textMessage('fine')]), { hooks, onHookError: async () => { throw new Error('diagnostics boom'); } }).result;
+    assert.equal(result.outcome, 'completed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    console.error = original;
+    process.off('unhandledRejection', onStray);
+  }
+  assert.deepEqual(stray, []);
+  assert.ok(logged.flat().some((v) => v instanceof Error && /diagnostics boom/.test(v.message)), 'the rejection is logged');
+});
+
 test('item 11: cancelled and failed executions end with their own terminal events', async () => {
   const types = [];
   const hooks = [{ onEvent: (event) => types.push(event.type) }];

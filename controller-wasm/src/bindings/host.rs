@@ -107,12 +107,19 @@ pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
 pub fn on_hook_error(callback: Function) -> OnHookError {
     Rc::new(move |failure: &HookFailure| {
         let failure = hook_failure_js(failure);
-        if let Err(thrown) = callback.call1(&JsValue::NULL, &failure) {
-            js::console_error3(
+        match callback.call1(&JsValue::NULL, &failure) {
+            Err(thrown) => js::console_error3(
                 "@patchbridge/agent: onHookError threw while reporting a hook failure",
                 &failure,
                 &thrown,
-            );
+            ),
+            // Diagnostics should be synchronous; a returned promise's rejection is logged, not left unhandled.
+            Ok(returned) if is_thenable(&returned) => js::log_rejection(
+                &returned,
+                "@patchbridge/agent: onHookError rejected while reporting a hook failure",
+                &failure,
+            ),
+            Ok(_) => {}
         }
     })
 }

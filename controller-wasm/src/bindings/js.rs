@@ -98,6 +98,9 @@ extern "C" {
     pub fn emit_delta(observer: &js_sys::Function, index: u32, delta: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = quiet)]
     pub fn quiet(promise: &Promise) -> Promise;
+    /// Marks a thenable handled; a rejection goes to `console.error(label, subject, error)`.
+    #[wasm_bindgen(js_name = logRejection)]
+    pub fn log_rejection(thenable: &JsValue, label: &str, subject: &JsValue);
 }
 
 #[wasm_bindgen(raw_module = "../adapter.js")]
