@@ -1,6 +1,7 @@
 //! `{base}/conversations` handlers (`docs/protocol.md` §6): list, create, read, compare-and-set write, delete.
 //! Every query is scoped to the caller's user id, so another user's conversation is simply not found (404).
 
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -50,8 +51,10 @@ pub struct WriteBody {
 pub async fn list(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    Query(q): Query<ListQuery>,
+    query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, RelayError> {
+    // axum's own rejection would answer in its plain-text format (e.g. a repeated `limit`).
+    let Query(q) = query.map_err(|e| RelayError::InvalidRequest(e.body_text()))?;
     let limit = match q.limit.as_deref() {
         None => DEFAULT_PAGE,
         Some(text) => match text.parse::<u32>() {
@@ -99,7 +102,7 @@ pub async fn create(
 pub async fn read(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
     let stored = state
@@ -113,7 +116,7 @@ pub async fn read(
 pub async fn write(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     StrictJson(body): StrictJson<WriteBody>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
@@ -142,7 +145,7 @@ pub async fn write(
 pub async fn delete(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
     if state.store().delete(&user.0, &id).await? {
@@ -155,7 +158,11 @@ pub async fn delete(
 
 /// Path ids that no stored conversation can have are not found before any query: a NUL byte would otherwise
 /// reach PostgreSQL (whose TEXT cannot hold it) and come back as a 500 instead of a 404.
-fn storable_id(id: String) -> Result<String, RelayError> {
+fn storable_id(id: Result<Path<String>, PathRejection>) -> Result<String, RelayError> {
+    // An id that is not UTF-8 after percent-decoding cannot exist either (and axum's rejection is plain text).
+    let Ok(Path(id)) = id else {
+        return Err(RelayError::NotFound);
+    };
     if id.is_empty() || id.len() > MAX_ID_BYTES || id.chars().any(char::is_control) {
         return Err(RelayError::NotFound);
     }

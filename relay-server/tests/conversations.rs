@@ -26,6 +26,7 @@ on_both!(
     context_over_size_bound_is_413_and_not_stored,
     strict_bodies_and_missing_model_state_are_rejected,
     nul_in_conversation_id_or_cursor_is_not_a_server_error,
+    malformed_query_or_path_gets_the_json_error_shape,
 );
 
 /// Creates a conversation for `user` with `body`; returns the created snapshot and the conversation's path.
@@ -418,4 +419,35 @@ async fn nul_in_conversation_id_or_cursor_is_not_a_server_error(backend: Backend
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert_eq!(body["error"]["code"], "INVALID_REQUEST");
+}
+
+/// Bug: axum's own `Query` / `Path` rejections (a repeated query parameter, a path id that is not UTF-8 after
+/// percent-decoding) answered in axum's plain-text format instead of the documented `{ error: { code } }`.
+async fn malformed_query_or_path_gets_the_json_error_shape(backend: Backend) {
+    let db = TestDb::new(backend);
+    let r = relay(base_config(&db, json!({}))).await;
+    for (path, status, code) in [
+        (
+            "/api/conversations?limit=1&limit=2",
+            StatusCode::BAD_REQUEST,
+            "INVALID_REQUEST",
+        ),
+        (
+            "/api/conversations?cursor=a&cursor=b",
+            StatusCode::BAD_REQUEST,
+            "INVALID_REQUEST",
+        ),
+        (
+            "/api/conversations/c_%FF%FE",
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+        ),
+    ] {
+        let (got, body) = r.call("GET", path, "alice", None).await;
+        assert_eq!(got, status, "{path}: {body}");
+        assert_eq!(body["error"]["code"], code, "{path}: {body}");
+    }
+    let (got, body) = put(&r, "/api/conversations/c_%FF", "alice", 1, context("x")).await;
+    assert_eq!(got, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["error"]["code"], "NOT_FOUND", "{body}");
 }

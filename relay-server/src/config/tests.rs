@@ -266,3 +266,131 @@ fn example_configs_are_valid() {
     }
     assert!(n >= 4, "OpenAI, local, Anthropic and demo examples exist");
 }
+
+/// Audit: unknown and duplicate keys are refused at every nesting level (identity variants, secret refs,
+/// reasoning, capabilities, limits, database), each error naming where.
+#[test]
+fn unknown_and_duplicate_keys_at_every_nesting_level() {
+    let model = |extra: serde_json::Value| {
+        let mut m = json!({ "id": "a", "provider": "anthropic-messages", "baseUrl": "https://x",
+                            "upstreamModel": "m", "apiKey": { "env": "K" } });
+        common_merge(&mut m, extra);
+        json!({ "models": [ m ] })
+    };
+    for (config, path) in [
+        (
+            json!({ "identity": { "mode": "jwt", "jwksFile": "/x", "issuerr": "i" } }),
+            "identity",
+        ),
+        (
+            json!({ "identity": { "mode": "development", "hedaer": "x" } }),
+            "identity",
+        ),
+        (
+            json!({ "identity": { "mode": "trusted-proxy", "header": "x", "bind": 1 } }),
+            "identity",
+        ),
+        (
+            json!({ "database": { "url": "sqlite://x", "maxConnection": 2 } }),
+            "database.maxConnection",
+        ),
+        (
+            json!({ "limits": { "idleTimeout": 5 } }),
+            "limits.idleTimeout",
+        ),
+        (
+            model(json!({ "reasoning": { "effort": "low", "budget": 5 } })),
+            "models[0].reasoning",
+        ),
+        (
+            model(json!({ "capabilities": { "tools": true, "vision": true } })),
+            "models[0].capabilities",
+        ),
+        (
+            model(json!({ "apiKey": { "env": "K", "file": "/k" } })),
+            "models[0].apiKey",
+        ),
+        (
+            model(json!({ "apiKey": { "value": "sk-inline" } })),
+            "models[0].apiKey",
+        ),
+    ] {
+        let e = parse(config.clone()).unwrap_err();
+        assert!(e.path.starts_with(path), "{config}: {e}");
+    }
+    for (text, path) in [
+        (
+            r#"{"identity": {"mode": "jwt", "jwksFile": "/a", "jwksFile": "/b"}}"#,
+            "identity",
+        ),
+        (
+            r#"{"limits": {"maxEventsPerCall": 5, "maxEventsPerCall": 6}}"#,
+            "limits",
+        ),
+        (
+            r#"{"models": [{"id": "a", "provider": "openai-chat", "baseUrl": "https://x", "upstreamModel": "m", "apiKey": {"env": "A", "env": "B"}}]}"#,
+            "models[0].apiKey",
+        ),
+        (
+            r#"{"models": [{"id": "a", "provider": "openai-chat", "baseUrl": "https://x", "upstreamModel": "m", "authScheme": "none", "reasoning": {"effort": "low", "effort": "high"}}]}"#,
+            "models[0].reasoning",
+        ),
+        (
+            r#"{"server": {"allowedOrigins": ["https://a"]}, "server": {}}"#,
+            "",
+        ),
+    ] {
+        let e = RelayConfig::from_json(text).unwrap_err();
+        assert!(e.message.contains("duplicate key"), "{text}: {e}");
+        assert!(e.path.starts_with(path), "{text}: {e}");
+    }
+}
+
+fn common_merge(target: &mut serde_json::Value, extra: serde_json::Value) {
+    for (k, v) in extra.as_object().unwrap() {
+        target[k] = v.clone();
+    }
+}
+
+/// Audit: numbers too large for the field (u64 overflow, floats, exponents) are refused, never wrapped or
+/// saturated into "no bound"; values past each bound's ceiling are refused too.
+#[test]
+fn huge_numbers_in_limits_are_refused() {
+    for raw in [
+        "18446744073709551616",
+        "1e30",
+        "1.5",
+        "99999999999999999999999",
+    ] {
+        let text = format!(r#"{{"limits": {{"maxUpstreamResponseBytes": {raw}}}}}"#);
+        let e = RelayConfig::from_json(&text).unwrap_err();
+        assert_eq!(e.path, "limits.maxUpstreamResponseBytes", "{raw}: {e}");
+    }
+    let e = validate(json!({ "demo": true, "limits": { "idleTimeoutMs": u64::MAX } })).unwrap_err();
+    assert_eq!(e.path, "limits.idleTimeoutMs");
+    let e =
+        validate(json!({ "demo": true, "limits": { "maxRequestBytes": u64::MAX } })).unwrap_err();
+    assert_eq!(e.path, "limits.maxRequestBytes");
+}
+
+/// Audit: the development identity is refused on every non-loopback bind, IPv6 and IPv4-mapped included.
+#[test]
+fn development_identity_refused_on_any_non_loopback_bind() {
+    for bind in [
+        "0.0.0.0:8787",
+        "[::]:8787",
+        "10.1.2.3:8787",
+        "[::ffff:127.0.0.1]:8787",
+        "[fe80::1%1]:8787",
+    ] {
+        let e = validate(json!({ "demo": true, "server": { "bind": bind }, "identity": { "mode": "development" } }))
+            .unwrap_err();
+        assert_eq!(e.path, "identity.mode", "{bind}: {e}");
+    }
+    for bind in ["127.0.0.1:0", "127.0.0.2:8787", "[::1]:8787"] {
+        assert!(
+            validate(json!({ "demo": true, "server": { "bind": bind }, "identity": { "mode": "development" } })).is_ok(),
+            "{bind}"
+        );
+    }
+}
