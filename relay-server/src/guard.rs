@@ -156,4 +156,50 @@ mod tests {
         ));
         assert!(!origin_allowed("null", Some("relay.example"), &allowed));
     }
+
+    /// Audit: host comparison covers ports, case and IPv6; non-HTTP schemes, `null` and default-port spellings
+    /// the browser would never send are refused rather than guessed.
+    #[test]
+    fn same_origin_compares_host_and_port_exactly() {
+        assert!(origin_allowed("http://[::1]:8787", Some("[::1]:8787"), &[]));
+        assert!(!origin_allowed(
+            "http://[::1]:8788",
+            Some("[::1]:8787"),
+            &[]
+        ));
+        assert!(origin_allowed(
+            "http://LocalHost:8787",
+            Some("localhost:8787"),
+            &[]
+        ));
+        assert!(origin_allowed(
+            "http://localhost:8787",
+            Some("LOCALHOST:8787"),
+            &[]
+        ));
+        assert!(!origin_allowed(
+            "http://localhost",
+            Some("localhost:8787"),
+            &[]
+        ));
+        assert!(!origin_allowed(
+            "http://localhost:8787",
+            Some("localhost"),
+            &[]
+        ));
+        assert!(!origin_allowed("http://localhost:8787", None, &[]));
+        assert!(!origin_allowed("null", Some("localhost"), &[]));
+        assert!(!origin_allowed(
+            "file:///etc/passwd",
+            Some("localhost"),
+            &[]
+        ));
+        assert!(!origin_allowed("ws://localhost", Some("localhost"), &[]));
+        assert!(!origin_allowed(
+            "http://localhost.evil",
+            Some("localhost"),
+            &[]
+        ));
+        assert!(!origin_allowed("", Some("localhost"), &[]));
+    }
 }

@@ -37,6 +37,10 @@ impl AppState {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_millis(config.limits.connect_timeout_ms))
             .pool_idle_timeout(Duration::from_secs(90))
+            // Provider APIs never redirect. Following one would resend the body and, because reqwest strips
+            // only `Authorization` across hosts, the `x-api-key` header to wherever it points: a 3xx is an
+            // upstream rejection instead.
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("patchbridge-relay/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("http client: {e}"))?;

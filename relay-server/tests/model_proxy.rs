@@ -627,3 +627,57 @@ async fn in_stream_error_logs_are_redacted_of_the_api_key() {
         "the key is redacted in the log: {logged}"
     );
 }
+
+/// Bug: the upstream HTTP client followed redirects. reqwest strips `Authorization` on a cross-host redirect but
+/// not `x-api-key`, so a provider URL answering 307 (a misconfigured gateway, a hijacked DNS name) sent the
+/// Anthropic key and the whole conversation to the redirect target. A provider API never redirects: a 3xx is
+/// an upstream rejection and nothing is sent anywhere else.
+#[tokio::test]
+async fn upstream_redirects_are_not_followed_and_the_key_stays_home() {
+    use std::sync::{Arc, Mutex};
+    set_key();
+    // The redirect target records every request it gets.
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let record = seen.clone();
+    let target = axum::Router::new().fallback(move |headers: axum::http::HeaderMap| {
+        let record = record.clone();
+        async move {
+            let key = headers
+                .get("x-api-key")
+                .map(|v| v.to_str().unwrap_or("").to_owned())
+                .unwrap_or_default();
+            record.lock().unwrap().push(key);
+            "ok"
+        }
+    });
+    let target_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let target_addr = target_listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(target_listener, target).await.unwrap() });
+    // The configured provider answers every call with a 307 to the target.
+    let location = format!("http://{target_addr}/v1/messages");
+    let redirector = axum::Router::new().fallback(move || {
+        let location = location.clone();
+        async move {
+            (
+                axum::http::StatusCode::TEMPORARY_REDIRECT,
+                [(axum::http::header::LOCATION, location)],
+            )
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, redirector).await.unwrap() });
+
+    let db = TestDb::new(Backend::Sqlite);
+    let claude = json!({ "id": "claude", "provider": "anthropic-messages", "baseUrl": format!("http://{addr}/v1"),
+                         "upstreamModel": "claude-x", "apiKey": { "env": "PB_TEST_UPSTREAM_KEY" } });
+    let r = relay(base_config(&db, json!({ "models": [claude] }))).await;
+    let (status, text) = post_model(&r, first_turn_request("claude")).await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{text}");
+    assert_eq!(error_code(&text), "UPSTREAM_REJECTED");
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "the redirect target got requests (keys: {:?})",
+        seen.lock().unwrap()
+    );
+}
