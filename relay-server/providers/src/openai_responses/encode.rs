@@ -50,6 +50,7 @@ pub(crate) fn encode(
                 for item in state::plan(message, entry)? {
                     match item {
                         Planned::Raw(raw) => {
+                            check_raw_item(raw, &message.id)?;
                             flush(&mut text, &mut input);
                             input.push(raw.clone());
                         }
@@ -122,4 +123,19 @@ pub(crate) fn encode(
         headers: Vec::new(),
         body: Value::Object(body),
     })
+}
+
+/// Raw items come back from the browser's ModelState, so they are untrusted. The decoder keeps only provider
+/// *output* items raw (reasoning, built-in tool calls); an input-only type there would let a client add a
+/// `developer` / `system` message above the operator's system prompt, forge a tool output, or reference
+/// items stored by others.
+fn check_raw_item(raw: &Value, message_id: &str) -> Result<(), AdapterError> {
+    let kind = raw.get("type").and_then(Value::as_str).unwrap_or("");
+    if kind.is_empty() || matches!(kind, "message" | "item_reference" | "function_call_output") {
+        return Err(AdapterError::InvalidRequest(format!(
+            "modelState of message `{message_id}` holds a raw item of type `{kind}`, which is never a \
+             provider output item"
+        )));
+    }
+    Ok(())
 }
