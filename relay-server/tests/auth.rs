@@ -535,6 +535,14 @@ async fn unrouted_api_paths_and_other_methods_answer_401_without_identity() {
         let status = r.send(request).await.status();
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path}");
     }
+    // With an identity the same unrouted paths are a plain NOT_FOUND in the documented error shape.
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(base_config(&db, json!({}))).await;
+    for path in ["/api", "/api/", "/api/nothing-here"] {
+        let (status, body) = r.call("GET", path, "alice", None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {body}");
+        assert_eq!(body["error"]["code"], "NOT_FOUND", "{path}");
+    }
 }
 
 /// Bug: development identity was only bound-checked (loopback listen address), but DNS rebinding lets a page on
