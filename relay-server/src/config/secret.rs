@@ -53,22 +53,41 @@ impl SecretRef {
     }
 }
 
-/// Reads a file that only its owner (the relay's user) can read or write.
+/// Reads a file that only its owner (the relay's user) can read or write. The checks are made on the opened
+/// handle (`O_NOFOLLOW`, then `fstat`), not on the path before opening it, so the file cannot be swapped for a
+/// symlink or another file between the check and the read; the read is bounded as well.
 pub fn read_owner_only_file(path: &Path) -> Result<String, String> {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::io::Read;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
     if !path.is_absolute() {
         return Err(format!(
             "secret file `{}` must be an absolute path",
             path.display()
         ));
     }
-    let meta = std::fs::symlink_metadata(path)
-        .map_err(|e| format!("secret file `{}`: {e}", path.display()))?;
-    if !meta.file_type().is_file() {
-        return Err(format!(
+    let not_regular = || {
+        format!(
             "secret file `{}` must be a regular file (not a symlink)",
             path.display()
-        ));
+        )
+    };
+    // O_NOFOLLOW: a symlink as the last component fails to open (ELOOP); O_NONBLOCK: a FIFO does not block.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                not_regular()
+            } else {
+                format!("secret file `{}`: {e}", path.display())
+            }
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("secret file `{}`: {e}", path.display()))?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular());
     }
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
@@ -85,14 +104,22 @@ pub fn read_owner_only_file(path: &Path) -> Result<String, String> {
             path.display()
         ));
     }
-    if meta.len() > MAX_SECRET_FILE_BYTES {
-        return Err(format!(
+    let too_large = || {
+        format!(
             "secret file `{}` is larger than {MAX_SECRET_FILE_BYTES} bytes",
             path.display()
-        ));
+        )
+    };
+    if meta.len() > MAX_SECRET_FILE_BYTES {
+        return Err(too_large());
     }
-    let text = std::fs::read_to_string(path)
+    let mut text = String::new();
+    file.take(MAX_SECRET_FILE_BYTES + 1)
+        .read_to_string(&mut text)
         .map_err(|e| format!("secret file `{}`: {e}", path.display()))?;
+    if text.len() as u64 > MAX_SECRET_FILE_BYTES {
+        return Err(too_large());
+    }
     if text.trim().is_empty() {
         return Err(format!("secret file `{}` is empty", path.display()));
     }
@@ -152,5 +179,30 @@ mod tests {
     #[test]
     fn debug_never_prints_the_value() {
         assert_eq!(format!("{:?}", Secret::new("abc")), "Secret(<redacted>)");
+    }
+
+    /// The checks run on the opened handle: a FIFO is refused without blocking the start-up, an oversized
+    /// file is refused, and a symlink to an owner-only file is still refused (`O_NOFOLLOW`).
+    #[test]
+    fn fifo_oversized_and_symlinked_files_are_refused_on_the_handle() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let err = SecretRef::File(fifo).resolve().unwrap_err();
+        assert!(err.contains("regular file"), "{err}");
+
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'k'; MAX_SECRET_FILE_BYTES as usize + 1]).unwrap();
+        std::fs::set_permissions(&big, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let err = SecretRef::File(big).resolve().unwrap_err();
+        assert!(err.contains("larger than"), "{err}");
+
+        let target = write_with_mode(dir.path(), 0o600);
+        let link = dir.path().join("link-to-owner-only");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = SecretRef::File(link).resolve().unwrap_err();
+        assert!(err.contains("not a symlink"), "{err}");
     }
 }
