@@ -152,7 +152,7 @@ impl AgentHook for JsHook {
         // Hooks observe synchronously: a promise's rejection could neither fail the turn nor reach onHookError
         // in time, so returning one is itself the failure (and the promise is marked handled).
         if is_thenable(&returned) {
-            js::quiet(&Promise::resolve(&returned));
+            let _handled = js::quiet(&Promise::resolve(&returned));
             return Err(AgentError::new(
                 ErrorCode::HookFailed,
                 "onEvent returned a promise: hooks must be synchronous (push asynchronous work to a host queue)",

@@ -69,6 +69,20 @@ fn array_of(value: &JsValue, what: &str) -> Result<Vec<JsValue>, AgentError> {
     Ok(Array::from(value).iter().collect())
 }
 
+/// Adapts each element of the optional array `runtime[key]` with `make(element, index)`; the index names the
+/// element in later error messages.
+fn adapt_each<T>(
+    options: &JsValue,
+    key: &str,
+    make: impl Fn(JsValue, u32) -> Result<T, AgentError>,
+) -> Result<Vec<T>, AgentError> {
+    array_of(&get(options, key), &format!("runtime.{key}"))?
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| make(v, i as u32))
+        .collect()
+}
+
 const RUNTIME_KEYS: [&str; 5] = [
     "limits",
     "hooks",
@@ -102,13 +116,9 @@ pub fn runtime_options(
         Limits::from_partial_json(&limits_json)?
     };
 
-    let mut hooks: Vec<Rc<dyn AgentHook>> = Vec::new();
-    for (i, hook) in array_of(&get(options, "hooks"), "runtime.hooks")?
-        .into_iter()
-        .enumerate()
-    {
-        hooks.push(Rc::new(JsHook::new(hook, i as u32)?));
-    }
+    let hooks = adapt_each(options, "hooks", |v, i| {
+        Ok(Rc::new(JsHook::new(v, i)?) as Rc<dyn AgentHook>)
+    })?;
     let raw_on_error = get(options, "onHookError");
     let on_error = if is_missing(&raw_on_error) {
         None
@@ -118,26 +128,12 @@ pub fn runtime_options(
             .map_err(|_| invalid("runtime.onHookError must be a function".into()))?;
         Some(on_hook_error(f))
     };
-    let mut model_interceptors: Vec<Rc<dyn ModelInterceptor>> = Vec::new();
-    for (i, v) in array_of(
-        &get(options, "modelInterceptors"),
-        "runtime.modelInterceptors",
-    )?
-    .into_iter()
-    .enumerate()
-    {
-        model_interceptors.push(Rc::new(JsModelInterceptor::new(v, i as u32)?));
-    }
-    let mut tool_interceptors: Vec<Rc<dyn ToolInterceptor>> = Vec::new();
-    for (i, v) in array_of(
-        &get(options, "toolInterceptors"),
-        "runtime.toolInterceptors",
-    )?
-    .into_iter()
-    .enumerate()
-    {
-        tool_interceptors.push(Rc::new(JsToolInterceptor::new(v, i as u32)?));
-    }
+    let model_interceptors = adapt_each(options, "modelInterceptors", |v, i| {
+        Ok(Rc::new(JsModelInterceptor::new(v, i)?) as Rc<dyn ModelInterceptor>)
+    })?;
+    let tool_interceptors = adapt_each(options, "toolInterceptors", |v, i| {
+        Ok(Rc::new(JsToolInterceptor::new(v, i)?) as Rc<dyn ToolInterceptor>)
+    })?;
     Ok(RuntimeOptions {
         limits,
         hooks,
