@@ -358,6 +358,13 @@ export declare class AgentController {
   getState(): AgentState;
   /** Runs one turn; resolves with the outcome, rejects with an AgentError (also in `state.error`). */
   send(input: string | Array<TextBlock | ImageBlock>): Promise<Outcome>;
+  /**
+   * Runs the turn again from the stable messages without adding a user message (after a failed turn whose last
+   * stable message is the person's or a tool result); AGENT_INVALID_INPUT when the model has already answered.
+   */
+  retry(): Promise<Outcome>;
+  /** Same shape as `runtime` of createAgentController; applies from the next turn (a running turn keeps its own). */
+  setRuntimeOptions(runtime: ControllerOptions['runtime']): void;
   /** Cancels the running turn (nothing of it is saved); true if one was cancelled. */
   abort(): boolean;
   approveTool(): void;

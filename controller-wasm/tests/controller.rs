@@ -396,3 +396,99 @@ fn tool_calls_left_unanswered_by_an_abort_are_closed_so_the_next_turn_is_valid()
     assert_eq!(request.messages.len(), 4, "user, assistant, tool, user");
     assert_eq!(s.store.conversations.borrow()[0].1.messages.len(), 5);
 }
+
+#[test]
+fn retry_runs_the_failed_turn_again_without_repeating_the_user_message() {
+    // First call breaks the protocol (a block that never stops); the retry gets a proper answer.
+    let mut s = setup(vec![
+        vec![
+            start("m1"),
+            block_start(0, BlockKind::Text),
+            stop(StopReason::EndTurn),
+        ],
+        text_reply("m2", "hello", StopReason::EndTurn),
+    ]);
+    s.send("q");
+    assert_eq!(
+        s.outcome().unwrap().unwrap_err().code,
+        ErrorCode::ProtocolError
+    );
+    let fut = s.controller.retry();
+    let slot = s.outcome.clone();
+    s.harness
+        .spawn_fut(async move { *slot.borrow_mut() = Some(fut.await) });
+    s.harness.stall();
+    assert_eq!(s.outcome().unwrap().unwrap(), Outcome::Completed);
+    let roles: Vec<Role> = s
+        .controller
+        .state()
+        .messages
+        .iter()
+        .map(|m| m.role)
+        .collect();
+    assert_eq!(
+        roles,
+        vec![Role::User, Role::Assistant],
+        "one user message, not two"
+    );
+    let second = &s.model.requests.borrow()[1];
+    assert_eq!(
+        second
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .count(),
+        1
+    );
+    assert_eq!(
+        s.store.creates.get(),
+        1,
+        "the retried turn is saved like any completed turn"
+    );
+}
+
+#[test]
+fn retry_is_refused_when_the_model_has_already_answered() {
+    let mut s = setup(vec![text_reply("m1", "hi", StopReason::EndTurn)]);
+    let empty = s.controller.retry().now_or_never().unwrap();
+    assert_eq!(
+        empty.unwrap_err().code,
+        ErrorCode::InvalidInput,
+        "nothing to retry in an empty conversation"
+    );
+    s.send("q");
+    assert_eq!(s.outcome().unwrap().unwrap(), Outcome::Completed);
+    let again = s.controller.retry().now_or_never().unwrap();
+    assert_eq!(again.unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(s.model.calls(), 1);
+}
+
+#[test]
+fn new_runtime_options_apply_from_the_next_turn_and_invalid_ones_change_nothing() {
+    let mut s = setup(vec![
+        text_reply("m1", "first", StopReason::EndTurn),
+        text_reply("m2", "longer than three", StopReason::EndTurn),
+    ]);
+    s.send("one");
+    assert_eq!(s.outcome().unwrap().unwrap(), Outcome::Completed);
+
+    let mut bad = Limits::DEFAULT;
+    bad.max_model_calls = 0;
+    assert_eq!(
+        s.controller
+            .set_runtime_options(RuntimeOptions::new(bad))
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidLimits
+    );
+
+    let mut tight = Limits::DEFAULT;
+    tight.max_model_output_characters = 3;
+    s.controller
+        .set_runtime_options(RuntimeOptions::new(tight))
+        .unwrap();
+    s.send("two");
+    let error = s.outcome().unwrap().unwrap_err();
+    assert_eq!(error.code, ErrorCode::LimitExceeded);
+    assert_eq!(error.limit, Some(LimitName::MaxModelOutputCharacters));
+}

@@ -353,6 +353,31 @@ impl JsController {
         })
     }
 
+    /// Runs the turn again from the stable messages without adding a user message (after a failed turn whose
+    /// last stable message is the person's or a tool result). Resolves and rejects like `send`.
+    pub fn retry(&self) -> Promise {
+        let turn = self.shared.core.retry();
+        quiet_promise(async move {
+            match turn.await {
+                Ok(outcome) => Ok(JsValue::from_str(outcome.as_str())),
+                Err(e) => Err(to_js(&e)),
+            }
+        })
+    }
+
+    /// `setRuntimeOptions({ limits?, hooks?, onHookError?, modelInterceptors?, toolInterceptors? })`: the same
+    /// shape as `createAgentController`'s `runtime` (limits a partial override of the defaults). Applies from the
+    /// next turn; a running turn keeps its options. Throws `AgentError` on invalid options (nothing changes).
+    #[wasm_bindgen(js_name = setRuntimeOptions)]
+    pub fn set_runtime_options(&self, runtime: JsValue) -> Result<(), JsValue> {
+        let options =
+            options::runtime_options(&runtime, false, "runtimeOptions").map_err(|e| to_js(&e))?;
+        self.shared
+            .core
+            .set_runtime_options(options)
+            .map_err(|e| to_js(&e))
+    }
+
     /// Cancels the running turn; returns whether one was cancelled.
     pub fn abort(&self) -> bool {
         self.shared.core.abort()

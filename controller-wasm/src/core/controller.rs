@@ -29,7 +29,7 @@ use super::execution::{
 use super::host::{ConversationStore, ToolHandler};
 use super::messages::check_messages;
 use super::registry::{ToolRegistry, ToolSpec};
-use super::runtime::DefaultAgentRuntime;
+use super::runtime::{DefaultAgentRuntime, RuntimeOptions};
 
 /// Controller construction options.
 #[derive(Clone, Default)]
@@ -44,7 +44,9 @@ pub struct ControllerOptions {
 pub type Listener = Rc<dyn Fn(&ControllerState)>;
 
 struct Inner {
-    runtime: DefaultAgentRuntime,
+    /// Replaced by [`Controller::set_runtime_options`]; each turn clones the runtime it starts with, so a
+    /// replacement applies from the next turn and never changes a running one.
+    runtime: RefCell<DefaultAgentRuntime>,
     options: ControllerOptions,
     state: RefCell<ControllerState>,
     model_state: RefCell<Option<ModelState>>,
@@ -75,7 +77,7 @@ impl Controller {
     pub fn new(runtime: DefaultAgentRuntime, options: ControllerOptions) -> Controller {
         Controller {
             inner: Rc::new(Inner {
-                runtime,
+                runtime: RefCell::new(runtime),
                 options,
                 state: RefCell::new(ControllerState::initial()),
                 model_state: RefCell::new(None),
@@ -173,7 +175,7 @@ impl Controller {
     /// `running` happen synchronously; the returned future drives the turn (and the save) to its end and
     /// resolves with the outcome, or the error that failed the turn or its save.
     pub fn send(&self, blocks: Vec<Block>) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
-        match self.begin_turn(blocks) {
+        match self.begin_turn(Some(blocks)) {
             Ok(execution) => {
                 let controller = self.clone();
                 async move { controller.finish_turn(execution).await }.boxed_local()
@@ -182,18 +184,34 @@ impl Controller {
         }
     }
 
-    fn begin_turn(&self, blocks: Vec<Block>) -> Result<AgentExecution, AgentError> {
-        let status = self.inner.state.borrow().status;
-        match status {
-            Status::Destroyed => return Err(destroyed()),
-            Status::Idle => {}
-            other => {
-                return Err(AgentError::new(
-                    ErrorCode::Busy,
-                    format!("the controller is busy ({})", other.as_str()),
-                ))
+    /// Runs the turn again from the stable messages, without a new user message: after a failed turn (a
+    /// network error, a limit) the person's message is already the last stable one, and sending it again would
+    /// repeat it. Only possible when the model is the one to speak next (the last message is a user or tool
+    /// message); otherwise `AGENT_INVALID_INPUT`.
+    pub fn retry(&self) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
+        match self.begin_turn(None) {
+            Ok(execution) => {
+                let controller = self.clone();
+                async move { controller.finish_turn(execution).await }.boxed_local()
             }
+            Err(error) => ready(Err(error)),
         }
+    }
+
+    /// Replaces the runtime options (limits already merged with the defaults, hooks, interceptors). A running
+    /// turn keeps the options it started with; the next turn uses these. Fails (and changes nothing) on invalid
+    /// limits or after `destroy`.
+    pub fn set_runtime_options(&self, options: RuntimeOptions) -> Result<(), AgentError> {
+        if self.is_destroyed() {
+            return Err(destroyed());
+        }
+        let next = self.inner.runtime.borrow().with_options(options)?;
+        *self.inner.runtime.borrow_mut() = next;
+        Ok(())
+    }
+
+    /// A user message from `send`'s blocks: at least one block, only text and images, not all blank.
+    fn user_message(&self, blocks: Vec<Block>) -> Result<Message, AgentError> {
         if blocks.is_empty()
             || blocks
                 .iter()
@@ -213,14 +231,40 @@ impl Controller {
                 "the message is empty",
             ));
         }
-        let platform = self.inner.runtime.platform();
-        let user = Message {
+        let platform = self.inner.runtime.borrow().platform();
+        Ok(Message {
             id: format!("msg_{}", platform.new_id()),
             role: Role::User,
             blocks,
-        };
+        })
+    }
+
+    fn begin_turn(&self, blocks: Option<Vec<Block>>) -> Result<AgentExecution, AgentError> {
+        let status = self.inner.state.borrow().status;
+        match status {
+            Status::Destroyed => return Err(destroyed()),
+            Status::Idle => {}
+            other => {
+                return Err(AgentError::new(
+                    ErrorCode::Busy,
+                    format!("the controller is busy ({})", other.as_str()),
+                ))
+            }
+        }
         let mut messages: Vec<Message> = (*self.inner.state.borrow().messages).clone();
-        messages.push(user);
+        match blocks {
+            Some(blocks) => messages.push(self.user_message(blocks)?),
+            None => {
+                if !matches!(messages.last(), Some(m) if m.role == Role::User || m.role == Role::Tool)
+                {
+                    return Err(AgentError::new(
+                        ErrorCode::InvalidInput,
+                        "nothing to retry: the last message is not a user or tool message",
+                    ));
+                }
+            }
+        }
+
         let tools = self.inner.registry.borrow_mut().snapshot();
         let input = ExecutionInput {
             messages: messages.clone(),
@@ -237,10 +281,8 @@ impl Controller {
             trace_id: None,
         };
         let weak = Rc::downgrade(&self.inner);
-        let execution = self
-            .inner
-            .runtime
-            .start(input, Box::new(move |event| observe(&weak, event)))?;
+        let runtime = self.inner.runtime.borrow().clone();
+        let execution = runtime.start(input, Box::new(move |event| observe(&weak, event)))?;
         *self.inner.execution.borrow_mut() = Some(execution.clone());
         self.update(|s| {
             s.status = Status::Running;
@@ -355,7 +397,7 @@ impl Controller {
         if blocks.is_empty() {
             return;
         }
-        let id = format!("msg_{}", self.inner.runtime.platform().new_id());
+        let id = format!("msg_{}", self.inner.runtime.borrow().platform().new_id());
         messages.push(Message {
             id,
             role: Role::Tool,

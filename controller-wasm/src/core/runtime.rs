@@ -72,6 +72,15 @@ impl DefaultAgentRuntime {
         })
     }
 
+    /// The same model and platform with other options (validated like [`DefaultAgentRuntime::new`]).
+    pub fn with_options(&self, options: RuntimeOptions) -> Result<Self, AgentError> {
+        DefaultAgentRuntime::new(
+            self.inner.model.clone(),
+            options,
+            self.inner.platform.clone(),
+        )
+    }
+
     /// The limits every execution of this runtime gets.
     pub fn limits(&self) -> Limits {
         self.inner.options.limits

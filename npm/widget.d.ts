@@ -1,0 +1,62 @@
+// Type declarations of `@patchbridge/agent/widget`: the <patchbridge-agent> custom element (widget/src/).
+// Importing the module defines the element once; the static script `@patchbridge/agent/patchbridge-agent.js`
+// does the same for pages without a build step.
+
+import type { AgentController, AgentError, AgentModel, AgentTool, ConversationInfo, Interrupt, Outcome, RuntimeOptions, Limits } from './index.js';
+
+/** `runtimeOptions`: the contract's shape; `limits` is a partial override of the factory defaults. */
+export type WidgetRuntimeOptions = Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
+
+/** Event names (all bubble and are composed, so they cross shadow roots). */
+export declare const EVENTS: Readonly<{
+  ready: 'patchbridge-ready';
+  outcome: 'patchbridge-outcome';
+  error: 'patchbridge-error';
+  confirmation: 'patchbridge-confirmation';
+  conversation: 'patchbridge-conversation';
+}>;
+
+export interface PatchBridgeEventMap {
+  'patchbridge-ready': CustomEvent<{ controller: AgentController }>;
+  'patchbridge-outcome': CustomEvent<{ outcome: Outcome; conversation: ConversationInfo | null }>;
+  'patchbridge-error': CustomEvent<{ error: AgentError }>;
+  'patchbridge-confirmation': CustomEvent<{ pendingConfirmation: Interrupt }>;
+  'patchbridge-conversation': CustomEvent<{ conversation: ConversationInfo | null }>;
+}
+
+/**
+ * `<patchbridge-agent endpoint="/api" conversation="c_…" lang="zh" theme="dark">`.
+ * Attributes: `endpoint` (the relay), `conversation` (open this stored conversation), `lang` (`en`, `zh`, or
+ * absent for the browser's language), `theme` (`auto` (default), `light`, `dark`, `inherit`), `storage-key`.
+ */
+export declare class PatchBridgeAgentElement extends HTMLElement {
+  /** The live controller (null until the runtime has loaded). */
+  readonly controller: AgentController | null;
+  /** Resolves with the controller once it exists. */
+  whenReady(): Promise<AgentController>;
+  /** Honoured when set before the bundle loads or before connecting; set later, it applies from the next turn. */
+  runtimeOptions: WidgetRuntimeOptions | undefined;
+  /** Page tools; a change applies from the next turn. */
+  tools: AgentTool[];
+  /** A custom model instead of the relay's, or a relay model id; a change restarts the element's controller. */
+  model: AgentModel | string | undefined;
+  /** Relay request headers: an object or a (possibly async) function, called per request. */
+  headers: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>) | undefined;
+  /** Overrides of the built-in strings (keys of widget/src/strings.js). */
+  strings: Record<string, string | ((...args: any[]) => string)> | undefined;
+  /** Largest attachable image in bytes (default 3 MiB). */
+  maxImageBytes: number;
+  /** Sends a message as if typed (queued until the runtime is ready). */
+  send(text: string, images?: Array<{ type: 'image'; source: { type: 'base64'; mediaType: string; data: string } }>): void;
+  addEventListener<K extends keyof PatchBridgeEventMap>(type: K, listener: (event: PatchBridgeEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** Loads the WebAssembly runtime once (the element does this itself when it connects). */
+export declare function loadRuntime(): Promise<unknown>;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'patchbridge-agent': PatchBridgeAgentElement;
+  }
+}

@@ -1,0 +1,65 @@
+// Builds the widget into the npm package (both outputs are git-ignored, like npm/pkg/):
+//   npm/widget.js              ES module export `@patchbridge/agent/widget`: the element plus streaming-markdown;
+//                              the wasm-bindgen glue stays an import of ./pkg/ (shared with `@patchbridge/agent`)
+//   npm/dist/patchbridge-agent.js  one static script for a plain <script type="module"> page: element, parser,
+//                              glue and adapters in one file, with patchbridge_agent_bg.wasm copied beside it
+// Both are minified with source maps. Prints the sizes (min, gzip, brotli) of each and of the wasm.
+// Usage: node widget/build.mjs   (needs npm/pkg from scripts/build-wasm.sh)
+import { build } from 'esbuild';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const npm = path.join(root, 'npm');
+const entry = path.join(root, 'widget', 'src', 'index.js');
+const gluePath = path.join(npm, 'pkg', 'patchbridge_agent.js');
+
+/** Keeps the glue as a relative import of the ES module build (so it is shared with the package entry). */
+const externalGlue = {
+  name: 'external-glue',
+  setup(b) {
+    b.onResolve({ filter: /pkg\/patchbridge_agent\.js$/ }, () => ({ path: './pkg/patchbridge_agent.js', external: true }));
+  },
+};
+
+const common = {
+  entryPoints: [entry],
+  bundle: true,
+  format: 'esm',
+  target: ['es2022', 'chrome111', 'firefox113', 'safari16.4'],
+  minify: true,
+  sourcemap: true,
+  legalComments: 'linked',
+  logLevel: 'warning',
+  // The wasm-bindgen glue imports ../adapter.js from several extern blocks, which repeats one key in its import
+  // object (all values are the same module namespace, so it is harmless); silence that one warning only.
+  logOverride: { 'duplicate-object-key': 'silent' },
+};
+
+await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"' } });
+await mkdir(path.join(npm, 'dist'), { recursive: true });
+await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), define: { __PB_WASM_PATH__: '"./patchbridge_agent_bg.wasm"' } });
+await copyFile(path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm'), path.join(npm, 'dist', 'patchbridge_agent_bg.wasm'));
+
+async function sizes(file) {
+  const bytes = await readFile(file);
+  return {
+    min: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const rows = [
+  ['widget (npm/widget.js: element, styles, strings, Markdown)', path.join(npm, 'widget.js')],
+  ['static script (npm/dist/patchbridge-agent.js: widget + runtime glue)', path.join(npm, 'dist', 'patchbridge-agent.js')],
+  ['runtime glue (npm/pkg/patchbridge_agent.js, unminified)', gluePath],
+  ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],
+];
+console.log('build-widget: sizes (min / gzip -9 / brotli 11)');
+for (const [label, file] of rows) {
+  const s = await sizes(file);
+  console.log(`  ${label}: ${kib(s.min)} / ${kib(s.gzip)} / ${kib(s.brotli)}`);
+}

@@ -1,0 +1,58 @@
+// Tiny DOM helpers shared by the widget's parts: element creation with properties and children, and the
+// inline SVG icons (built with DOM APIs, so no markup strings are parsed anywhere in the widget).
+
+/**
+ * `h('button', { className: 'primary', onclick }, 'Send')`. Keys starting with `on` become listeners, `part`,
+ * `aria-*`, `data-*` and `role` become attributes, everything else is assigned as a property.
+ * @param {string} tag
+ * @param {Record<string, any>} [props]
+ * @param {...(Node | string | null | undefined | false)} children
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key === 'part' || key === 'role' || key.startsWith('aria-') || key.startsWith('data-')) el.setAttribute(key, value === true ? '' : String(value));
+    else el[key] = value;
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child);
+  }
+  return el;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+const ICONS = {
+  history: ['M3 12a9 9 0 1 0 3-6.7', 'M3 4v5h5', 'M12 7v5l3 3'],
+  plus: ['M12 5v14', 'M5 12h14'],
+  send: ['M22 2 11 13', 'M22 2l-7 20-4-9-9-4z'],
+  stop: ['M6 6h12v12H6z'],
+  image: ['M3 5h18v14H3z', 'M3 16l5-5 4 4 3-3 6 6', 'M15.5 8.5h.01'],
+  close: ['M6 6l12 12', 'M18 6 6 18'],
+  edit: ['M4 20h4L19 9l-4-4L4 16z'],
+  trash: ['M4 7h16', 'M10 11v6', 'M14 11v6', 'M6 7l1 13h10l1-13', 'M9 7V4h6v3'],
+};
+
+/** An inline icon, hidden from assistive technology (buttons carry their own label). */
+export function icon(name) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  for (const d of ICONS[name] ?? []) {
+    const path = document.createElementNS(SVG, 'path');
+    path.setAttribute('d', d);
+    svg.append(path);
+  }
+  return svg;
+}
+
+/** A button with an icon and an accessible name (visible text too unless `iconOnly`). */
+export function iconButton(name, label, props = {}, iconOnly = true) {
+  const button = h('button', { type: 'button', title: label, 'aria-label': iconOnly ? label : undefined, ...props }, icon(name));
+  if (!iconOnly) button.append(label);
+  if (iconOnly) button.classList.add('icon');
+  return button;
+}

@@ -1,0 +1,568 @@
+// <patchbridge-agent>: the chat widget as a framework-free custom element over the same controller that
+// `createAgentController` returns. It renders the controller's state and forwards the person's actions; every
+// agent rule (tool loop, confirmation, limits, cancellation, saving) is decided by the WebAssembly runtime.
+//
+// Lifecycle: the constructor builds the shell (header, banner slot, log, input) so it paints at once; connecting
+// starts loading the runtime in the background and creates the controller when it is ready; a message sent
+// before that is queued, shown, and sent then. Disconnecting (after a microtask, so a move within the page is
+// not a teardown) destroys what connecting made: controller, listeners, animation frame, WebMCP bridge.
+import { CSS } from './styles.js';
+import { pickLanguage, makeTranslator } from './strings.js';
+import { h, iconButton } from './dom.js';
+import { MessageLog } from './messages.js';
+import { Composer } from './composer.js';
+import { confirmationCard } from './confirm.js';
+import { HistoryPanel } from './history.js';
+import { bridgeWebMcp } from './webmcp.js';
+import { loadRuntime } from './runtime.js';
+
+const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
+/** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes'];
+const DEFAULT_MAX_IMAGE_BYTES = 3 * 1024 * 1024;
+
+let sheet = null;
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+  }
+  return sheet;
+}
+
+/** The events the element dispatches (bubbling, composed). */
+export const EVENTS = Object.freeze({
+  ready: 'patchbridge-ready',
+  outcome: 'patchbridge-outcome',
+  error: 'patchbridge-error',
+  confirmation: 'patchbridge-confirmation',
+  conversation: 'patchbridge-conversation',
+});
+
+export class PatchBridgeAgentElement extends HTMLElement {
+  static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme'];
+
+  #runtimeOptions = undefined;
+  #tools = [];
+  #model = undefined;
+  #headers = undefined;
+  #strings = undefined;
+  #maxImageBytes = DEFAULT_MAX_IMAGE_BYTES;
+  #t = makeTranslator('en');
+  #controller = null;
+  #session = null; // everything one connection made: { abort, controller, unsubscribe, ... }
+  #teardownQueued = false;
+  #frame = 0;
+  #latest = null;
+  #readyWaiters = [];
+  #queue = [];
+  #lastInput = null;
+  #previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
+  #reflecting = false;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    root.adoptedStyleSheets = [styleSheet()];
+    this.#t = makeTranslator(pickLanguage(this.getAttribute('lang')), undefined);
+    const t = this.#t;
+    this.titleEl = h('h2', { part: 'title' }, t('title'));
+    this.historyButton = iconButton('history', t('history'), { part: 'history-button', onclick: () => this.#toggleHistory() });
+    this.newButton = iconButton('plus', t('newConversation'), { part: 'new-button', onclick: () => this.#newConversation() });
+    this.banner = h('p', { className: 'banner', part: 'banner', role: 'status', hidden: true });
+    this.logEl = h('div', { className: 'log', part: 'messages', role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': t('title') });
+    this.scroller = h('div', { className: 'scroller' }, this.logEl);
+    this.confirmSlot = h('div', { className: 'confirm-slot' });
+    this.notice = h('div', { className: 'notice', part: 'notice', role: 'alert', hidden: true });
+    this.dock = h('div', { className: 'dock', part: 'dock' }, this.confirmSlot, this.notice);
+    this.log = new MessageLog(this.logEl, t);
+    root.append(h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton), this.banner, this.scroller, this.dock);
+    for (const prop of UPGRADE_PROPS) {
+      // A value set on the element before this class was defined is an own property shadowing our accessor.
+      if (Object.prototype.hasOwnProperty.call(this, prop)) {
+        const value = this[prop];
+        delete this[prop];
+        this[prop] = value;
+      }
+    }
+  }
+
+  // ---- public properties -------------------------------------------------------------------------------------
+
+  /** The live controller (null until the runtime is ready), for headless extensions. */
+  get controller() { return this.#controller; }
+
+  /** Resolves with the controller once it exists. */
+  whenReady() {
+    return this.#controller ? Promise.resolve(this.#controller) : new Promise((resolve) => this.#readyWaiters.push(resolve));
+  }
+
+  /**
+   * `{ limits?, hooks?, onHookError?, modelInterceptors?, toolInterceptors? }` (limits: a partial override of the
+   * factory defaults). Honoured when set before the bundle loads or before the element connects; set later, it
+   * applies from the next turn.
+   */
+  get runtimeOptions() { return this.#runtimeOptions; }
+  set runtimeOptions(value) {
+    this.#runtimeOptions = value;
+    if (this.#controller) this.#controller.setRuntimeOptions(value ?? {});
+  }
+
+  /** Page tools (AgentTool objects). Changes take effect from the next turn. */
+  get tools() { return this.#tools; }
+  set tools(value) {
+    const next = Array.isArray(value) ? [...value] : [];
+    const controller = this.#controller;
+    if (controller) {
+      for (const tool of this.#tools) controller.unregisterTool(tool.name);
+      for (const tool of next) controller.registerTool(tool);
+    }
+    this.#tools = next;
+  }
+
+  /** A custom model `{ stream(request, signal) }` instead of the relay, or a relay model id. Applies on (re)connect. */
+  get model() { return this.#model; }
+  set model(value) {
+    this.#model = value;
+    this.#restart();
+  }
+
+  /** Headers for relay requests: an object, or a (possibly async) function called per request. */
+  get headers() { return this.#headers; }
+  set headers(value) { this.#headers = value; }
+
+  /** Overrides of the built-in strings (see strings.js for the keys). */
+  get strings() { return this.#strings; }
+  set strings(value) {
+    this.#strings = value ?? undefined;
+    this.#applyLanguage();
+  }
+
+  /** The largest image a person may attach, in bytes (default 3 MiB). */
+  get maxImageBytes() { return this.#maxImageBytes; }
+  set maxImageBytes(value) {
+    const n = Number(value);
+    this.#maxImageBytes = Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MAX_IMAGE_BYTES;
+    if (this.composer) this.composer.options.maxImageBytes = this.#maxImageBytes;
+  }
+
+  /** Sends a message as if typed (queued until the runtime is ready). */
+  send(text, images = []) { this.#send(String(text), images); }
+
+  // ---- lifecycle ------------------------------------------------------------------------------------------------
+
+  connectedCallback() {
+    this.#teardownQueued = false;
+    if (this.#session) return; // moved within the page: keep everything
+    this.#start();
+  }
+
+  disconnectedCallback() {
+    this.#teardownQueued = true;
+    queueMicrotask(() => {
+      if (this.#teardownQueued && !this.isConnected) this.#stop();
+    });
+  }
+
+  attributeChangedCallback(name, oldValue, value) {
+    if (oldValue === value) return;
+    if (name === 'lang') this.#applyLanguage();
+    else if (name === 'theme') this.#applyTheme();
+    else if (name === 'endpoint') this.#restart();
+    else if (name === 'conversation' && !this.#reflecting && this.#controller && value) this.#open(value);
+  }
+
+  #start() {
+    const abort = new AbortController();
+    const signal = abort.signal;
+    const session = { abort, controller: null, unsubscribe: null, webmcp: null, media: null };
+    this.#session = session;
+    this.#applyTheme();
+    this.#applyLanguage();
+    this.composer = new Composer({
+      t: this.#t, signal, maxImageBytes: this.#maxImageBytes, dropZone: this.scroller,
+      onSend: (text, images) => this.#send(text, images),
+      onStop: () => this.#controller?.abort(),
+      onProblem: (text) => this.#showNotice('info', text),
+    });
+    this.dock.querySelector('.composer-wrap')?.remove();
+    this.dock.append(this.composer.el);
+    this.history?.el.remove();
+    this.history = new HistoryPanel({
+      t: this.#t, signal,
+      getController: () => this.#controller,
+      currentId: () => this.#controller?.getState().conversation?.id ?? null,
+      onOpen: (id) => { this.#open(id); this.#toggleHistory(false); },
+      onNew: () => { this.#newConversation(); this.#toggleHistory(false); },
+      onDeleted: (id) => { if (this.#controller?.getState().conversation?.id === id) this.#forgetStored(); },
+      onClose: () => this.#toggleHistory(false),
+      lang: () => this.#language(),
+    });
+    this.shadowRoot.append(this.history.el);
+    const media = globalThis.matchMedia?.('(prefers-color-scheme: dark)');
+    media?.addEventListener?.('change', () => this.#applyTheme(), { signal });
+    this.composer.setPlaceholder(this.#t('inputPlaceholderLoading'));
+    this.#render(null);
+
+    loadRuntime().then((runtime) => {
+      if (this.#session !== session) return;
+      this.#createController(runtime, session);
+    }, (error) => {
+      if (this.#session !== session) return;
+      this.#showError({ code: error?.code ?? 'AGENT_RUNTIME_LOAD_FAILED', message: `${this.#t('runtimeFailed')} ${error?.message ?? ''}` }, () => this.#restart());
+    });
+  }
+
+  #createController(runtime, session) {
+    const endpoint = this.getAttribute('endpoint');
+    const options = { tools: this.#tools };
+    if (endpoint) {
+      options.endpoint = endpoint;
+      // A function the controller calls per request, so a later change of the `headers` property applies at once.
+      options.headers = async () => {
+        const value = this.#headers;
+        return (typeof value === 'function' ? await value() : value) ?? {};
+      };
+    }
+    if (this.#model !== undefined && this.#model !== null) options.model = this.#model;
+    if (this.#runtimeOptions !== undefined) options.runtime = this.#runtimeOptions;
+    let controller;
+    try {
+      controller = runtime.createAgentController(options);
+    } catch (error) {
+      this.#showError(error, null);
+      this.#dispatch(EVENTS.error, { error });
+      return;
+    }
+    session.controller = controller;
+    this.#controller = controller;
+    session.unsubscribe = controller.subscribe((state) => this.#onState(state));
+    session.webmcp = bridgeWebMcp(controller, (error) => console.warn('patchbridge-agent: WebMCP tool skipped:', error));
+    this.composer.setPlaceholder(this.#t('inputPlaceholder'));
+    if (endpoint) void this.#checkDemo(endpoint, session);
+    const wanted = this.getAttribute('conversation') ?? this.#storedConversation();
+    const restore = wanted ? this.#open(wanted, !this.hasAttribute('conversation')) : Promise.resolve();
+    this.#dispatch(EVENTS.ready, { controller });
+    for (const resolve of this.#readyWaiters.splice(0)) resolve(controller);
+    this.#onState(controller.getState());
+    // Messages typed while loading are sent once the open conversation is in place.
+    restore.finally(() => {
+      if (this.#session !== session) return;
+      const queued = this.#queue.splice(0);
+      this.log.clearQueued();
+      for (const item of queued) this.#send(item.text, item.images);
+    });
+  }
+
+  #stop() {
+    const session = this.#session;
+    if (!session) return;
+    this.#session = null;
+    this.#controller = null;
+    session.abort.abort();
+    session.unsubscribe?.();
+    session.webmcp?.stop();
+    try { session.controller?.destroy(); } catch { /* already destroyed */ }
+    if (this.#frame) cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
+    this.#latest = null;
+    this.log.reset();
+    this.confirmSlot.replaceChildren();
+    this.#previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
+  }
+
+  #restart() {
+    if (!this.#session) return;
+    this.#stop();
+    if (this.isConnected) this.#start();
+  }
+
+  // ---- actions --------------------------------------------------------------------------------------------------
+
+  #send(text, images = []) {
+    const controller = this.#controller;
+    const blocks = [...(text ? [{ type: 'text', text }] : []), ...images];
+    if (!blocks.length) return;
+    if (!controller) {
+      this.#queue.push({ text, images });
+      this.log.addQueued(text, images);
+      this.#scrollToEnd(true);
+      return;
+    }
+    const input = images.length ? blocks : text;
+    this.#lastInput = input;
+    this.#hideNotice();
+    controller.send(input).catch(() => { /* shown from state.error */ });
+    this.#scrollToEnd(true);
+  }
+
+  #retry() {
+    const controller = this.#controller;
+    if (!controller) return;
+    this.#hideNotice();
+    if (typeof controller.retry === 'function') controller.retry().catch(() => {});
+    else if (this.#lastInput != null) controller.send(this.#lastInput).catch(() => {});
+  }
+
+  #open(id, quietIfMissing = false) {
+    const controller = this.#controller;
+    if (!controller) return Promise.resolve();
+    if (BUSY.has(controller.getState().status)) controller.abort();
+    this.log.reset();
+    return controller.loadConversation(id).catch((error) => {
+      // A remembered conversation that is gone (deleted, another user) starts fresh without alarming anyone.
+      if (quietIfMissing) {
+        this.#forgetStored();
+        try { controller.newConversation(); } catch { /* busy: keep state */ }
+        this.#hideNotice();
+      } else {
+        throw error;
+      }
+    }).catch(() => { /* shown from state.error */ });
+  }
+
+  #newConversation(options) {
+    const controller = this.#controller;
+    if (!controller) return;
+    if (BUSY.has(controller.getState().status)) controller.abort();
+    try {
+      if (options) controller.newConversation(options);
+      else controller.newConversation();
+    } catch (error) {
+      this.#showError(error, null);
+      return;
+    }
+    this.#forgetStored();
+    this.#hideNotice();
+    this.log.reset();
+    this.composer?.input.focus();
+  }
+
+  #approve() {
+    try { this.#controller?.approveTool(); } catch (error) { this.#showError(error, null); }
+  }
+
+  #reject() {
+    const pending = this.#controller?.getState().pendingConfirmation;
+    try {
+      this.#controller?.rejectTool();
+      if (pending) this.log.rejected.add(pending.callId);
+    } catch (error) { this.#showError(error, null); }
+  }
+
+  #toggleHistory(force) {
+    const open = force ?? !this.history.open;
+    if (open) this.history.show();
+    else if (this.history.open) { this.history.hide(); this.historyButton.focus(); }
+    this.historyButton.setAttribute('aria-expanded', String(open));
+  }
+
+  async #checkDemo(endpoint, session) {
+    try {
+      const value = this.#headers;
+      const headers = (typeof value === 'function' ? await value() : value) ?? {};
+      const response = await fetch(`${endpoint.replace(/\/+$/, '')}/models`, { headers, signal: session.abort.signal });
+      if (!response.ok) return;
+      const info = await response.json();
+      if (this.#session !== session) return;
+      this.banner.hidden = info?.previewOnly !== true;
+      this.banner.textContent = this.#t('demoBanner');
+    } catch { /* the banner is informative only */ }
+  }
+
+  // ---- state → DOM ----------------------------------------------------------------------------------------------
+
+  #onState(state) {
+    this.#events(state);
+    this.#latest = state;
+    if (!this.#frame) this.#frame = requestAnimationFrame(() => { this.#frame = 0; this.#render(this.#latest); });
+  }
+
+  /** Events and remembered conversation follow every snapshot (not only rendered frames). */
+  #events(state) {
+    const prev = this.#previous;
+    const busy = BUSY.has(state.status) || state.status === 'loading';
+    if (state.error && state.error !== prev.error) this.#dispatch(EVENTS.error, { error: state.error });
+    if (BUSY.has(prev.status) && state.status === 'idle' && !state.error && state.lastOutcome) {
+      this.#dispatch(EVENTS.outcome, { outcome: state.lastOutcome, conversation: state.conversation });
+    }
+    const pendingId = state.pendingConfirmation?.interruptId ?? null;
+    if (pendingId && pendingId !== prev.pendingId) this.#dispatch(EVENTS.confirmation, { pendingConfirmation: state.pendingConfirmation });
+    const conv = state.conversation;
+    const conversationKey = conv ? `${conv.id}@${conv.revision}:${conv.title}` : null;
+    if (conversationKey !== prev.conversationKey) {
+      if (conv) this.#remember(conv.id);
+      this.#dispatch(EVENTS.conversation, { conversation: conv });
+    }
+    this.#previous = { status: state.status, error: state.error, pendingId, conversationKey, busy };
+  }
+
+  #render(state) {
+    const t = this.#t;
+    if (!state) {
+      this.composer?.setBusy(false, false);
+      return;
+    }
+    const nearEnd = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 80;
+    this.log.render(state);
+    const busy = BUSY.has(state.status);
+    this.composer?.setBusy(busy || state.status === 'loading', busy);
+    this.titleEl.textContent = state.conversation?.title || t('title');
+
+    // Confirmation card.
+    const pending = state.pendingConfirmation;
+    const shown = this.confirmSlot.firstElementChild;
+    if (!pending) {
+      if (shown) {
+        const hadFocus = this.shadowRoot.activeElement && shown.contains(this.shadowRoot.activeElement);
+        this.confirmSlot.replaceChildren();
+        if (hadFocus) this.composer?.input.focus();
+      }
+    } else if (shown?.dataset.interruptId !== pending.interruptId) {
+      const inspection = this.#controller?.getToolInspectionSource();
+      const description = inspection?.snapshot?.tools?.find((tool) => tool.name === pending.tool)?.description;
+      const card = confirmationCard(pending, { t, description, onApprove: () => this.#approve(), onReject: () => this.#reject() });
+      this.confirmSlot.replaceChildren(card);
+      card.focus();
+    }
+
+    // Notices: an error (with its code and a way forward), max-tokens (not an error), or cancelled.
+    if (state.error) {
+      if (state.error !== this.noticeFor) this.#showError(state.error, () => this.#retry());
+      this.noticeFor = state.error;
+    } else if (!busy && state.lastOutcome === 'max-tokens') {
+      this.#showNotice('info', t('maxTokens'), 'max-tokens');
+    } else if (!busy && state.lastOutcome === 'cancelled') {
+      this.#showNotice('plain', t('cancelled'), 'cancelled');
+    } else if (this.notice.dataset.kind !== 'problem' || busy) {
+      this.#hideNotice();
+    }
+    if (nearEnd || busy) this.#scrollToEnd(false);
+  }
+
+  #scrollToEnd(force) {
+    const el = this.scroller;
+    if (force || el.scrollHeight - el.scrollTop - el.clientHeight < 400) el.scrollTop = el.scrollHeight;
+  }
+
+  #errorText(error) {
+    const t = this.#t;
+    const code = error?.code ?? 'ERROR';
+    const relayCode = error?.details?.relayCode;
+    if (code === 'AGENT_LIMIT_EXCEEDED' && error.limit) return t('limitExceeded', error.limit);
+    if (code === 'AGENT_EXECUTION_TIMEOUT') return t('timeout');
+    if (code === 'AGENT_REVISION_CONFLICT') return t('conflict');
+    if (relayCode === 'UPSTREAM_UNAVAILABLE' && !error.message) return t('relayUnavailable');
+    return error?.message || code;
+  }
+
+  #showError(error, retry) {
+    const t = this.#t;
+    const code = error?.code ?? 'ERROR';
+    const relayCode = error?.details?.relayCode;
+    const actions = [];
+    if (relayCode === 'MODEL_STATE_MISMATCH') {
+      actions.push(h('button', { type: 'button', className: 'primary', onclick: () => this.#newConversation({ keepMessages: true }) }, t('continueInNew')));
+    } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
+      const id = this.#controller?.getState().conversation?.id;
+      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push(h('button', { type: 'button', onclick: () => this.#open(id) }, t('reload')));
+      actions.push(h('button', { type: 'button', onclick: () => this.#newConversation() }, t('newConversation')));
+    } else if (retry) {
+      actions.push(h('button', { type: 'button', className: 'primary', part: 'retry-button', onclick: retry }, t('retry')));
+    }
+    actions.push(h('button', { type: 'button', onclick: () => this.#hideNotice() }, t('dismiss')));
+    this.notice.className = 'notice error';
+    this.notice.setAttribute('part', 'notice error');
+    this.notice.dataset.kind = 'error';
+    this.notice.replaceChildren(h('span', { className: 'text' }, h('code', {}, code), ' ', this.#errorText(error)), ...actions);
+    this.notice.hidden = false;
+  }
+
+  #showNotice(kind, text, reason = 'problem') {
+    if (this.notice.dataset.kind === reason && !this.notice.hidden) return;
+    this.notice.className = `notice ${kind}`;
+    this.notice.setAttribute('part', `notice ${reason}`);
+    this.notice.dataset.kind = reason;
+    this.notice.replaceChildren(h('span', { className: 'text' }, text),
+      h('button', { type: 'button', onclick: () => this.#hideNotice() }, this.#t('dismiss')));
+    this.notice.hidden = false;
+  }
+
+  #hideNotice() {
+    this.notice.hidden = true;
+    this.notice.dataset.kind = '';
+  }
+
+  // ---- theme, language, remembered conversation ----------------------------------------------------------------
+
+  #applyTheme() {
+    const theme = this.getAttribute('theme') ?? 'auto';
+    let dark;
+    if (theme === 'dark') dark = true;
+    else if (theme === 'light') dark = false;
+    else if (theme === 'inherit') dark = luminance(getComputedStyle(this).color) > 0.5;
+    else dark = globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+    this.dataset.scheme = dark ? 'dark' : 'light';
+  }
+
+  #language() {
+    return pickLanguage(this.getAttribute('lang'));
+  }
+
+  #applyLanguage() {
+    const t = makeTranslator(this.#language(), this.#strings);
+    this.#t = t;
+    this.log?.setTranslator(t);
+    this.composer?.setTranslator(t);
+    if (this.history) this.history.options.t = t;
+    this.historyButton.title = t('history');
+    this.historyButton.setAttribute('aria-label', t('history'));
+    this.newButton.title = t('newConversation');
+    this.newButton.setAttribute('aria-label', t('newConversation'));
+    this.logEl.setAttribute('aria-label', t('title'));
+    this.log.emptyEl.textContent = t('empty');
+    if (!this.#controller?.getState().conversation) this.titleEl.textContent = t('title');
+    if (!this.banner.hidden) this.banner.textContent = t('demoBanner');
+  }
+
+  #storageKey() {
+    return `patchbridge-agent:${this.getAttribute('storage-key') ?? this.id ?? ''}:${this.getAttribute('endpoint') ?? ''}`;
+  }
+
+  #storedConversation() {
+    try { return globalThis.localStorage?.getItem(this.#storageKey()) ?? null; } catch { return null; }
+  }
+
+  #remember(id) {
+    try { globalThis.localStorage?.setItem(this.#storageKey(), id); } catch { /* storage may be disabled */ }
+    if (this.getAttribute('conversation') !== id && this.hasAttribute('conversation')) {
+      this.#reflecting = true;
+      this.setAttribute('conversation', id);
+      this.#reflecting = false;
+    }
+  }
+
+  #forgetStored() {
+    try { globalThis.localStorage?.removeItem(this.#storageKey()); } catch { /* ignore */ }
+    if (this.hasAttribute('conversation')) {
+      this.#reflecting = true;
+      this.removeAttribute('conversation');
+      this.#reflecting = false;
+    }
+  }
+
+  #dispatch(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+}
+
+/** Relative luminance (0..1) of a CSS `rgb()` colour; 0 when it cannot be read. */
+function luminance(color) {
+  const m = /rgba?\(([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/.exec(color ?? '');
+  if (!m) return 0;
+  const [r, g, b] = m.slice(1, 4).map((v) => {
+    const c = Number(v) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}

@@ -1,0 +1,147 @@
+// The conversation history panel over the relay's conversations (through the controller's conversation API):
+// a paged list, open, new, rename and delete. Delete asks first and trusts only the server's receipt: a failed
+// or unknown result leaves the row in place with the error shown, and is never retried automatically.
+import { h, iconButton } from './dom.js';
+
+const PAGE = 20;
+
+export class HistoryPanel {
+  /**
+   * @param {{ t: Function, getController: () => any, currentId: () => string | null,
+   *           onOpen: (id: string) => void, onNew: () => void, onDeleted: (id: string) => void,
+   *           onClose: () => void, signal: AbortSignal, lang: () => string }} options
+   */
+  constructor(options) {
+    this.options = options;
+    this.items = [];
+    this.cursor = null;
+    this.loading = false;
+    this.generation = 0;
+    const { t } = options;
+    this.titleEl = h('h2', { id: 'pb-history-title' }, t('history'));
+    this.list = h('ul', { className: 'list', role: 'list' });
+    this.statusLine = h('p', { className: 'status-line', role: 'status' });
+    this.more = h('button', { type: 'button', hidden: true, onclick: () => this.load(false) }, t('loadMore'));
+    this.closeButton = iconButton('close', t('closePanel'), { onclick: () => options.onClose() });
+    this.newButton = iconButton('plus', t('newConversation'), { className: 'primary', onclick: () => options.onNew() }, false);
+    this.el = h('div', { className: 'panel', part: 'history-panel', role: 'dialog', 'aria-labelledby': 'pb-history-title', hidden: true },
+      h('header', {}, this.titleEl, this.closeButton),
+      h('div', { className: 'foot' }, this.newButton),
+      this.statusLine, this.list,
+      h('div', { className: 'foot' }, this.more));
+    this.el.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.stopPropagation(); options.onClose(); } }, { signal: options.signal });
+  }
+
+  get open() { return !this.el.hidden; }
+
+  show() {
+    this.el.hidden = false;
+    this.closeButton.focus();
+    void this.load(true);
+  }
+
+  hide() {
+    this.el.hidden = true;
+    this.generation += 1; // late answers of this opening are ignored
+  }
+
+  async load(first) {
+    const controller = this.options.getController();
+    const { t } = this.options;
+    if (!controller || typeof controller.listConversations !== 'function') {
+      this.statusLine.textContent = t('historyFailed');
+      return;
+    }
+    if (this.loading && !first) return;
+    const generation = first ? ++this.generation : this.generation;
+    this.loading = true;
+    if (first) { this.items = []; this.cursor = null; }
+    this.statusLine.classList.remove('error');
+    try {
+      const page = await controller.listConversations({ limit: PAGE, ...(this.cursor ? { cursor: this.cursor } : {}) });
+      if (generation !== this.generation) return;
+      this.items.push(...page.items);
+      this.cursor = page.nextCursor ?? null;
+      this.statusLine.textContent = this.items.length ? '' : t('historyEmpty');
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.statusLine.classList.add('error');
+      this.statusLine.textContent = `${t('historyFailed')} (${error?.code ?? 'ERROR'})`;
+    } finally {
+      if (generation === this.generation) this.loading = false;
+    }
+    this.renderList();
+  }
+
+  renderList() {
+    const { t } = this.options;
+    const current = this.options.currentId();
+    this.list.replaceChildren(...this.items.map((item) => this.row(item, item.id === current)));
+    this.more.hidden = !this.cursor;
+  }
+
+  row(item, isCurrent) {
+    const { t, lang } = this.options;
+    const title = item.title || t('untitled');
+    let date = '';
+    try { date = new Date(item.updatedAt).toLocaleString(lang(), { dateStyle: 'medium', timeStyle: 'short' }); } catch { /* keep empty */ }
+    const li = h('li', { 'aria-current': isCurrent ? 'true' : undefined, 'data-id': item.id },
+      h('button', { type: 'button', className: 'open', onclick: () => this.options.onOpen(item.id) },
+        h('span', { className: 't' }, title), h('span', { className: 'd' }, date)),
+      iconButton('edit', `${t('rename')}: ${title}`, { onclick: () => this.startRename(li, item) }),
+      iconButton('trash', `${t('delete')}: ${title}`, { className: 'icon danger', onclick: () => this.startDelete(li, item) }));
+    return li;
+  }
+
+  startRename(li, item) {
+    const { t } = this.options;
+    const input = h('input', { value: item.title, 'aria-label': t('renamePrompt'), maxLength: 500 });
+    const message = h('span', { role: 'status' });
+    const save = h('button', { type: 'submit', className: 'primary' }, t('save'));
+    const form = h('form', { className: 'rename' }, input, message,
+      h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => this.renderList() }, t('cancel')), save));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      save.disabled = true;
+      try {
+        const info = await this.options.getController().renameConversation(item.id, input.value.trim());
+        item.title = info?.title ?? input.value.trim();
+        this.renderList();
+      } catch (error) {
+        save.disabled = false;
+        message.textContent = t('renameFailed', error?.code ?? 'ERROR');
+      }
+    });
+    li.replaceChildren(form);
+    input.focus();
+    input.select();
+  }
+
+  startDelete(li, item) {
+    const { t } = this.options;
+    const title = item.title || t('untitled');
+    const message = h('span', { role: 'status' }, t('deleteConfirm', title));
+    const cancel = h('button', { type: 'button', onclick: () => this.renderList() }, t('cancel'));
+    const confirm = h('button', { type: 'button', className: 'danger', part: 'delete-confirm-button' }, t('deleteConfirmAction'));
+    confirm.addEventListener('click', async () => {
+      confirm.disabled = true;
+      cancel.disabled = true;
+      message.textContent = t('deleting');
+      try {
+        await this.options.getController().deleteConversation(item.id);
+      } catch (error) {
+        // Not deleted, or unknown: the row stays, with the reason. Never shown as deleted without the receipt.
+        message.textContent = t('deleteFailed', error?.code ?? 'ERROR');
+        cancel.disabled = false;
+        cancel.textContent = t('dismiss');
+        return;
+      }
+      this.items = this.items.filter((i) => i.id !== item.id);
+      this.options.onDeleted(item.id);
+      this.renderList();
+      if (!this.items.length) this.statusLine.textContent = t('historyEmpty');
+    });
+    li.replaceChildren(h('div', { className: 'confirm-delete', role: 'alertdialog', 'aria-label': t('delete') }, message, h('div', { className: 'actions' }, cancel, confirm)));
+    cancel.focus();
+  }
+}

@@ -1,0 +1,148 @@
+// Markdown for model output, rendered safely and incrementally.
+//
+// The parser is `streaming-markdown` (npm): it consumes text chunk by chunk and emits tokens, so a long answer
+// costs O(new characters) per animation frame instead of re-parsing the whole text. Our renderer below builds
+// the DOM with createElement / textContent only — never innerHTML — so raw HTML in model output stays text.
+// Links are live only for http(s) and mailto (opened in a new tab with rel=noopener noreferrer); images load
+// only from http(s) or inline raster data; everything else renders as plain text.
+import * as smd from 'streaming-markdown';
+
+const TAGS = {
+  [smd.BLOCKQUOTE]: 'blockquote', [smd.PARAGRAPH]: 'p', [smd.LINE_BREAK]: 'br', [smd.RULE]: 'hr',
+  [smd.HEADING_1]: 'h1', [smd.HEADING_2]: 'h2', [smd.HEADING_3]: 'h3', [smd.HEADING_4]: 'h4',
+  [smd.HEADING_5]: 'h5', [smd.HEADING_6]: 'h6', [smd.ITALIC_AST]: 'em', [smd.ITALIC_UND]: 'em',
+  [smd.STRONG_AST]: 'strong', [smd.STRONG_UND]: 'strong', [smd.STRIKE]: 's', [smd.CODE_INLINE]: 'code',
+  [smd.LINK]: 'a', [smd.RAW_URL]: 'a', [smd.IMAGE]: 'img', [smd.LIST_UNORDERED]: 'ul',
+  [smd.LIST_ORDERED]: 'ol', [smd.LIST_ITEM]: 'li', [smd.TABLE]: 'table', [smd.TABLE_ROW]: 'tr',
+  [smd.EQUATION_BLOCK]: 'code', [smd.EQUATION_INLINE]: 'code',
+};
+
+const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
+const IMAGE_DATA = /^data:image\/(png|jpeg|gif|webp);base64,[a-z0-9+/=\s]+$/i;
+
+/** The URL as an absolute http(s)/mailto link, or null when it must not become live. */
+export function safeLinkUrl(value) {
+  try {
+    const url = new URL(value, globalThis.document?.baseURI);
+    return LINK_PROTOCOLS.has(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The URL as an image source (http(s) or inline PNG/JPEG/GIF/WebP data), or null. */
+export function safeImageUrl(value) {
+  if (IMAGE_DATA.test(value)) return value;
+  const url = safeLinkUrl(value);
+  return url && url.startsWith('http') ? url : null;
+}
+
+/**
+ * A renderer for streaming-markdown that builds safe DOM under `root`.
+ * @param {HTMLElement} root
+ * @param {(pre: HTMLElement) => void} decorateCode  called when a code block is complete (adds the copy button)
+ */
+function safeRenderer(root, decorateCode) {
+  /** @type {HTMLElement[]} */
+  const stack = [root];
+  const top = () => stack[stack.length - 1];
+  return {
+    data: null,
+    add_token(_data, type) {
+      if (type === smd.DOCUMENT) return;
+      let parent = top();
+      let el;
+      if (type === smd.CODE_BLOCK || type === smd.CODE_FENCE) {
+        parent = parent.appendChild(document.createElement('pre'));
+        el = document.createElement('code');
+      } else if (type === smd.CHECKBOX) {
+        el = document.createElement('input');
+        el.type = 'checkbox';
+        el.disabled = true;
+      } else if (type === smd.TABLE_ROW) {
+        const section = parent.children.length === 0 ? 'thead' : 'tbody';
+        parent = parent.querySelector(`:scope > ${section}`) ?? parent.appendChild(document.createElement(section));
+        el = document.createElement('tr');
+      } else if (type === smd.TABLE_CELL) {
+        el = document.createElement(parent.parentElement?.tagName === 'THEAD' ? 'th' : 'td');
+      } else {
+        el = document.createElement(TAGS[type] ?? 'span');
+      }
+      stack.push(parent.appendChild(el));
+    },
+    end_token() {
+      const el = stack.pop();
+      if (el && el.tagName === 'CODE' && el.parentElement?.tagName === 'PRE') decorateCode(el.parentElement);
+    },
+    add_text(_data, text) {
+      const el = top();
+      if (el.tagName === 'IMG') el.alt += text;
+      else el.appendChild(document.createTextNode(text));
+    },
+    set_attr(_data, type, value) {
+      const el = top();
+      if (type === smd.HREF && el.tagName === 'A') {
+        const href = safeLinkUrl(value);
+        if (href) {
+          el.href = href;
+          el.target = '_blank';
+          el.rel = 'noopener noreferrer';
+        }
+      } else if (type === smd.SRC && el.tagName === 'IMG') {
+        const src = safeImageUrl(value);
+        if (src) {
+          el.src = src;
+          el.loading = 'lazy';
+          el.referrerPolicy = 'no-referrer';
+        }
+      } else if (type === smd.LANG) {
+        el.dataset.lang = value;
+      } else if (type === smd.CHECKED && el.tagName === 'INPUT') {
+        el.checked = true;
+      } else if (type === smd.START && el.tagName === 'OL') {
+        const start = Number.parseInt(value, 10);
+        if (Number.isFinite(start)) el.start = start;
+      }
+    },
+  };
+}
+
+/**
+ * A Markdown view over `root` that grows with the text: `update(text)` appends what is new since the last
+ * call (the text only ever grows while streaming), `end()` flushes the parser's pending tokens.
+ */
+export class MarkdownView {
+  /**
+   * @param {HTMLElement} root
+   * @param {(pre: HTMLElement) => void} decorateCode
+   */
+  constructor(root, decorateCode) {
+    this.root = root;
+    this.parser = smd.parser(safeRenderer(root, decorateCode));
+    this.written = 0;
+    this.ended = false;
+  }
+
+  /** @param {string} text the whole text so far */
+  update(text) {
+    if (this.ended || text.length <= this.written) return;
+    let end = text.length;
+    // Never split a surrogate pair between two writes: hold a trailing high surrogate for the next frame.
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+    if (end <= this.written) return;
+    smd.parser_write(this.parser, text.slice(this.written, end));
+    this.written = end;
+  }
+
+  /** @param {string} text the final text */
+  end(text) {
+    if (this.ended) return;
+    if (text.length > this.written) {
+      smd.parser_write(this.parser, text.slice(this.written));
+      this.written = text.length;
+    }
+    smd.parser_end(this.parser);
+    this.ended = true;
+  }
+}

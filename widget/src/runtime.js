@@ -1,0 +1,24 @@
+// Loads the WebAssembly runtime of @patchbridge/agent once per page, in the background, so the element can
+// paint its shell before the runtime is ready. The wasm-bindgen glue is imported lazily and initialised with the
+// .wasm file next to the built widget (`__PB_WASM_PATH__` is set by widget/build.mjs; bundlers such as Vite see
+// the literal `new URL('…', import.meta.url)` and emit the .wasm as an asset). Initialising twice is a no-op in
+// the glue, so a page that also imports `@patchbridge/agent` shares the same runtime and the same controllers.
+
+/** @type {Promise<any> | null} */
+let loading = null;
+
+/** The runtime module (`createAgentController`, `defaultLimits`, …), loaded at most once. */
+export function loadRuntime() {
+  if (!loading) {
+    loading = (async () => {
+      const glue = await import('../../npm/pkg/patchbridge_agent.js');
+      // @ts-ignore: replaced at build time by a string literal.
+      const wasmUrl = globalThis.PATCHBRIDGE_WASM_URL ?? new URL(__PB_WASM_PATH__, import.meta.url);
+      await glue.default({ module_or_path: wasmUrl });
+      return glue;
+    })();
+    // A failed load may be retried (a flaky network should not break the page for good).
+    loading.catch(() => { loading = null; });
+  }
+  return loading;
+}

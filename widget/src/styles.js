@@ -1,0 +1,196 @@
+// The element's stylesheet. It is adopted into the shadow root as a constructed stylesheet, so a page whose
+// Content-Security-Policy has no 'unsafe-inline' for styles still renders it. Hosts style the element through
+// the documented custom properties (`--pb-*`) and `::part()` names; nothing else leaks in or out.
+
+export const CSS = /* css */ `
+:host {
+  --pb-primary: #2563eb;
+  --pb-primary-contrast: #ffffff;
+  --pb-bg: #ffffff;
+  --pb-surface: #f4f5f7;
+  --pb-surface-strong: #e8eaee;
+  --pb-text: #111827;
+  --pb-text-muted: #4b5563;
+  --pb-border: #d1d5db;
+  --pb-danger: #b91c1c;
+  --pb-danger-soft: #fdecec;
+  --pb-warn: #92400e;
+  --pb-warn-soft: #fff7e6;
+  --pb-ok: #047857;
+  --pb-radius: 12px;
+  --pb-gap: 12px;
+  --pb-font: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Microsoft YaHei", sans-serif;
+  --pb-font-mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
+  --pb-user-bubble: color-mix(in srgb, var(--pb-primary) 12%, var(--pb-bg));
+  display: flex;
+  flex-direction: column;
+  box-sizing: border-box;
+  min-width: 0;
+  min-height: 320px;
+  height: 100%;
+  position: relative;
+  overflow: hidden;
+  font-family: var(--pb-font);
+  font-size: 15px;
+  line-height: 1.5;
+  color: var(--pb-text);
+  background: var(--pb-bg);
+  color-scheme: light;
+}
+:host([hidden]) { display: none; }
+:host([data-scheme="dark"]) {
+  --pb-primary: #60a5fa;
+  --pb-primary-contrast: #0b1220;
+  --pb-bg: #0f1115;
+  --pb-surface: #1b1e25;
+  --pb-surface-strong: #262a33;
+  --pb-text: #e5e7eb;
+  --pb-text-muted: #a3aab8;
+  --pb-border: #3a404c;
+  --pb-danger: #fca5a5;
+  --pb-danger-soft: #3a1618;
+  --pb-warn: #fcd34d;
+  --pb-warn-soft: #33270f;
+  --pb-ok: #6ee7b7;
+  color-scheme: dark;
+}
+:host([theme="inherit"]) {
+  --pb-bg: transparent;
+  --pb-text: currentColor;
+  --pb-text-muted: color-mix(in srgb, currentColor 70%, transparent);
+  --pb-surface: color-mix(in srgb, currentColor 7%, transparent);
+  --pb-surface-strong: color-mix(in srgb, currentColor 13%, transparent);
+  --pb-border: color-mix(in srgb, currentColor 25%, transparent);
+  --pb-font: inherit;
+  font-size: inherit;
+  color: inherit;
+}
+*, *::before, *::after { box-sizing: border-box; }
+button, input, textarea { font: inherit; color: inherit; }
+[hidden] { display: none !important; }
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+button {
+  min-height: 44px; min-width: 44px; padding: 0 14px; border-radius: 10px; cursor: pointer;
+  border: 1px solid var(--pb-border); background: var(--pb-surface); color: var(--pb-text);
+  display: inline-flex; align-items: center; justify-content: center; gap: 6px;
+  transition: background-color 120ms ease, border-color 120ms ease;
+}
+button:hover:not(:disabled) { background: var(--pb-surface-strong); }
+button:disabled { opacity: 0.55; cursor: not-allowed; }
+button.primary { background: var(--pb-primary); border-color: var(--pb-primary); color: var(--pb-primary-contrast); font-weight: 600; }
+button.primary:hover:not(:disabled) { background: color-mix(in srgb, var(--pb-primary) 85%, black); }
+button.danger { color: var(--pb-danger); }
+button.icon { padding: 0; width: 44px; }
+:focus-visible { outline: 3px solid color-mix(in srgb, var(--pb-primary) 70%, transparent); outline-offset: 2px; }
+svg { width: 20px; height: 20px; fill: none; stroke: currentColor; stroke-width: 2; stroke-linecap: round; stroke-linejoin: round; }
+
+header {
+  display: flex; align-items: center; gap: 8px; padding: 6px 8px 6px 14px;
+  border-bottom: 1px solid var(--pb-border); flex: none;
+}
+header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.banner {
+  flex: none; margin: 0; padding: 8px 14px; font-size: 0.9em;
+  background: var(--pb-warn-soft); color: var(--pb-warn); border-bottom: 1px solid var(--pb-border);
+}
+.scroller { flex: 1; min-height: 0; overflow-y: auto; overscroll-behavior: contain; scroll-behavior: smooth; }
+.log { display: flex; flex-direction: column; gap: var(--pb-gap); padding: 14px; max-width: 900px; margin: 0 auto; }
+.empty { color: var(--pb-text-muted); text-align: center; margin: 20% 0 0; }
+.msg { display: flex; flex-direction: column; gap: 8px; min-width: 0; max-width: 100%; }
+.msg.user { align-items: flex-end; }
+.msg .who { font-size: 0.8em; color: var(--pb-text-muted); }
+.bubble { min-width: 0; max-width: 100%; overflow-wrap: anywhere; word-break: break-word; }
+.msg.user .bubble { background: var(--pb-user-bubble); padding: 8px 12px; border-radius: var(--pb-radius); max-width: min(85%, 640px); white-space: pre-wrap; }
+.msg.user img.attached { max-width: min(240px, 100%); border-radius: 8px; display: block; }
+.md > :first-child { margin-top: 0; }
+.md > :last-child { margin-bottom: 0; }
+.md p, .md ul, .md ol, .md blockquote, .md pre, .md table { margin: 0 0 0.6em; }
+.md ul, .md ol { padding-left: 1.4em; }
+.md h1, .md h2, .md h3, .md h4, .md h5, .md h6 { margin: 0.8em 0 0.4em; line-height: 1.3; }
+.md h1 { font-size: 1.35em; } .md h2 { font-size: 1.2em; } .md h3 { font-size: 1.08em; }
+.md a { color: var(--pb-primary); text-decoration: underline; }
+.md blockquote { border-left: 3px solid var(--pb-border); padding-left: 10px; color: var(--pb-text-muted); }
+.md code { font-family: var(--pb-font-mono); font-size: 0.9em; background: var(--pb-surface); padding: 0.1em 0.35em; border-radius: 5px; }
+.md pre { position: relative; background: var(--pb-surface); border: 1px solid var(--pb-border); border-radius: 8px; padding: 10px 12px; overflow-x: auto; max-width: 100%; }
+.md pre code { background: none; padding: 0; white-space: pre; display: block; }
+.md pre .copy { position: absolute; top: 4px; right: 4px; min-height: 32px; min-width: 44px; font-size: 0.8em; padding: 0 8px; opacity: 0.85; }
+.md table { border-collapse: collapse; display: block; overflow-x: auto; max-width: 100%; }
+.md th, .md td { border: 1px solid var(--pb-border); padding: 4px 8px; text-align: left; }
+.md img { max-width: 100%; height: auto; border-radius: 6px; }
+.md hr { border: none; border-top: 1px solid var(--pb-border); }
+.cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--pb-text-muted); }
+@keyframes blink { 50% { opacity: 0; } }
+
+details.reasoning { border-left: 3px solid var(--pb-border); padding: 2px 0 2px 10px; color: var(--pb-text-muted); font-size: 0.93em; }
+details.reasoning summary { cursor: pointer; min-height: 32px; display: flex; align-items: center; }
+details.reasoning .md { margin-top: 4px; }
+
+.tool { border: 1px solid var(--pb-border); border-radius: 10px; background: var(--pb-bg); overflow: hidden; min-width: 0; }
+.tool > .head { display: flex; align-items: center; gap: 8px; padding: 8px 12px; background: var(--pb-surface); flex-wrap: wrap; }
+.tool .name { font-family: var(--pb-font-mono); font-size: 0.9em; font-weight: 600; overflow-wrap: anywhere; flex: 1; min-width: 8em; }
+.status { font-size: 0.82em; padding: 2px 8px; border-radius: 999px; border: 1px solid var(--pb-border); white-space: nowrap; }
+.status[data-status="done"] { color: var(--pb-ok); border-color: currentColor; }
+.status[data-status="error"], .status[data-status="rejected"] { color: var(--pb-danger); border-color: currentColor; }
+.status[data-status="waiting"] { color: var(--pb-warn); border-color: currentColor; }
+.tool details { padding: 0 12px; }
+.tool details summary { cursor: pointer; min-height: 36px; display: flex; align-items: center; font-size: 0.88em; color: var(--pb-text-muted); }
+.tool pre { margin: 0 0 10px; font-family: var(--pb-font-mono); font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px; overflow: auto; background: var(--pb-surface); padding: 8px; border-radius: 6px; }
+
+.dock { flex: none; display: flex; flex-direction: column; gap: 8px; padding: 8px 12px calc(10px + env(safe-area-inset-bottom, 0px)); border-top: 1px solid var(--pb-border); background: var(--pb-bg); }
+.confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); max-height: 45vh; overflow: auto; }
+.confirm:focus { outline: none; box-shadow: 0 0 0 3px color-mix(in srgb, var(--pb-primary) 35%, transparent); }
+.confirm h3 { margin: 0 0 4px; font-size: 1em; overflow-wrap: anywhere; }
+.confirm p { margin: 0 0 8px; color: var(--pb-text-muted); font-size: 0.92em; }
+.confirm dl { display: grid; grid-template-columns: minmax(5em, max-content) 1fr; gap: 4px 12px; margin: 0 0 8px; font-size: 0.92em; }
+.confirm dt { color: var(--pb-text-muted); overflow-wrap: anywhere; }
+.confirm dd { margin: 0; overflow-wrap: anywhere; white-space: pre-wrap; font-family: var(--pb-font-mono); }
+.confirm details summary { cursor: pointer; font-size: 0.85em; color: var(--pb-text-muted); min-height: 32px; display: flex; align-items: center; }
+.confirm pre { font-family: var(--pb-font-mono); font-size: 0.82em; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--pb-surface); padding: 8px; border-radius: 6px; margin: 0 0 8px; }
+.actions { display: flex; gap: 8px; flex-wrap: wrap; justify-content: flex-end; }
+.notice { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; padding: 8px 12px; border-radius: 10px; font-size: 0.92em; background: var(--pb-surface); color: var(--pb-text); }
+.notice .text { flex: 1; min-width: 12em; overflow-wrap: anywhere; }
+.notice.error { background: var(--pb-danger-soft); color: var(--pb-danger); }
+.notice.info { background: var(--pb-warn-soft); color: var(--pb-warn); }
+.notice code { font-family: var(--pb-font-mono); font-size: 0.9em; }
+.composer { display: flex; align-items: flex-end; gap: 8px; }
+.composer textarea {
+  flex: 1; min-width: 0; min-height: 44px; max-height: 40vh; resize: none; padding: 10px 12px; border-radius: 10px;
+  border: 1px solid var(--pb-border); background: var(--pb-bg); line-height: 1.4; field-sizing: content;
+}
+.attachments { display: flex; gap: 8px; flex-wrap: wrap; }
+.attachments .thumb { position: relative; }
+.attachments img { width: 56px; height: 56px; object-fit: cover; border-radius: 8px; border: 1px solid var(--pb-border); display: block; }
+.attachments button { position: absolute; top: -8px; right: -8px; min-height: 28px; min-width: 28px; width: 28px; height: 28px; padding: 0; border-radius: 50%; }
+.drop-target { outline: 3px dashed var(--pb-primary); outline-offset: -6px; }
+
+.panel {
+  position: absolute; inset: 0; z-index: 2; background: var(--pb-bg); display: flex; flex-direction: column;
+  max-width: 420px; border-right: 1px solid var(--pb-border); box-shadow: 0 0 24px rgba(0,0,0,0.2);
+}
+.panel header { border-bottom: 1px solid var(--pb-border); }
+.panel .list { flex: 1; min-height: 0; overflow-y: auto; margin: 0; padding: 6px; list-style: none; }
+.panel li { display: flex; align-items: center; gap: 4px; border-radius: 8px; }
+.panel li[aria-current="true"] { background: var(--pb-surface); }
+.panel li .open { flex: 1; min-width: 0; justify-content: flex-start; text-align: left; border: none; background: none; flex-direction: column; align-items: flex-start; padding: 6px 10px; gap: 0; }
+.panel li .open .t { max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.panel li .open .d { font-size: 0.8em; color: var(--pb-text-muted); }
+.panel li button.icon { border: none; background: none; }
+.panel .confirm-delete, .panel .rename { padding: 8px 10px; border: 1px solid var(--pb-border); border-radius: 8px; margin: 4px 0; display: flex; flex-direction: column; gap: 8px; width: 100%; }
+.panel .rename input { min-height: 44px; padding: 0 10px; border: 1px solid var(--pb-border); border-radius: 8px; background: var(--pb-bg); }
+.panel .foot { padding: 8px; display: flex; flex-direction: column; gap: 6px; }
+.panel .status-line { font-size: 0.9em; color: var(--pb-text-muted); padding: 0 8px; }
+.panel .status-line.error { color: var(--pb-danger); }
+
+@media (max-width: 480px) {
+  :host { font-size: 16px; }
+  .log { padding: 10px; }
+  .msg.user .bubble { max-width: 92%; }
+  .panel { max-width: none; }
+}
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation: none !important; transition: none !important; scroll-behavior: auto !important; }
+}
+`;
