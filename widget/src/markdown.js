@@ -73,6 +73,12 @@ function safeRenderer(root, decorateCode) {
     end_token() {
       const el = stack.pop();
       if (el && el.tagName === 'CODE' && el.parentElement?.tagName === 'PRE') decorateCode(el.parentElement);
+      // A link that got no allowed URL (none, or javascript:, data:, …) is shown as the text it was written as.
+      if (el && el.tagName === 'A' && !el.hasAttribute('href')) {
+        const span = document.createElement('span');
+        span.append('[', ...el.childNodes, ']');
+        el.replaceWith(span);
+      }
     },
     add_text(_data, text) {
       const el = top();

@@ -37,16 +37,17 @@ export const UPSTREAM_KEY = 'sk-e2e-upstream-secret-1234';
 
 /**
  * Starts a relay. `upstream`: the fake upstream's base URL; models `openai-e2e`, `anthropic-e2e` and
- * `responses-e2e` point at it. Omit it and pass `demo: true` for the scripted demo model.
+ * `responses-e2e` point at it. Omit it and pass `demo: true` for the scripted demo model. `examplesDir` (default
+ * `examples/`) is what the relay serves at `/examples/` (the widget tests serve `tests/e2e/pages/`).
  */
-export async function startRelay({ upstream, demo = false, defaultModel } = {}) {
+export async function startRelay({ upstream, demo = false, defaultModel, examplesDir } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbridge-e2e-'));
   const config = {
     server: {
       bind: '127.0.0.1:0',
       basePath: '/api',
       npmDir: path.join(ROOT, 'npm'),
-      examplesDir: path.join(ROOT, 'examples'),
+      examplesDir: examplesDir ?? path.join(ROOT, 'examples'),
     },
     identity: { mode: 'development' },
     database: { url: `sqlite://${path.join(dir, 'relay.sqlite3')}` },

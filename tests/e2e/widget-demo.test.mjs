@@ -1,0 +1,150 @@
+// The demo page (examples/demo/, <patchbridge-agent> as a side panel) in headless Chromium against the real relay
+// running its scripted demo model: what a new user does first. The banner says it is not AI; a tool that changes
+// the page asks for approval (card focused, readable arguments, nothing run before Approve); Reject leaves the
+// page alone; a reload shows the conversation again and the history panel lists it; Chinese strings, dark
+// theme and a 320 px wide window; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
+import { ROOT, startRelay } from './support/relay.mjs';
+import { artifact, logOf, sel, sendInWidget, waitAssistantCount, waitIdle, waitReady } from './support/widget.mjs';
+
+let relay;
+let browser;
+
+before(async () => {
+  relay = await startRelay({ demo: true });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await relay?.stop();
+});
+
+const shadow = (page, fn, arg) => page.evaluate(fn, arg);
+const todos = (page) => page.$$eval('#todos li', (l) => l.map((li) => li.textContent));
+
+async function axeScan(page) {
+  await page.addScriptTag({ content: readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8') });
+  const result = await page.evaluate(async () => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describe('the demo page with <patchbridge-agent> on the scripted demo model', () => {
+  test('banner, approve and reject a page tool, reload restores the conversation, history lists it', async () => {
+    const page = await newPage(browser);
+    await page.goto(`${relay.url}/examples/demo/?user=dana`);
+    // The shell paints before the runtime is ready; the banner appears once the relay says previewOnly.
+    await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=banner]').hidden);
+    assert.match(await page.textContent(sel.banner), /scripted demo model, not AI/);
+    await waitReady(page);
+
+    await sendInWidget(page, 'hello');
+    await waitAssistantCount(page, 1);
+    await waitIdle(page);
+    assert.match((await logOf(page)).at(-1).text, /Scripted demo, not AI/);
+
+    await sendInWidget(page, 'add todo buy milk');
+    await page.waitForSelector(sel.confirmation);
+    // The card names the tool, shows the argument as a readable fact, has focus, and nothing ran yet.
+    assert.match(await page.textContent(`${sel.confirmation} h3`), /todos\.add/);
+    assert.deepEqual(await page.$$eval(`${sel.confirmation} dl > *`, (l) => l.map((e) => e.textContent)), ['text', 'buy milk']);
+    assert.equal(await shadow(page, () => document.querySelector('patchbridge-agent').shadowRoot.activeElement?.getAttribute('part')), 'confirmation');
+    assert.deepEqual(await todos(page), []);
+    assert.equal(await page.isVisible(sel.stop), true, 'Stop is offered while the tool waits');
+    assert.equal(await page.textContent(`patchbridge-agent [part~=tool-card] .status`), 'Waiting for your approval');
+    if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, 'docs', 'screenshot.png') });
+    await artifact(page, 'demo-confirmation');
+    assert.deepEqual(await axeScan(page), [], 'no serious or critical accessibility violation with the card open');
+
+    // Keyboard: Tab from the focused card reaches the raw-JSON toggle, Reject, then Approve; Enter approves.
+    for (let i = 0; i < 3; i += 1) await page.keyboard.press('Tab');
+    assert.equal(await shadow(page, () => document.querySelector('patchbridge-agent').shadowRoot.activeElement?.getAttribute('part')), 'approve-button');
+    await page.keyboard.press('Enter');
+    await waitInPage(page, () => document.querySelectorAll('#todos li').length === 1);
+    assert.deepEqual(await todos(page), ['buy milk']);
+    await waitIdle(page);
+    assert.equal(await page.$(sel.confirmation), null, 'the card is gone once answered');
+    assert.equal(await page.textContent(`patchbridge-agent [part~=tool-card] .status`), 'Done');
+    assert.match((await logOf(page)).at(-1).text, /buy milk/);
+
+    // Reject: the tool never runs, its card says so, the model reports the error.
+    await sendInWidget(page, 'add todo walk the dog');
+    await page.waitForSelector(sel.confirmation);
+    await page.click(sel.reject);
+    await waitIdle(page);
+    assert.deepEqual(await todos(page), ['buy milk']);
+    const statuses = await page.$$eval(`patchbridge-agent [part~=tool-card] .status`, (l) => l.map((e) => e.textContent));
+    assert.deepEqual(statuses, ['Done', 'Rejected']);
+    assert.match((await logOf(page)).at(-1).text, /todos\.add reported an error/);
+    const before = await logOf(page);
+    const conversationId = await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getState().conversation.id);
+
+    // Reload: the last complete turn of the open conversation is back.
+    await page.reload();
+    await waitReady(page);
+    await waitInPage(page, (n) => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('.log > .msg:not(.tool)').length === n, before.length);
+    assert.deepEqual(await logOf(page), before);
+    assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getState().conversation.id), conversationId);
+    const restoredStatuses = await page.$$eval(`patchbridge-agent [part~=tool-card] .status`, (l) => l.map((e) => e.textContent));
+    assert.deepEqual(restoredStatuses, ['Done', 'Failed'], 'after a reload a rejection reads as the error result the model saw');
+
+    // The history panel lists it, marked as the open one.
+    await page.click(sel.history);
+    await page.waitForSelector(`${sel.panel} li[data-id="${conversationId}"]`);
+    assert.equal(await page.getAttribute(`${sel.panel} li[data-id="${conversationId}"]`, 'aria-current'), 'true');
+    assert.match(await page.textContent(`${sel.panel} li[data-id="${conversationId}"]`), /hello/);
+    await artifact(page, 'demo-history');
+    assert.deepEqual(await axeScan(page), [], 'no serious or critical accessibility violation with the history open');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.isHidden(sel.panel), true);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test('Chinese strings, dark theme and a 320 px window: input visible, 44 px targets, nothing wider than the screen', async () => {
+    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, locale: 'zh-CN', colorScheme: 'dark', hasTouch: true });
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await page.goto(`${relay.url}/examples/demo/?user=li`);
+    await waitReady(page);
+    // lang follows the browser (zh-CN); theme "auto" follows prefers-color-scheme.
+    assert.equal(await page.getAttribute(sel.send, 'aria-label'), '发送');
+    assert.equal(await page.getAttribute(sel.input, 'placeholder'), '输入你的问题…');
+    assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').dataset.scheme), 'dark');
+    const bg = await page.evaluate(() => getComputedStyle(document.querySelector('patchbridge-agent')).backgroundColor);
+    assert.equal(bg, 'rgb(15, 17, 21)');
+
+    await sendInWidget(page, 'add todo 买牛奶');
+    await page.waitForSelector(sel.confirmation);
+    assert.equal(await page.textContent(`${sel.confirmation} h3`), '允许执行“todos.add”？');
+    assert.equal(await page.textContent(sel.approve), '批准');
+    await artifact(page, 'demo-320-zh-dark');
+    if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, 'docs', 'widget-mobile-zh-dark.png') });
+
+    const layout = await page.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const input = root.querySelector('textarea').getBoundingClientRect();
+      const wide = [...root.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5 && el.getClientRects().length);
+      const small = [...root.querySelectorAll('button')].filter((b) => b.getClientRects().length && !b.closest('pre'))
+        .map((b) => b.getBoundingClientRect()).filter((r) => r.width < 44 || r.height < 44);
+      return { inputBottom: input.bottom, inputTop: input.top, height: window.innerHeight, wide: wide.map((e) => e.className || e.tagName), small: small.length, scrollWidth: document.documentElement.scrollWidth };
+    });
+    assert.ok(layout.inputTop >= 0 && layout.inputBottom <= layout.height, `the input is on screen (${layout.inputTop}..${layout.inputBottom} of ${layout.height})`);
+    assert.deepEqual(layout.wide, [], 'nothing runs off the right edge');
+    assert.equal(layout.scrollWidth, 320);
+    assert.equal(layout.small, 0, 'every button is at least 44 × 44 px');
+    await page.click(sel.approve);
+    await waitInPage(page, () => document.querySelectorAll('#todos li').length === 1);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
