@@ -71,6 +71,11 @@ export interface RelayErrorDetails {
   readonly retryable?: boolean;
   /** Present only for AGENT_REVISION_CONFLICT: the stored revision. */
   readonly currentRevision?: number;
+  /**
+   * Present only for relayCode 'MODEL_STATE_MISMATCH': the message whose stored provider state the relay refused.
+   * `controller.newConversation({ keepMessages: true })` continues from the messages without that state.
+   */
+  readonly messageId?: string;
 }
 
 /** The one error class: every rejection and throw of the runtime is an AgentError with a stable `code`. */

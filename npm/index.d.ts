@@ -315,6 +315,39 @@ export interface ConversationInfo {
   revision: number;
 }
 
+/** A stored conversation as the relay lists it (docs/protocol.md §6). */
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  revision: number;
+  /** RFC 3339. */
+  createdAt: string;
+  /** RFC 3339. */
+  updatedAt: string;
+}
+
+/** One page of `listConversations`: newest `updatedAt` first. */
+export interface ConversationPage {
+  items: ReadonlyArray<Readonly<ConversationSummary>>;
+  /** Opaque; pass it as `cursor` for the next page. Null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface ListConversationsOptions {
+  /** 1..100 (relay default 20). */
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface NewConversationOptions {
+  /**
+   * Keep the current stable messages (without their ModelState) in the new, not yet stored conversation. The way
+   * forward when the relay refuses a conversation's stored provider state (`details.relayCode ===
+   * 'MODEL_STATE_MISMATCH'`, with `details.messageId`). Default false: start empty.
+   */
+  keepMessages?: boolean;
+}
+
 /** A deep-frozen snapshot: a new object per change; `messages` keeps its identity while unchanged. */
 export interface AgentState {
   status: ControllerStatus;
@@ -374,7 +407,21 @@ export declare class AgentController {
   unregisterTool(name: string): boolean;
   getToolInspectionSource(): ToolInspection;
   loadConversation(id: string): Promise<void>;
-  newConversation(): void;
+  /** Idle only (AGENT_BUSY otherwise); nothing is stored until the next completed turn creates the conversation. */
+  newConversation(options?: NewConversationOptions): void;
+  /** GET {endpoint}/conversations. AGENT_INVALID_INPUT for a bad limit/cursor; relay failures as AGENT_RELAY_ERROR. */
+  listConversations(options?: ListConversationsOptions): Promise<Readonly<ConversationPage>>;
+  /**
+   * Reads the snapshot and writes it back with the new title (revision + 1). For the open conversation the status
+   * is `saving` meanwhile and `state.conversation` takes the new title and revision; AGENT_BUSY while a turn of it
+   * runs or saves (or any conversation loads); AGENT_REVISION_CONFLICT when it changed elsewhere.
+   */
+  renameConversation(id: string, title: string): Promise<Readonly<ConversationInfo>>;
+  /**
+   * DELETE; resolves only on the relay's 204 (anything else rejects). Deleting the open conversation is refused
+   * with AGENT_BUSY while its turn runs (abort first); once deleted the controller starts a new empty conversation.
+   */
+  deleteConversation(id: string): Promise<void>;
   /** The ModelState that goes with the stable messages. */
   getModelState(): Readonly<ModelState> | null;
   destroy(): void;

@@ -192,7 +192,7 @@ fn loading_restores_messages_model_state_and_revision_for_the_next_save() {
     assert_eq!(s.controller.state().conversation.unwrap().revision, 6);
     assert_eq!(s.store.creates.get(), 0);
     assert_eq!(s.store.saves.get(), 1);
-    s.controller.new_conversation().unwrap();
+    s.controller.new_conversation(false).unwrap();
     assert!(s.controller.state().messages.is_empty());
     assert!(s.controller.model_state().is_none());
 }
@@ -250,7 +250,7 @@ fn send_while_busy_fails_with_agent_busy_and_bad_input_with_invalid_input() {
     s.send("one");
     let second = s.controller.send_text("two").now_or_never().unwrap();
     assert_eq!(second.unwrap_err().code, ErrorCode::Busy);
-    assert_eq!(s.controller.new_conversation().unwrap_err().code, ErrorCode::Busy);
+    assert_eq!(s.controller.new_conversation(false).unwrap_err().code, ErrorCode::Busy);
     s.controller.abort();
     s.harness.stall();
     let bad = s.controller.send(vec![]).now_or_never().unwrap();

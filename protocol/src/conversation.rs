@@ -32,3 +32,14 @@ pub struct ConversationSnapshot {
     pub conversation: ConversationSummary,
     pub context: ConversationContext,
 }
+
+/// One page of `GET {base}/conversations`: newest `updatedAt` first; `next_cursor` is opaque and `None` on the
+/// last page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationPage {
+    pub items: Vec<ConversationSummary>,
+    /// Always serialised (null on the last page).
+    #[serde(default)]
+    pub next_cursor: Option<String>,
+}

@@ -4,7 +4,8 @@
 //! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`ModelState`], [`Usage`], [`ToolDefinition`].
 //! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
-//! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`].
+//! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`],
+//!   [`ConversationPage`].
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
 //!
@@ -17,7 +18,9 @@ pub mod message;
 pub mod request;
 mod tagged;
 
-pub use conversation::{ConversationContext, ConversationSnapshot, ConversationSummary};
+pub use conversation::{
+    ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,
+};
 pub use event::{BlockKind, StopReason, StreamEvent};
 pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
 pub use request::ModelRequest;

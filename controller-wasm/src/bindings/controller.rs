@@ -303,6 +303,80 @@ fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
     })
 }
 
+fn invalid_input(message: String) -> AgentError {
+    AgentError::new(ErrorCode::InvalidInput, message)
+}
+
+/// A conversation id argument: a non-empty string.
+fn conversation_id(id: &JsValue, what: &str) -> Result<String, AgentError> {
+    match id.as_string() {
+        Some(id) if !id.is_empty() => Ok(id),
+        _ => Err(invalid_input(format!(
+            "{what} expects a conversation id string"
+        ))),
+    }
+}
+
+/// `{ keepMessages?: boolean }` or nothing.
+fn new_conversation_options(options: &JsValue) -> Result<bool, AgentError> {
+    if is_missing(options) {
+        return Ok(false);
+    }
+    if !options.is_object() || Array::is_array(options) {
+        return Err(invalid_input(
+            "newConversation expects nothing or an options object { keepMessages }".into(),
+        ));
+    }
+    options::check_keys(
+        options,
+        &["keepMessages"],
+        "newConversation",
+        ErrorCode::InvalidInput,
+    )?;
+    match get(options, "keepMessages") {
+        v if v.is_undefined() => Ok(false),
+        v => v
+            .as_bool()
+            .ok_or_else(|| invalid_input("newConversation: keepMessages must be a boolean".into())),
+    }
+}
+
+/// `{ limit?: 1..=100, cursor?: string }` or nothing.
+fn list_options(options: &JsValue) -> Result<(Option<u32>, Option<String>), AgentError> {
+    if is_missing(options) {
+        return Ok((None, None));
+    }
+    if !options.is_object() || Array::is_array(options) {
+        return Err(invalid_input(
+            "listConversations expects nothing or an options object { limit, cursor }".into(),
+        ));
+    }
+    options::check_keys(
+        options,
+        &["limit", "cursor"],
+        "listConversations",
+        ErrorCode::InvalidInput,
+    )?;
+    let limit = match get(options, "limit") {
+        v if is_missing(&v) => None,
+        v => match v.as_f64() {
+            Some(n) if n.fract() == 0.0 && (1.0..=100.0).contains(&n) => Some(n as u32),
+            _ => {
+                return Err(invalid_input(
+                    "listConversations: limit must be an integer from 1 to 100".into(),
+                ))
+            }
+        },
+    };
+    let cursor = options::opt_string(
+        options,
+        "cursor",
+        "listConversations",
+        ErrorCode::InvalidInput,
+    )?;
+    Ok((limit, cursor))
+}
+
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
     /// Calls `listener(state)` after changes (coalesced per microtask); returns the unsubscribe function.
@@ -448,10 +522,72 @@ impl JsController {
         })
     }
 
-    /// Starts a new, empty conversation (idle only; saved on the first completed turn).
+    /// `newConversation(options?)`: starts a new, unsaved conversation (idle only; saved on the first completed
+    /// turn). `{ keepMessages: true }` keeps the stable messages and drops the ModelState.
     #[wasm_bindgen(js_name = newConversation)]
-    pub fn new_conversation(&self) -> Result<(), JsValue> {
-        self.shared.core.new_conversation().map_err(|e| to_js(&e))
+    pub fn new_conversation(&self, options: JsValue) -> Result<(), JsValue> {
+        let keep_messages = new_conversation_options(&options).map_err(|e| to_js(&e))?;
+        self.shared
+            .core
+            .new_conversation(keep_messages)
+            .map_err(|e| to_js(&e))
+    }
+
+    /// `listConversations({ limit?, cursor? })` → `{ items: ConversationSummary[], nextCursor }` (frozen).
+    #[wasm_bindgen(js_name = listConversations)]
+    pub fn list_conversations(&self, options: JsValue) -> Promise {
+        let (limit, cursor) = match list_options(&options) {
+            Ok(parsed) => parsed,
+            Err(e) => return rejected(&e),
+        };
+        let listing = self
+            .shared
+            .core
+            .list_conversations(limit, cursor.as_deref());
+        quiet_promise(async move {
+            match listing.await {
+                Ok(page) => Ok(frozen(&page)),
+                Err(e) => Err(to_js(&e)),
+            }
+        })
+    }
+
+    /// `renameConversation(id, title)` → the renamed conversation's `{ id, title, revision }` (frozen).
+    #[wasm_bindgen(js_name = renameConversation)]
+    pub fn rename_conversation(&self, id: JsValue, title: JsValue) -> Promise {
+        let id = match conversation_id(&id, "renameConversation") {
+            Ok(id) => id,
+            Err(e) => return rejected(&e),
+        };
+        let Some(title) = title.as_string() else {
+            return rejected(&AgentError::new(
+                ErrorCode::InvalidInput,
+                "renameConversation expects a title string",
+            ));
+        };
+        let renaming = self.shared.core.rename_conversation(&id, &title);
+        quiet_promise(async move {
+            match renaming.await {
+                Ok(info) => Ok(frozen(&info)),
+                Err(e) => Err(to_js(&e)),
+            }
+        })
+    }
+
+    /// `deleteConversation(id)`: resolves (undefined) once the relay confirmed the deletion with `204`.
+    #[wasm_bindgen(js_name = deleteConversation)]
+    pub fn delete_conversation(&self, id: JsValue) -> Promise {
+        let id = match conversation_id(&id, "deleteConversation") {
+            Ok(id) => id,
+            Err(e) => return rejected(&e),
+        };
+        let deleting = self.shared.core.delete_conversation(&id);
+        quiet_promise(async move {
+            deleting
+                .await
+                .map(|_| JsValue::UNDEFINED)
+                .map_err(|e| to_js(&e))
+        })
     }
 
     /// The provider state that goes with the stable messages (for hosts that persist conversations themselves).

@@ -8,7 +8,7 @@ use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
 use js_sys::Array;
-use patchbridge_protocol::{ConversationContext, ConversationSnapshot};
+use patchbridge_protocol::{ConversationContext, ConversationPage, ConversationSnapshot};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -46,7 +46,8 @@ impl Relay {
 }
 
 /// `{ error: { code, message, ... } }` of a non-2xx response as an AgentError. `REVISION_CONFLICT` and
-/// `CONVERSATION_CORRUPT` get their own codes; everything else is `AGENT_RELAY_ERROR` with the relay's code.
+/// `CONVERSATION_CORRUPT` get their own codes; everything else is `AGENT_RELAY_ERROR` with the relay's code
+/// (and, for `MODEL_STATE_MISMATCH`, the `messageId` the relay named, so a page can offer a way forward).
 /// `details` has the same shape as for an in-stream `error` event ([`relay_error_details`]).
 fn http_error(status: u32, body: &str, what: &str) -> AgentError {
     let parsed: Value = serde_json::from_str(body).unwrap_or(Value::Null);
@@ -72,6 +73,9 @@ fn http_error(status: u32, body: &str, what: &str) -> AgentError {
         err.and_then(|e| e.get("retryable"))
             .and_then(Value::as_bool),
         err.and_then(|e| e.get("currentRevision")).cloned(),
+        err.and_then(|e| e.get("messageId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     );
     let text = if relay_message.is_empty() {
         format!("HTTP {status}")
@@ -119,14 +123,17 @@ pub struct RelayStore {
 }
 
 impl RelayStore {
-    fn request(
+    /// One JSON request; resolves with the body text of a 2xx answer (`expect`: the only status accepted, when
+    /// the protocol names one), else the mapped relay error.
+    fn exchange(
         &self,
         method: &'static str,
-        path: String,
+        path: &str,
         body: Option<String>,
+        expect: Option<u32>,
         what: &'static str,
-    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
-        let url = self.relay.url(&path);
+    ) -> LocalBoxFuture<'static, Result<String, AgentError>> {
+        let url = self.relay.url(path);
         let promise =
             js::relay_request(method, &url, &self.relay.headers, body, &JsValue::UNDEFINED);
         async move {
@@ -136,6 +143,35 @@ impl RelayStore {
             if !(200..300).contains(&status) {
                 return Err(http_error(status, &text, what));
             }
+            if expect.is_some_and(|expected| expected != status) {
+                // A 2xx the protocol does not name (a proxy's answer, say) proves nothing.
+                return Err(AgentError::new(
+                    ErrorCode::RelayError,
+                    format!("{what}: unexpected HTTP {status} from the relay"),
+                )
+                .with_details(relay_error_details(
+                    "",
+                    Some(status),
+                    None,
+                    None,
+                    None,
+                )));
+            }
+            Ok(text)
+        }
+        .boxed_local()
+    }
+
+    fn request(
+        &self,
+        method: &'static str,
+        path: String,
+        body: Option<String>,
+        what: &'static str,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+        let exchange = self.exchange(method, &path, body, None, what);
+        async move {
+            let text = exchange.await?;
             serde_json::from_str::<ConversationSnapshot>(&text).map_err(|e| {
                 AgentError::new(
                     ErrorCode::ConversationCorrupt,
@@ -153,6 +189,35 @@ fn conversation_path(id: &str) -> String {
 }
 
 impl ConversationStore for RelayStore {
+    fn list(
+        &self,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> LocalBoxFuture<'static, Result<ConversationPage, AgentError>> {
+        const WHAT: &str = "listing the conversations failed";
+        let mut path = String::from("/conversations");
+        let mut separator = '?';
+        if let Some(limit) = limit {
+            path.push_str(&format!("{separator}limit={limit}"));
+            separator = '&';
+        }
+        if let Some(cursor) = cursor {
+            let encoded: String = js_sys::encode_uri_component(cursor).into();
+            path.push_str(&format!("{separator}cursor={encoded}"));
+        }
+        let exchange = self.exchange("GET", &path, None, Some(200), WHAT);
+        async move {
+            let text = exchange.await?;
+            serde_json::from_str::<ConversationPage>(&text).map_err(|e| {
+                AgentError::new(
+                    ErrorCode::RelayError,
+                    format!("{WHAT}: the relay's answer does not parse: {e}"),
+                )
+            })
+        }
+        .boxed_local()
+    }
+
     fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         self.request(
             "GET",
@@ -180,14 +245,32 @@ impl ConversationStore for RelayStore {
         &self,
         id: &str,
         expected_revision: u64,
+        title: Option<&str>,
         ctx: &ConversationContext,
     ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
-        let body = json!({ "expectedRevision": expected_revision, "context": ctx }).to_string();
+        let body = match title {
+            Some(title) => {
+                json!({ "expectedRevision": expected_revision, "title": title, "context": ctx })
+            }
+            None => json!({ "expectedRevision": expected_revision, "context": ctx }),
+        }
+        .to_string();
         self.request(
             "PUT",
             conversation_path(id),
             Some(body),
             "saving the conversation failed",
         )
+    }
+
+    fn delete(&self, id: &str) -> LocalBoxFuture<'static, Result<(), AgentError>> {
+        let exchange = self.exchange(
+            "DELETE",
+            &conversation_path(id),
+            None,
+            Some(204),
+            "deleting the conversation failed",
+        );
+        async move { exchange.await.map(|_| ()) }.boxed_local()
     }
 }

@@ -15,7 +15,7 @@ use std::rc::{Rc, Weak};
 
 use futures::future::{FutureExt, LocalBoxFuture};
 use patchbridge_protocol::{
-    Block, ConversationContext, ConversationSnapshot, Message, ModelState, Role,
+    Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
 };
 
 use super::controller_state::apply_event;
@@ -417,7 +417,7 @@ impl Controller {
             .expect("persist is only called with a store");
         let conversation = self.inner.state.borrow().conversation.clone();
         match conversation {
-            Some(info) => store.save(&info.id, info.revision, &context).await,
+            Some(info) => store.save(&info.id, info.revision, None, &context).await,
             None => {
                 let title = title_of(&context.messages);
                 store.create(&title, &context).await
@@ -518,17 +518,182 @@ impl Controller {
         .boxed_local()
     }
 
-    /// Starts a new, empty, unsaved conversation (idle only); the first completed turn creates it in the store.
-    pub fn new_conversation(&self) -> Result<(), AgentError> {
+    /// Starts a new, unsaved conversation (idle only); the first completed turn creates it in the store.
+    /// `keep_messages: false` empties the messages. `keep_messages: true` keeps the current stable messages but
+    /// drops the ModelState: the way forward when the relay refuses a conversation's stored provider state
+    /// (`MODEL_STATE_MISMATCH`) — providers accept the history without their private state, and the stored
+    /// conversation stays as it was.
+    pub fn new_conversation(&self, keep_messages: bool) -> Result<(), AgentError> {
         self.idle_check()?;
         *self.inner.model_state.borrow_mut() = None;
         self.update(|s| {
             s.conversation = None;
-            s.messages = Rc::new(Vec::new());
+            if !keep_messages {
+                s.messages = Rc::new(Vec::new());
+            }
             s.last_outcome = None;
             s.error = None;
         });
         Ok(())
+    }
+
+    fn store(&self) -> Result<Rc<dyn ConversationStore>, AgentError> {
+        if self.is_destroyed() {
+            return Err(destroyed());
+        }
+        self.inner.options.store.clone().ok_or_else(|| {
+            AgentError::new(
+                ErrorCode::InvalidOptions,
+                "no conversation store is configured",
+            )
+        })
+    }
+
+    /// One page of the stored conversations (`limit` 1..=100, `cursor` from the previous page). Works in any
+    /// status: it reads only.
+    pub fn list_conversations(
+        &self,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> LocalBoxFuture<'static, Result<ConversationPage, AgentError>> {
+        match self.store() {
+            Ok(store) => store.list(limit, cursor),
+            Err(error) => ready(Err(error)),
+        }
+    }
+
+    /// Whether a change to stored conversation `id` must wait: the open conversation while it is not idle
+    /// (a turn runs or saves, so its next save would race the change), and any conversation while one loads
+    /// (the load could return the revision the change is about to replace). Returns whether `id` is open.
+    fn claim_stored(&self, id: &str) -> Result<bool, AgentError> {
+        let state = self.inner.state.borrow();
+        let open = state.conversation.as_ref().is_some_and(|c| c.id == id);
+        match state.status {
+            Status::Destroyed => Err(destroyed()),
+            Status::Loading => Err(AgentError::new(
+                ErrorCode::Busy,
+                "the controller is busy (loading)",
+            )),
+            Status::Idle => Ok(open),
+            _ if !open => Ok(false),
+            other => Err(AgentError::new(
+                ErrorCode::Busy,
+                format!(
+                    "the conversation is busy ({}); abort the turn or wait for it",
+                    other.as_str()
+                ),
+            )),
+        }
+    }
+
+    /// Renames a stored conversation: reads its snapshot and writes it back unchanged with the new title (the
+    /// relay has no partial update), so the revision goes up by one. For the open conversation the controller
+    /// is `saving` meanwhile, the write expects the revision the controller holds (a conversation changed
+    /// elsewhere fails with `AGENT_REVISION_CONFLICT` and nothing is written), and `state.conversation` takes the
+    /// new revision and title so the next turn's save does not conflict. `AGENT_BUSY` while a turn of that
+    /// conversation runs or saves, or while any conversation loads.
+    pub fn rename_conversation(
+        &self,
+        id: &str,
+        title: &str,
+    ) -> LocalBoxFuture<'static, Result<ConversationInfo, AgentError>> {
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(error) => return ready(Err(error)),
+        };
+        let open = match self.claim_stored(id) {
+            Ok(open) => open,
+            Err(error) => return ready(Err(error)),
+        };
+        let held_revision = if open {
+            let revision = self
+                .inner
+                .state
+                .borrow()
+                .conversation
+                .as_ref()
+                .map(|c| c.revision);
+            self.update(|s| s.status = Status::Saving);
+            revision
+        } else {
+            None
+        };
+        let controller = self.clone();
+        let id = id.to_owned();
+        let title = title.to_owned();
+        async move {
+            let renamed = async {
+                let snapshot = store.load(&id).await?;
+                let current = snapshot.conversation.revision;
+                if let Some(held) = held_revision.filter(|held| *held != current) {
+                    return Err(AgentError::new(
+                        ErrorCode::RevisionConflict,
+                        format!(
+                            "renaming the conversation failed: it was changed elsewhere (revision {current}, this \
+                             page holds {held})"
+                        ),
+                    )
+                    .with_details(serde_json::json!({ "currentRevision": current })));
+                }
+                store
+                    .save(&id, current, Some(&title), &snapshot.context)
+                    .await
+            }
+            .await
+            .map(|snapshot| info_of(&snapshot));
+            if open && !controller.is_destroyed() {
+                controller.update(|s| {
+                    if let Ok(info) = &renamed {
+                        s.conversation = Some(info.clone());
+                    }
+                    s.status = Status::Idle;
+                });
+            }
+            renamed
+        }
+        .boxed_local()
+    }
+
+    /// Deletes a stored conversation; resolves only when the store confirmed it. Deleting the open conversation
+    /// is refused with `AGENT_BUSY` while its turn runs, awaits confirmation or saves (abort first); while idle the
+    /// controller is `saving` during the request and, once deleted, starts a new empty conversation. A failure
+    /// leaves the state as it was. `AGENT_BUSY` too while any conversation loads.
+    pub fn delete_conversation(&self, id: &str) -> LocalBoxFuture<'static, Result<(), AgentError>> {
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(error) => return ready(Err(error)),
+        };
+        let open = match self.claim_stored(id) {
+            Ok(open) => open,
+            Err(error) => return ready(Err(error)),
+        };
+        if open {
+            self.update(|s| s.status = Status::Saving);
+        }
+        let deleting = store.delete(id);
+        let controller = self.clone();
+        async move {
+            let deleted = deleting.await;
+            if open && !controller.is_destroyed() {
+                if deleted.is_ok() {
+                    *controller.inner.model_state.borrow_mut() = None;
+                }
+                controller.update(|s| {
+                    if deleted.is_ok() {
+                        s.conversation = None;
+                        s.messages = Rc::new(Vec::new());
+                        s.draft = None;
+                        s.tool_results = Rc::new(Vec::new());
+                        s.pending_confirmation = None;
+                        s.last_outcome = None;
+                        s.error = None;
+                    }
+                    s.status = Status::Idle;
+                });
+            }
+            deleted
+        }
+        .boxed_local()
     }
 
     fn idle_check(&self) -> Result<(), AgentError> {

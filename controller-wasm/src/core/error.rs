@@ -244,17 +244,19 @@ impl AgentError {
 /// `details` of every relay failure (`AGENT_RELAY_ERROR`, and the relay's `AGENT_REVISION_CONFLICT` /
 /// `AGENT_CONVERSATION_CORRUPT`), whether it came as an HTTP error answer or as an `error` event inside the model
 /// stream, so hosts read one shape:
-/// `{ relayCode, status?, retryable?, currentRevision? }`.
+/// `{ relayCode, status?, retryable?, currentRevision?, messageId? }`.
 /// - `relayCode`: the relay's stable code (`UPSTREAM_RATE_LIMITED`, …; `""` when an HTTP error body was not a
 ///   relay error);
 /// - `status`: the HTTP status, only for HTTP error answers (an in-stream error arrives on a `200` stream);
 /// - `retryable`: only when the relay said so (in-stream `error` events carry it);
-/// - `currentRevision`: only for a revision conflict.
+/// - `currentRevision`: only for a revision conflict;
+/// - `messageId`: only for `MODEL_STATE_MISMATCH`: the message whose stored provider state the relay refused.
 pub fn relay_error_details(
     relay_code: &str,
     status: Option<u32>,
     retryable: Option<bool>,
     current_revision: Option<Value>,
+    message_id: Option<String>,
 ) -> Value {
     let mut details = serde_json::Map::new();
     details.insert("relayCode".into(), Value::from(relay_code));
@@ -266,6 +268,9 @@ pub fn relay_error_details(
     }
     if let Some(current) = current_revision {
         details.insert("currentRevision".into(), current);
+    }
+    if let Some(message_id) = message_id {
+        details.insert("messageId".into(), Value::from(message_id));
     }
     Value::Object(details)
 }

@@ -6,7 +6,9 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use futures::stream::LocalBoxStream;
-use patchbridge_protocol::{ConversationContext, ConversationSnapshot, StreamEvent};
+use patchbridge_protocol::{
+    ConversationContext, ConversationPage, ConversationSnapshot, StreamEvent,
+};
 use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
@@ -64,8 +66,17 @@ pub trait ToolHandler {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput;
 }
 
-/// Where the controller keeps `{ messages, modelState }` by revision (`docs/protocol.md` §6).
+/// Where the controller keeps `{ messages, modelState }` by revision (`docs/protocol.md` §6). Every failure is a
+/// typed [`AgentError`]; an answer the store cannot vouch for (an unexpected status, a body that does not parse)
+/// is a failure, never a success.
 pub trait ConversationStore {
+    /// One page of the user's conversations, newest first. `limit` 1..=100 (`None`: the store's default);
+    /// `cursor` is the previous page's opaque `next_cursor`.
+    fn list(
+        &self,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> LocalBoxFuture<'static, Result<ConversationPage, AgentError>>;
     /// Reads one conversation. Corrupt stored state must fail with `AGENT_CONVERSATION_CORRUPT`.
     fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
     /// Creates a conversation holding `ctx` (revision 1).
@@ -74,12 +85,15 @@ pub trait ConversationStore {
         title: &str,
         ctx: &ConversationContext,
     ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
-    /// Replaces the context if the stored revision is `expected_revision`; otherwise fails with
-    /// `AGENT_REVISION_CONFLICT` and changes nothing.
+    /// Replaces the context (and the title, when `title` is given) if the stored revision is
+    /// `expected_revision`; otherwise fails with `AGENT_REVISION_CONFLICT` and changes nothing.
     fn save(
         &self,
         id: &str,
         expected_revision: u64,
+        title: Option<&str>,
         ctx: &ConversationContext,
     ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>>;
+    /// Deletes a conversation. Succeeds only when the store confirmed the deletion.
+    fn delete(&self, id: &str) -> LocalBoxFuture<'static, Result<(), AgentError>>;
 }

@@ -15,7 +15,7 @@ use futures::future::{FutureExt, LocalBoxFuture};
 use futures::stream::Stream;
 use futures::task::LocalSpawnExt;
 use patchbridge_agent::core::protocol::{
-    Block, BlockKind, ConversationContext, ConversationSnapshot, ConversationSummary, Message, ModelRequest,
+    Block, BlockKind, ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary, Message, ModelRequest,
     ModelState, Role, StopReason, StreamEvent, Usage,
 };
 use patchbridge_agent::core::*;
@@ -424,6 +424,11 @@ pub struct MemoryStore {
     pub saves: Cell<usize>,
     pub creates: Cell<usize>,
     pub corrupt: RefCell<Vec<String>>,
+    pub deletes: Cell<usize>,
+    /// The error the next store call fails with (then cleared).
+    pub fail_next: RefCell<Option<AgentError>>,
+    /// While closed, `delete` and `save` wait (to observe the controller mid-request).
+    pub gate: RefCell<Option<Latch>>,
 }
 
 impl MemoryStore {
@@ -443,7 +448,51 @@ impl MemoryStore {
     }
 }
 
+impl MemoryStore {
+    fn take_failure(&self) -> Option<AgentError> {
+        self.fail_next.borrow_mut().take()
+    }
+    fn gated<T: 'static>(&self, value: Result<T, AgentError>) -> LocalBoxFuture<'static, Result<T, AgentError>> {
+        match self.gate.borrow().clone() {
+            Some(latch) => async move {
+                latch.wait().await;
+                value
+            }
+            .boxed_local(),
+            None => futures::future::ready(value).boxed_local(),
+        }
+    }
+}
+
 impl ConversationStore for MemoryStore {
+    fn list(&self, limit: Option<u32>, cursor: Option<&str>) -> LocalBoxFuture<'static, Result<ConversationPage, AgentError>> {
+        if let Some(error) = self.take_failure() {
+            return futures::future::ready(Err(error)).boxed_local();
+        }
+        // Newest first = reverse creation order here; the cursor is the index to continue from.
+        let all: Vec<ConversationSummary> = self.conversations.borrow().iter().rev().map(|(s, _)| s.clone()).collect();
+        let start: usize = cursor.map(|c| c.parse().unwrap()).unwrap_or(0);
+        let limit = limit.unwrap_or(20) as usize;
+        let items: Vec<ConversationSummary> = all.iter().skip(start).take(limit).cloned().collect();
+        let next_cursor = (start + limit < all.len()).then(|| (start + limit).to_string());
+        futures::future::ready(Ok(ConversationPage { items, next_cursor })).boxed_local()
+    }
+    fn delete(&self, id: &str) -> LocalBoxFuture<'static, Result<(), AgentError>> {
+        if let Some(error) = self.take_failure() {
+            return self.gated(Err(error));
+        }
+        let mut conversations = self.conversations.borrow_mut();
+        let before = conversations.len();
+        conversations.retain(|(s, _)| s.id != id);
+        let result = if conversations.len() == before {
+            Err(AgentError::new(ErrorCode::RelayError, "NOT_FOUND"))
+        } else {
+            self.deletes.set(self.deletes.get() + 1);
+            Ok(())
+        };
+        drop(conversations);
+        self.gated(result)
+    }
     fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         let result = if self.corrupt.borrow().iter().any(|c| c == id) {
             Err(AgentError::new(ErrorCode::ConversationCorrupt, "stored context does not parse"))
@@ -466,7 +515,10 @@ impl ConversationStore for MemoryStore {
         self.conversations.borrow_mut().push((summary.clone(), ctx.clone()));
         futures::future::ready(Ok(ConversationSnapshot { conversation: summary, context: ctx.clone() })).boxed_local()
     }
-    fn save(&self, id: &str, expected_revision: u64, ctx: &ConversationContext) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+    fn save(&self, id: &str, expected_revision: u64, title: Option<&str>, ctx: &ConversationContext) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+        if let Some(error) = self.take_failure() {
+            return self.gated(Err(error));
+        }
         let mut conversations = self.conversations.borrow_mut();
         let result = match conversations.iter_mut().find(|(s, _)| s.id == id) {
             None => Err(AgentError::new(ErrorCode::RelayError, "NOT_FOUND")),
@@ -477,10 +529,14 @@ impl ConversationStore for MemoryStore {
             Some((summary, context)) => {
                 self.saves.set(self.saves.get() + 1);
                 summary.revision += 1;
+                if let Some(title) = title {
+                    summary.title = title.to_string();
+                }
                 *context = ctx.clone();
                 Ok(ConversationSnapshot { conversation: summary.clone(), context: ctx.clone() })
             }
         };
-        futures::future::ready(result).boxed_local()
+        drop(conversations);
+        self.gated(result)
     }
 }

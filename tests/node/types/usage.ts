@@ -4,7 +4,7 @@ import {
   createAgentController, DefaultAgentRuntime, DEFAULT_LIMITS, AgentError, AGENT_EXECUTION_TIMEOUT, ErrorCodes,
   isAgentError,
   type AgentModel, type AgentTool, type AgentState, type ExecutionEvent, type HookEvent, type StreamEvent,
-  type ToolCallResult, type RelayErrorDetails, type Limits, type ModelInterceptor, type ToolInterceptor, type Message, type Outcome,
+  type ToolCallResult, type RelayErrorDetails, type ConversationPage, type ConversationSummary, type ConversationInfo, type Limits, type ModelInterceptor, type ToolInterceptor, type Message, type Outcome,
 } from '../../../npm/index.js';
 
 const model: AgentModel = {
@@ -55,6 +55,19 @@ unsubscribe();
 const outcome: Promise<Outcome> = controller.send('hello');
 void outcome;
 void controller.getToolInspectionSource().source;
+async function history(): Promise<void> {
+  const page: Readonly<ConversationPage> = await controller.listConversations({ limit: 20, cursor: null });
+  const first: Readonly<ConversationSummary> | undefined = page.items[0];
+  const next: string | null = page.nextCursor;
+  if (first !== undefined) {
+    const renamed: Readonly<ConversationInfo> = await controller.renameConversation(first.id, `${first.title} (${first.updatedAt})`);
+    const done: void = await controller.deleteConversation(renamed.id);
+    void [done, next];
+  }
+  controller.newConversation({ keepMessages: true });
+  controller.newConversation();
+}
+void history;
 
 const limits: Limits = { ...DEFAULT_LIMITS, maxModelCalls: 4 };
 const runtime = new DefaultAgentRuntime(model, { limits });
@@ -70,7 +83,8 @@ execution.result.then((r) => r.outcome, (e: unknown) => {
     const code: string = details.relayCode;
     const status: number | undefined = details.status;
     const retry: boolean | undefined = details.retryable;
-    void [code, status, retry];
+    const messageId: string | undefined = details.messageId;
+    void [code, status, retry, messageId];
   }
 });
 execution.cancel();
