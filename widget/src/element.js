@@ -194,7 +194,9 @@ export class PatchBridgeAgentElement extends HTMLElement {
       currentId: () => this.#controller?.getState().conversation?.id ?? null,
       onOpen: (id) => { this.#open(id); this.#toggleHistory(false); },
       onNew: () => { this.#newConversation(); this.#toggleHistory(false); },
-      onDeleted: (id) => { if (this.#controller?.getState().conversation?.id === id) this.#forgetStored(); },
+      onDeleted: (id) => { if (this.#controller?.getState().conversation?.id === id) { this.#forgetStored(); this.log.reset(); } },
+      // The open conversation can only be deleted while idle: stop its turn first and wait for the end.
+      beforeDelete: (id) => this.#stopTurnOf(id),
       onClose: () => this.#toggleHistory(false),
       lang: () => this.#language(),
     });
@@ -348,6 +350,17 @@ export class PatchBridgeAgentElement extends HTMLElement {
       this.#controller?.rejectTool();
       if (pending) this.log.rejected.add(pending.callId);
     } catch (error) { this.#showError(error, null); }
+  }
+
+  #stopTurnOf(id) {
+    const controller = this.#controller;
+    if (!controller || controller.getState().conversation?.id !== id || !BUSY.has(controller.getState().status)) return Promise.resolve();
+    controller.abort();
+    return new Promise((resolve) => {
+      const off = controller.subscribe((state) => {
+        if (!BUSY.has(state.status)) { off(); resolve(); }
+      });
+    });
   }
 
   #toggleHistory(force) {

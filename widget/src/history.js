@@ -9,6 +9,7 @@ export class HistoryPanel {
   /**
    * @param {{ t: Function, getController: () => any, currentId: () => string | null,
    *           onOpen: (id: string) => void, onNew: () => void, onDeleted: (id: string) => void,
+ *           beforeDelete: (id: string) => Promise<void>,
    *           onClose: () => void, signal: AbortSignal, lang: () => string }} options
    */
   constructor(options) {
@@ -128,6 +129,7 @@ export class HistoryPanel {
       cancel.disabled = true;
       message.textContent = t('deleting');
       try {
+        await this.options.beforeDelete(item.id);
         await this.options.getController().deleteConversation(item.id);
       } catch (error) {
         // Not deleted, or unknown: the row stays, with the reason. Never shown as deleted without the receipt.
