@@ -201,6 +201,10 @@ export class PatchBridgeAgentElement extends HTMLElement {
       lang: () => this.#language(),
     });
     this.shadowRoot.append(this.history.el);
+    // Escape closes the history panel wherever focus is inside the element.
+    this.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.history.open) { event.preventDefault(); this.#toggleHistory(false); }
+    }, { signal });
     const media = globalThis.matchMedia?.('(prefers-color-scheme: dark)');
     media?.addEventListener?.('change', () => this.#applyTheme(), { signal });
     this.composer.setPlaceholder(this.#t('inputPlaceholderLoading'));
@@ -306,27 +310,41 @@ export class PatchBridgeAgentElement extends HTMLElement {
     else if (this.#lastInput != null) controller.send(this.#lastInput).catch(() => {});
   }
 
-  #open(id, quietIfMissing = false) {
+  /** Cancels a running turn and resolves once the controller is idle again (loads and resets need idle). */
+  #settle() {
     const controller = this.#controller;
-    if (!controller) return Promise.resolve();
-    if (BUSY.has(controller.getState().status)) controller.abort();
-    this.log.reset();
-    return controller.loadConversation(id).catch((error) => {
-      // A remembered conversation that is gone (deleted, another user) starts fresh without alarming anyone.
-      if (quietIfMissing) {
-        this.#forgetStored();
-        try { controller.newConversation(); } catch { /* busy: keep state */ }
-        this.#hideNotice();
-      } else {
-        throw error;
-      }
-    }).catch(() => { /* shown from state.error */ });
+    if (!controller || !BUSY.has(controller.getState().status)) return Promise.resolve();
+    controller.abort();
+    return new Promise((resolve) => {
+      const off = controller.subscribe((state) => {
+        if (!BUSY.has(state.status)) { off(); resolve(); }
+      });
+    });
   }
 
-  #newConversation(options) {
+  async #open(id, quietIfMissing = false) {
     const controller = this.#controller;
     if (!controller) return;
-    if (BUSY.has(controller.getState().status)) controller.abort();
+    await this.#settle();
+    if (this.#controller !== controller) return;
+    this.log.reset();
+    try {
+      await controller.loadConversation(id);
+    } catch {
+      // A remembered conversation that is gone (deleted, another user) starts fresh without alarming anyone;
+      // any other failure is shown from state.error.
+      if (quietIfMissing) {
+        this.#forgetStored();
+        try { controller.newConversation(); } catch { /* keep state */ }
+        this.#hideNotice();
+      }
+    }
+  }
+
+  async #newConversation(options) {
+    const controller = this.#controller;
+    if (!controller) return;
+    await this.#settle();
     try {
       if (options) controller.newConversation(options);
       else controller.newConversation();
@@ -336,7 +354,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     }
     this.#forgetStored();
     this.#hideNotice();
-    this.log.reset();
+    if (!options?.keepMessages) this.log.reset();
     this.composer?.input.focus();
   }
 
@@ -353,14 +371,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
   }
 
   #stopTurnOf(id) {
-    const controller = this.#controller;
-    if (!controller || controller.getState().conversation?.id !== id || !BUSY.has(controller.getState().status)) return Promise.resolve();
-    controller.abort();
-    return new Promise((resolve) => {
-      const off = controller.subscribe((state) => {
-        if (!BUSY.has(state.status)) { off(); resolve(); }
-      });
-    });
+    return this.#controller?.getState().conversation?.id === id ? this.#settle() : Promise.resolve();
   }
 
   #toggleHistory(force) {

@@ -36,6 +36,10 @@ export class HistoryPanel {
   get open() { return !this.el.hidden; }
 
   show() {
+    // Rows from an earlier opening may be stale: start from an empty list until the fresh page arrives.
+    this.items = [];
+    this.list.replaceChildren();
+    this.more.hidden = true;
     this.el.hidden = false;
     this.closeButton.focus();
     void this.load(true);
@@ -61,7 +65,8 @@ export class HistoryPanel {
     try {
       const page = await controller.listConversations({ limit: PAGE, ...(this.cursor ? { cursor: this.cursor } : {}) });
       if (generation !== this.generation) return;
-      this.items.push(...page.items);
+      // The runtime hands out deep-frozen values; the panel keeps its own copies so a rename can update a row.
+      this.items.push(...page.items.map((item) => ({ ...item })));
       this.cursor = page.nextCursor ?? null;
       this.statusLine.textContent = this.items.length ? '' : t('historyEmpty');
     } catch (error) {
@@ -74,11 +79,13 @@ export class HistoryPanel {
     this.renderList();
   }
 
-  renderList() {
-    const { t } = this.options;
+  /** Rebuilds the rows; `focusId` gets focus back on its row (after a rename or a cancelled delete). */
+  renderList(focusId) {
     const current = this.options.currentId();
     this.list.replaceChildren(...this.items.map((item) => this.row(item, item.id === current)));
     this.more.hidden = !this.cursor;
+    if (focusId) this.list.querySelector(`li[data-id="${CSS.escape(focusId)}"] button.open`)?.focus();
+    else if (focusId === null) this.newButton.focus();
   }
 
   row(item, isCurrent) {
@@ -100,14 +107,14 @@ export class HistoryPanel {
     const message = h('span', { role: 'status' });
     const save = h('button', { type: 'submit', className: 'primary' }, t('save'));
     const form = h('form', { className: 'rename' }, input, message,
-      h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => this.renderList() }, t('cancel')), save));
+      h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => this.renderList(item.id) }, t('cancel')), save));
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       save.disabled = true;
       try {
         const info = await this.options.getController().renameConversation(item.id, input.value.trim());
         item.title = info?.title ?? input.value.trim();
-        this.renderList();
+        this.renderList(item.id);
       } catch (error) {
         save.disabled = false;
         message.textContent = t('renameFailed', error?.code ?? 'ERROR');
@@ -122,7 +129,7 @@ export class HistoryPanel {
     const { t } = this.options;
     const title = item.title || t('untitled');
     const message = h('span', { role: 'status' }, t('deleteConfirm', title));
-    const cancel = h('button', { type: 'button', onclick: () => this.renderList() }, t('cancel'));
+    const cancel = h('button', { type: 'button', onclick: () => this.renderList(item.id) }, t('cancel'));
     const confirm = h('button', { type: 'button', className: 'danger', part: 'delete-confirm-button' }, t('deleteConfirmAction'));
     confirm.addEventListener('click', async () => {
       confirm.disabled = true;
@@ -140,7 +147,7 @@ export class HistoryPanel {
       }
       this.items = this.items.filter((i) => i.id !== item.id);
       this.options.onDeleted(item.id);
-      this.renderList();
+      this.renderList(null);
       if (!this.items.length) this.statusLine.textContent = t('historyEmpty');
     });
     li.replaceChildren(h('div', { className: 'confirm-delete', role: 'alertdialog', 'aria-label': t('delete') }, message, h('div', { className: 'actions' }, cancel, confirm)));

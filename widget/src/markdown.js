@@ -79,6 +79,8 @@ function safeRenderer(root, decorateCode) {
         span.append('[', ...el.childNodes, ']');
         el.replaceWith(span);
       }
+      // Likewise an image without an allowed source: its alt text, not a broken-image icon.
+      if (el && el.tagName === 'IMG' && !el.hasAttribute('src')) el.replaceWith(`[${el.alt}]`);
     },
     add_text(_data, text) {
       const el = top();
