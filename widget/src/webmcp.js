@@ -28,6 +28,8 @@ function resultText(value) {
  */
 export function bridgeWebMcp(controller, onError, context = modelContextOf()) {
   if (!context || typeof context.getTools !== 'function') return { stop() {}, sync: async () => {} };
+  const nativeExecute = typeof context.executeTool === 'function'
+    && Function.prototype.toString.call(context.executeTool).includes('[native code]');
   /** @type {Map<string, string>} name -> JSON of the definition we registered */
   const registered = new Map();
   let stopped = false;
@@ -46,7 +48,9 @@ export function bridgeWebMcp(controller, onError, context = modelContextOf()) {
         signal?.throwIfAborted?.();
         let value;
         if (typeof context.executeTool === 'function') {
-          value = await context.executeTool(tool, JSON.stringify(args ?? {}));
+          // Chromium's native executeTool takes the input object; the polyfill (following the older draft) takes
+          // its JSON text. Decide by implementation, never by trying one and then the other (a tool must run once).
+          value = await context.executeTool(tool, nativeExecute ? (args ?? {}) : JSON.stringify(args ?? {}));
         } else if (typeof tool.execute === 'function') {
           value = await tool.execute(args ?? {}, { signal });
         } else {
