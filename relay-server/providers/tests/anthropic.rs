@@ -17,8 +17,11 @@ fn f(name: &str) -> String {
     format!("{DIR}/{name}")
 }
 
+/// Caching off: these tests pin the content mapping; the breakpoints have their own tests (`prompt_caching.rs`).
 fn options() -> ModelOptions {
-    ModelOptions::new("claude-sonnet-4-5")
+    let mut options = ModelOptions::new("claude-sonnet-4-5");
+    options.prompt_caching = false;
+    options
 }
 
 #[test]
@@ -373,14 +376,18 @@ fn encodes_the_exact_request_body() {
             "model": "claude-sonnet-4-5",
             "max_tokens": 4096,
             "stream": true,
-            "system": "Be brief.",
+            // Prompt caching is on by default: breakpoints on the system prompt, the last tool and the newest
+            // message's last block.
+            "system": [{ "type": "text", "text": "Be brief.", "cache_control": { "type": "ephemeral" } }],
             "messages": [{ "role": "user", "content": [
                 { "type": "text", "text": "What is on these?" },
                 { "type": "image", "source": { "type": "url", "url": "https://example.com/a.png" } },
-                { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo=" } },
+                { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo=" },
+                  "cache_control": { "type": "ephemeral" } },
             ] }],
             "tools": [{ "name": "todo_add", "description": "todo.add tool",
-                        "input_schema": { "type": "object", "properties": { "text": { "type": "string" } } } }],
+                        "input_schema": { "type": "object", "properties": { "text": { "type": "string" } } },
+                        "cache_control": { "type": "ephemeral" } }],
             "thinking": { "type": "enabled", "budget_tokens": 2048 },
         })
     );
@@ -424,8 +431,10 @@ fn state_entry_that_does_not_match_its_message_is_rejected() {
     let mut messages = first.messages.clone();
     messages.push(edited);
     let e = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap_err();
-    assert_eq!(e.code(), "INVALID_REQUEST");
+    assert_eq!(e.code(), "MODEL_STATE_MISMATCH");
+    assert_eq!(e.message_id(), Some("msg_01ThinkTool"));
     assert!(e.message().contains("msg_01ThinkTool"));
+    assert!(e.message().contains("new conversation"));
 }
 
 #[test]
