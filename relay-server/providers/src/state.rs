@@ -247,7 +247,10 @@ pub(crate) fn plan<'a>(
         let mut blocks = Vec::with_capacity(part.blocks.len());
         for &index in &part.blocks {
             let block = message.blocks.get(index as usize).ok_or_else(|| {
-                mismatch(message, format!("it names block {index}, which the message does not have"))
+                mismatch(
+                    message,
+                    format!("it names block {index}, which the message does not have"),
+                )
             })?;
             if std::mem::replace(&mut seen[index as usize], true) {
                 return Err(mismatch(message, format!("it names block {index} twice")));

@@ -279,7 +279,8 @@ impl AnthropicDecoder {
         match current {
             Current::Text { neutral } => {
                 self.emit.close(out);
-                self.parts.blocks(index, neutral.into_iter().collect(), None);
+                self.parts
+                    .blocks(index, neutral.into_iter().collect(), None);
             }
             Current::Thinking {
                 mut start,
@@ -332,7 +333,8 @@ impl AnthropicDecoder {
                     signature, neutral, ..
                 } if signature.is_empty() => {
                     self.emit.close(out);
-                    self.parts.blocks(index, neutral.into_iter().collect(), None);
+                    self.parts
+                        .blocks(index, neutral.into_iter().collect(), None);
                 }
                 Current::Raw { json, .. } if !json.is_empty() => self.emit.close(out),
                 other => self.end_block(index, other, out)?,

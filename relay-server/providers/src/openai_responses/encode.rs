@@ -88,7 +88,10 @@ pub(crate) fn encode(
         .as_deref()
         .filter(|_| options.prompt_caching)
     {
-        body.insert("prompt_cache_key".into(), json!(prompt_cache_key(conversation)));
+        body.insert(
+            "prompt_cache_key".into(),
+            json!(prompt_cache_key(conversation)),
+        );
     }
     if let Some(max) = options.max_output_tokens {
         body.insert("max_output_tokens".into(), json!(max));
