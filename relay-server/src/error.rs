@@ -33,6 +33,10 @@ pub enum RelayError {
         message: String,
         retryable: bool,
     },
+    /// The ModelState entry of assistant message `message_id` does not match that message; the response names
+    /// the message (`messageId`) so the client can continue in a new conversation from its messages.
+    #[error("{message}")]
+    ModelStateMismatch { message_id: String, message: String },
     #[error("upstream unavailable")]
     UpstreamUnavailable { detail: String },
     #[error("upstream timed out")]
@@ -61,6 +65,7 @@ impl RelayError {
             RelayError::ConversationCorrupt { .. } => "CONVERSATION_CORRUPT",
             RelayError::UnknownModel(_) => "UNKNOWN_MODEL",
             RelayError::Adapter { code, .. } => code,
+            RelayError::ModelStateMismatch { .. } => "MODEL_STATE_MISMATCH",
             RelayError::UpstreamUnavailable { .. } => "UPSTREAM_UNAVAILABLE",
             RelayError::UpstreamTimeout { .. } => "UPSTREAM_TIMEOUT",
             RelayError::UpstreamRateLimited { .. } => "UPSTREAM_RATE_LIMITED",
@@ -75,7 +80,9 @@ impl RelayError {
             RelayError::Unauthenticated => StatusCode::UNAUTHORIZED,
             RelayError::ForbiddenOrigin => StatusCode::FORBIDDEN,
             RelayError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RelayError::InvalidRequest(_) | RelayError::UnknownModel(_) => StatusCode::BAD_REQUEST,
+            RelayError::InvalidRequest(_)
+            | RelayError::UnknownModel(_)
+            | RelayError::ModelStateMismatch { .. } => StatusCode::BAD_REQUEST,
             RelayError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             RelayError::NotFound => StatusCode::NOT_FOUND,
             RelayError::RevisionConflict { .. } => StatusCode::CONFLICT,
@@ -159,6 +166,9 @@ impl IntoResponse for RelayError {
             json!({ "error": { "code": self.code(), "message": self.public_message() } });
         if let RelayError::RevisionConflict { current } = self {
             body["error"]["currentRevision"] = json!(current);
+        }
+        if let RelayError::ModelStateMismatch { message_id, .. } = &self {
+            body["error"]["messageId"] = json!(message_id);
         }
         let status = self.status();
         let mut response = (status, axum::Json(body)).into_response();

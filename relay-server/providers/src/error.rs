@@ -23,8 +23,12 @@ pub enum AdapterError {
         expected: &'static str,
         found: String,
     },
-    /// The neutral request cannot be expressed for this provider (or its ModelState does not fit its messages).
+    /// The neutral request cannot be expressed for this provider.
     InvalidRequest(String),
+    /// The ModelState entry of assistant message `message_id` does not describe that message's blocks (the
+    /// message was edited, or the state was not produced for it). The conversation can always continue from its
+    /// messages with `modelState: null`, which every adapter accepts (`docs/protocol.md` §3.1).
+    ModelStateMismatch { message_id: String, detail: String },
     /// The upstream stream broke the provider's own wire format (malformed JSON, events out of order, stream
     /// ended without its final event, tool arguments that are not a JSON object).
     UpstreamProtocol(String),
@@ -41,6 +45,7 @@ impl AdapterError {
         match self {
             AdapterError::ModelStateFormatMismatch { .. } => "MODEL_STATE_FORMAT_MISMATCH",
             AdapterError::InvalidRequest(_) => "INVALID_REQUEST",
+            AdapterError::ModelStateMismatch { .. } => "MODEL_STATE_MISMATCH",
             AdapterError::UpstreamProtocol(_) => "UPSTREAM_PROTOCOL_ERROR",
             AdapterError::Upstream {
                 failure: UpstreamFailure::Rejected,
@@ -76,6 +81,10 @@ impl AdapterError {
                  continue it with a model of the original provider or start a new conversation"
             ),
             AdapterError::InvalidRequest(why) => why.clone(),
+            AdapterError::ModelStateMismatch { message_id, detail } => format!(
+                "the modelState entry of message `{message_id}` does not match that message ({detail}); \
+                 continue in a new conversation from these messages (with modelState null)"
+            ),
             AdapterError::UpstreamProtocol(_) => "the model provider sent a stream that could not be understood".into(),
             AdapterError::Upstream { failure: UpstreamFailure::Rejected, .. } => "the model provider rejected the request".into(),
             AdapterError::Upstream { failure: UpstreamFailure::RateLimited, .. } => "the model provider is rate limiting requests".into(),
@@ -97,6 +106,16 @@ impl fmt::Display for AdapterError {
 }
 
 impl std::error::Error for AdapterError {}
+
+impl AdapterError {
+    /// The assistant message whose ModelState entry failed to match (only for `MODEL_STATE_MISMATCH`).
+    pub fn message_id(&self) -> Option<&str> {
+        match self {
+            AdapterError::ModelStateMismatch { message_id, .. } => Some(message_id),
+            _ => None,
+        }
+    }
+}
 
 impl UpstreamFailure {
     /// Classifies a provider error `type`/`code` string (Anthropic `error.type`, OpenAI `error.code` or

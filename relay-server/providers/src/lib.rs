@@ -7,6 +7,7 @@
 //! - [`ProviderKind`], [`encode_request`], [`Decoder`], [`validate_options`] (this file): the dispatch.
 //! - [`options`]: [`ModelOptions`] in, [`UpstreamRequest`] out.
 //! - [`error`]: [`AdapterError`], the one error enum, with stable codes.
+//! - `cache_key`: OpenAI's `prompt_cache_key` for a conversation.
 //! - `emit`: the neutral event builder shared by the decoders (indexes 0..n, one open block, tool-call
 //!   validation).
 //! - `state`: ModelState helpers shared by the adapters (format check, entries keyed by message id, pruning).
@@ -21,6 +22,7 @@ pub mod options;
 pub mod scripted;
 
 mod anthropic;
+mod cache_key;
 mod emit;
 mod openai_chat;
 mod openai_responses;

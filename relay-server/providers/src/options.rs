@@ -19,6 +19,14 @@ pub struct ModelOptions {
     /// Optional system prompt sent before the conversation.
     #[serde(default)]
     pub system_prompt: Option<String>,
+    /// Ask the provider to cache the stable prefix of each request (on by default): Anthropic `cache_control`
+    /// breakpoints on the tools, the system prompt and the conversation so far; OpenAI `prompt_cache_key`.
+    #[serde(default = "default_prompt_caching")]
+    pub prompt_caching: bool,
+}
+
+fn default_prompt_caching() -> bool {
+    true
 }
 
 impl ModelOptions {
@@ -29,6 +37,7 @@ impl ModelOptions {
             max_output_tokens: None,
             reasoning: None,
             system_prompt: None,
+            prompt_caching: true,
         }
     }
 }

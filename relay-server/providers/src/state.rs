@@ -134,87 +134,151 @@ pub(crate) struct Part {
     /// The provider item verbatim; when present it is sent instead of encoding `blocks`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<Value>,
-    /// Indexes of the neutral blocks this item produced (shown reasoning for a raw thinking item).
+    /// Indexes of the neutral blocks this item produced (shown reasoning for a raw thinking item; the text parts
+    /// of one Responses output message).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<u32>,
+    /// OpenAI Responses only: the `phase` of an output message item, sent back with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<MessagePhase>,
 }
 
-/// Records the parts of the message being decoded.
+/// The `phase` OpenAI Responses puts on assistant message items (closed set of its spec, `MessagePhase`); the
+/// spec asks clients to preserve it and send it back. A value outside the set is not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum MessagePhase {
+    Commentary,
+    FinalAnswer,
+}
+
+/// Records the parts of the message being decoded, keyed by the provider's position of each item (Responses
+/// `output_index`, Anthropic content `index`), so the entry follows the provider's order whatever order the
+/// items finish in.
 #[derive(Debug, Default)]
 pub(crate) struct PartsBuilder {
-    parts: Vec<Part>,
-    has_raw: bool,
+    parts: BTreeMap<u64, Part>,
+    /// Whether the entry says something the neutral blocks do not: a raw item, a phase, or an item made of
+    /// several blocks.
+    needed: bool,
 }
 
 impl PartsBuilder {
-    pub(crate) fn block(&mut self, index: u32) {
-        self.parts.push(Part {
-            raw: None,
-            blocks: vec![index],
-        });
+    /// The item at `position` produced the neutral blocks `blocks` (nothing is recorded for an item without
+    /// blocks: it has nothing to send back).
+    pub(crate) fn blocks(&mut self, position: u64, blocks: Vec<u32>, phase: Option<MessagePhase>) {
+        if blocks.is_empty() {
+            return;
+        }
+        self.needed |= phase.is_some() || blocks.len() > 1;
+        self.parts.insert(
+            position,
+            Part {
+                raw: None,
+                blocks,
+                phase,
+            },
+        );
     }
 
-    pub(crate) fn raw(&mut self, raw: Value, blocks: Vec<u32>) {
-        self.has_raw = true;
-        self.parts.push(Part {
-            raw: Some(raw),
-            blocks,
-        });
+    pub(crate) fn raw(&mut self, position: u64, raw: Value, blocks: Vec<u32>) {
+        self.needed = true;
+        self.parts.insert(
+            position,
+            Part {
+                raw: Some(raw),
+                blocks,
+                phase: None,
+            },
+        );
     }
 
-    /// The entry to store, or `None` when the message has nothing private (plain text and tool calls need no
-    /// state: the neutral blocks say everything).
+    /// The entry to store, or `None` when the message has nothing private (plain text and tool calls, one block
+    /// per item, need no state: the neutral blocks say everything).
     pub(crate) fn finish(self) -> Option<Vec<Part>> {
-        self.has_raw.then_some(self.parts)
+        self.needed.then(|| self.parts.into_values().collect())
     }
 }
 
-/// What to send for one assistant message, in order.
+/// What to send for one assistant message, in order: one entry per provider item.
 #[derive(Debug)]
 pub(crate) enum Planned<'a> {
+    /// A provider item kept verbatim.
     Raw(&'a Value),
-    Block(&'a Block),
+    /// Neutral blocks forming one provider item: a single block without an entry; with one, the blocks of one
+    /// recorded item (the text parts of one Responses output message, with its phase).
+    Blocks {
+        blocks: Vec<&'a Block>,
+        phase: Option<MessagePhase>,
+    },
+}
+
+/// The `MODEL_STATE_MISMATCH` error for `message`.
+pub(crate) fn mismatch(message: &Message, detail: impl Into<String>) -> AdapterError {
+    AdapterError::ModelStateMismatch {
+        message_id: message.id.clone(),
+        detail: detail.into(),
+    }
 }
 
 /// Lays out an assistant message for encoding: with an entry, its parts in order (raw items verbatim, neutral
-/// blocks where they were); without one, the neutral blocks. Fails when the entry does not describe exactly
-/// this message's blocks, because sending private state at the wrong place corrupts the conversation.
+/// blocks where they were); without one, each neutral block as its own item. Fails with
+/// `MODEL_STATE_MISMATCH` when the entry does not describe exactly this message's blocks (every block named
+/// once, raw items covering only reasoning), because sending private state at the wrong place corrupts the
+/// conversation. The parts may name the blocks in another order than the blocks have: a provider may finish
+/// its items out of order, and the parts follow the provider's order.
 pub(crate) fn plan<'a>(
     message: &'a Message,
     parts: Option<&'a Vec<Part>>,
 ) -> Result<Vec<Planned<'a>>, AdapterError> {
     let Some(parts) = parts else {
-        return Ok(message.blocks.iter().map(Planned::Block).collect());
+        return Ok(message
+            .blocks
+            .iter()
+            .map(|b| Planned::Blocks {
+                blocks: vec![b],
+                phase: None,
+            })
+            .collect());
     };
-    let mismatch = || {
-        AdapterError::InvalidRequest(format!(
-            "modelState entry for message {} does not match its blocks (was the message edited?)",
-            message.id
-        ))
-    };
+    let mut seen = vec![false; message.blocks.len()];
     let mut planned = Vec::with_capacity(parts.len());
-    let mut expected = 0u32;
     for part in parts {
+        let mut blocks = Vec::with_capacity(part.blocks.len());
         for &index in &part.blocks {
-            if index != expected {
-                return Err(mismatch());
+            let block = message.blocks.get(index as usize).ok_or_else(|| {
+                mismatch(
+                    message,
+                    format!("it names block {index}, which the message does not have"),
+                )
+            })?;
+            if std::mem::replace(&mut seen[index as usize], true) {
+                return Err(mismatch(message, format!("it names block {index} twice")));
             }
-            let block = message.blocks.get(index as usize).ok_or_else(mismatch)?;
-            if part.raw.is_some() {
-                if !matches!(block, Block::Reasoning { .. }) {
-                    return Err(mismatch());
-                }
-            } else {
-                planned.push(Planned::Block(block));
+            if part.raw.is_some() && !matches!(block, Block::Reasoning { .. }) {
+                return Err(mismatch(
+                    message,
+                    format!("block {index} is no longer the reasoning its provider item produced"),
+                ));
             }
-            expected += 1;
+            blocks.push(block);
         }
-        if let Some(raw) = &part.raw {
-            planned.push(Planned::Raw(raw));
+        match &part.raw {
+            Some(raw) => planned.push(Planned::Raw(raw)),
+            None if blocks.is_empty() => {
+                return Err(mismatch(message, "it has an empty part"));
+            }
+            None => planned.push(Planned::Blocks {
+                blocks,
+                phase: part.phase,
+            }),
         }
     }
-    if expected as usize != message.blocks.len() {
-        return Err(mismatch());
+    if let Some(missing) = seen.iter().position(|s| !s) {
+        return Err(mismatch(
+            message,
+            format!("block {missing} of the message is not in it (was the message edited?)"),
+        ));
     }
     Ok(planned)
 }

@@ -17,8 +17,11 @@ fn f(name: &str) -> String {
     format!("{DIR}/{name}")
 }
 
+/// Caching off: these tests pin the content mapping; the breakpoints have their own tests (`prompt_caching.rs`).
 fn options() -> ModelOptions {
-    ModelOptions::new("claude-sonnet-4-5")
+    let mut options = ModelOptions::new("claude-sonnet-4-5");
+    options.prompt_caching = false;
+    options
 }
 
 #[test]
@@ -373,14 +376,18 @@ fn encodes_the_exact_request_body() {
             "model": "claude-sonnet-4-5",
             "max_tokens": 4096,
             "stream": true,
-            "system": "Be brief.",
+            // Prompt caching is on by default: breakpoints on the system prompt, the last tool and the newest
+            // message's last block.
+            "system": [{ "type": "text", "text": "Be brief.", "cache_control": { "type": "ephemeral" } }],
             "messages": [{ "role": "user", "content": [
                 { "type": "text", "text": "What is on these?" },
                 { "type": "image", "source": { "type": "url", "url": "https://example.com/a.png" } },
-                { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo=" } },
+                { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo=" },
+                  "cache_control": { "type": "ephemeral" } },
             ] }],
             "tools": [{ "name": "todo_add", "description": "todo.add tool",
-                        "input_schema": { "type": "object", "properties": { "text": { "type": "string" } } } }],
+                        "input_schema": { "type": "object", "properties": { "text": { "type": "string" } } },
+                        "cache_control": { "type": "ephemeral" } }],
             "thinking": { "type": "enabled", "budget_tokens": 2048 },
         })
     );
@@ -424,8 +431,10 @@ fn state_entry_that_does_not_match_its_message_is_rejected() {
     let mut messages = first.messages.clone();
     messages.push(edited);
     let e = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap_err();
-    assert_eq!(e.code(), "INVALID_REQUEST");
+    assert_eq!(e.code(), "MODEL_STATE_MISMATCH");
+    assert_eq!(e.message_id(), Some("msg_01ThinkTool"));
     assert!(e.message().contains("msg_01ThinkTool"));
+    assert!(e.message().contains("new conversation"));
 }
 
 #[test]
@@ -507,4 +516,54 @@ fn provider_block_indexes_are_renumbered_from_zero() {
     assert_eq!(parts[0]["raw"]["type"], json!("server_tool_use"));
     assert_eq!(parts[1]["raw"]["type"], json!("web_search_tool_result"));
     assert_eq!(parts[2], json!({ "blocks": [0] }));
+}
+
+#[test]
+fn error_event_for_rate_limit_is_retryable_rate_limited() {
+    let (events, e) = decode_err(KIND, &first_turn(), &f("error_rate_limited.sse"));
+    assert_eq!(events.len(), 1);
+    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+    assert!(e.retryable());
+    assert!(e
+        .to_string()
+        .contains("rate_limit_error: Number of request tokens"));
+}
+
+/// A conversation can always continue from its messages alone (`modelState: null`): thinking without its
+/// signed block is not sent, and a running tool loop whose assistant message has no thinking to send back
+/// continues without thinking (Anthropic requires that message to start with its signed thinking otherwise).
+#[test]
+fn any_history_encodes_with_model_state_null() {
+    let mut thinking = options();
+    thinking.reasoning = Some(ReasoningOptions {
+        budget_tokens: Some(2048),
+        ..Default::default()
+    });
+    for body in assert_history_encodes_without_state(KIND, &thinking, &all_fixtures(DIR)) {
+        for m in body["messages"].as_array().unwrap() {
+            for b in m["content"].as_array().unwrap() {
+                assert!(!matches!(
+                    b["type"].as_str(),
+                    Some("thinking" | "redacted_thinking")
+                ));
+            }
+        }
+    }
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("thinking_tool_use.sse")));
+    let mut stateless = next_turn(&first, &a);
+    stateless.model_state = None;
+    let body = encode_request(KIND, &thinking, &stateless).unwrap().body;
+    assert!(body.get("thinking").is_none(), "{body}");
+    // With its state the same loop keeps thinking on, and a new user turn thinks again.
+    let with_state = next_turn(&first, &a);
+    let body = encode_request(KIND, &thinking, &with_state).unwrap().body;
+    assert_eq!(body["thinking"]["type"], json!("enabled"));
+    let mut new_turn = stateless.clone();
+    new_turn
+        .messages
+        .push(assistant("a2", vec![text("Added.")]));
+    new_turn.messages.push(user("u3", "thanks"));
+    let body = encode_request(KIND, &thinking, &new_turn).unwrap().body;
+    assert_eq!(body["thinking"]["type"], json!("enabled"));
 }

@@ -527,3 +527,59 @@ fn data_after_done_is_ignored() {
     d.finish(&mut out).unwrap();
     assert_eq!(out.len(), n);
 }
+
+/// Bug: Azure OpenAI's first chunk (only `prompt_filter_results`, empty `id`, no choices) started the message,
+/// which was then named `assistant` instead of the completion id (recorded Azure stream).
+#[test]
+fn azure_prompt_filter_chunk_starts_nothing_and_the_completion_id_names_the_message() {
+    let events = decode_ok(KIND, &first_turn(), &f("recorded/azure-prompt-filter.sse"));
+    assert_eq!(
+        events[0],
+        StreamEvent::MessageStart {
+            id: Some("chatcmpl-BleatwEUn3D8iXsgXpDqeOPEMuW3j".into())
+        }
+    );
+    let a = assemble(&events);
+    assert_eq!(a.message.blocks, vec![text("Hallo Welt!")]);
+    assert_eq!(a.stop_reason, StopReason::EndTurn);
+}
+
+#[test]
+fn a_server_without_ids_still_gets_a_message_id() {
+    let (_, events) =
+        fed(&[r#"{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}"#]);
+    assert_eq!(
+        events[0],
+        StreamEvent::MessageStart {
+            id: Some("assistant".into())
+        }
+    );
+}
+
+/// A conversation can always continue from its messages alone (`modelState: null`); reasoning shown without
+/// its state is not sent, and an assistant message left with nothing is skipped.
+#[test]
+fn any_history_encodes_with_model_state_null() {
+    let bodies = assert_history_encodes_without_state(KIND, &options(), &all_fixtures(DIR));
+    for body in bodies {
+        for m in body["messages"].as_array().unwrap() {
+            assert!(m.get("reasoning_content").is_none() && m.get("reasoning").is_none());
+            assert!(m.get("reasoning_details").is_none());
+        }
+    }
+    let messages = vec![
+        user("u1", "hi"),
+        assistant("a1", vec![reasoning("hmm")]),
+        user("u2", "hello?"),
+    ];
+    let body = encode_request(KIND, &options(), &request(messages, None))
+        .unwrap()
+        .body;
+    let roles: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, vec!["user", "user"]);
+}

@@ -238,7 +238,7 @@ fn reasoning_block_covered_by_a_raw_item_must_still_be_reasoning() {
         encode_request(KIND, &options(), &request(messages, a.model_state))
             .unwrap_err()
             .code(),
-        "INVALID_REQUEST"
+        "MODEL_STATE_MISMATCH"
     );
 }
 
@@ -344,4 +344,210 @@ fn raw_item_of_an_input_only_type_is_refused() {
             encode_request(KIND, &options(), &request(messages.clone(), Some(forged))).unwrap_err();
         assert_eq!(e.code(), "INVALID_REQUEST", "{injected}");
     }
+}
+
+/// Bug: a reasoning item (output 0) whose `output_item.done` came after the message item (output 1) was done
+/// was stored after the message, so the next turn was refused ("does not match its blocks") and the
+/// conversation was stuck for good. Items, blocks and state follow `output_index`.
+#[test]
+fn responses_items_follow_output_index_when_reasoning_finishes_last() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(
+        KIND,
+        &first,
+        &f("interleaved_reasoning_done_last.sse"),
+    ));
+    assert_eq!(
+        a.message.blocks,
+        vec![
+            reasoning("**Answering directly**\n\nNo tool is needed."),
+            text("Milk is on the list.")
+        ]
+    );
+    let items = &a.model_state.clone().unwrap().data["messages"]["resp_interleave01"]["items"];
+    assert_eq!(items[0]["raw"]["id"], json!("rs_interleave01"));
+    assert_eq!(items[0]["blocks"], json!([0]));
+    assert_eq!(items[1], json!({ "blocks": [1], "phase": "final_answer" }));
+    let next = continue_after(&first, &a, vec![user("u2", "thanks")]);
+    let body = encode_request(KIND, &options(), &next).unwrap().body;
+    assert_eq!(body["input"][1]["id"], json!("rs_interleave01"));
+    assert_eq!(
+        body["input"][1]["encrypted_content"],
+        json!("gAAAAABpFULL-interleave-01==")
+    );
+    assert_eq!(
+        body["input"][2],
+        json!({ "type": "message", "role": "assistant", "content": "Milk is on the list.", "phase": "final_answer" })
+    );
+}
+
+#[test]
+fn summary_deltas_arriving_after_the_message_began_still_continue_the_conversation() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("interleaved_deltas.sse")));
+    // The blocks are shown as they streamed; the state lists the items in output order.
+    assert_eq!(
+        a.message.blocks,
+        vec![
+            reasoning("First thought."),
+            text("Done."),
+            reasoning("Second thought.")
+        ]
+    );
+    let next = continue_after(&first, &a, vec![user("u2", "ok")]);
+    let input = encode_request(KIND, &options(), &next).unwrap().body["input"].clone();
+    let kinds: Vec<&str> = input
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["message", "reasoning", "message", "message"]);
+    assert_eq!(input[1]["id"], json!("rs_interleave02"));
+    assert_eq!(input[2]["content"], json!("Done."));
+}
+
+/// Bug: `phase` was dropped and two output messages were glued into one input message ("…for thatThe
+/// capital…"). Each output message goes back as its own input item with its phase (recorded stream).
+#[test]
+fn each_output_message_goes_back_as_its_own_input_item_with_its_phase() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("recorded/vercel-phase.sse")));
+    assert_eq!(
+        a.message.blocks,
+        vec![
+            text("I'm going to search for that"),
+            text("The capital of France is Paris.")
+        ]
+    );
+    let next = continue_after(&first, &a, vec![user("u2", "and Spain?")]);
+    let body = encode_request(KIND, &options(), &next).unwrap().body;
+    assert_eq!(
+        body["input"][1],
+        json!({ "type": "message", "role": "assistant", "content": "I'm going to search for that", "phase": "commentary" })
+    );
+    assert_eq!(
+        body["input"][2],
+        json!({ "type": "message", "role": "assistant", "content": "The capital of France is Paris.", "phase": "final_answer" })
+    );
+    assert_eq!(body["input"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn text_blocks_without_state_go_back_as_separate_messages_never_glued() {
+    let messages = vec![
+        user("u1", "hi"),
+        assistant("a1", vec![text("First."), text("Second.")]),
+        user("u2", "bye"),
+    ];
+    let body = encode_request(KIND, &options(), &request(messages, None))
+        .unwrap()
+        .body;
+    assert_eq!(
+        body["input"][1],
+        json!({ "type": "message", "role": "assistant", "content": "First." })
+    );
+    assert_eq!(
+        body["input"][2],
+        json!({ "type": "message", "role": "assistant", "content": "Second." })
+    );
+}
+
+/// Bug: the nested `error: { code, type, message }` shape real streams send was read at the top level only, so
+/// a rate limit came out as a non-retryable `UPSTREAM_REJECTED` with an empty detail.
+#[test]
+fn nested_error_event_for_rate_limit_is_retryable_rate_limited_with_its_detail() {
+    let (_, e) = decode_err(KIND, &first_turn(), &f("error_event_nested_rate_limit.sse"));
+    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+    assert!(e.retryable());
+    let detail = e.to_string();
+    assert!(detail.contains("rate_limit_exceeded") && detail.contains("Rate limit reached"));
+    assert!(
+        !e.message().contains("Rate limit reached"),
+        "upstream text stays in the log"
+    );
+}
+
+#[test]
+fn recorded_quota_error_is_rejected_and_keeps_its_code_for_the_log() {
+    let (_, e) = decode_err(
+        KIND,
+        &first_turn(),
+        &f("recorded/vercel-error-insufficient-quota.sse"),
+    );
+    assert_eq!(e.code(), "UPSTREAM_REJECTED");
+    assert!(!e.retryable());
+    assert!(e
+        .to_string()
+        .contains("insufficient_quota: You exceeded your current quota"));
+}
+
+#[test]
+fn recorded_server_error_with_null_code_is_retryable_unavailable() {
+    let (events, e) = decode_err(
+        KIND,
+        &first_turn(),
+        &f("recorded/vercel-error-null-code.sse"),
+    );
+    assert!(events.is_empty());
+    assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
+    assert!(e.retryable());
+    assert!(e
+        .to_string()
+        .contains("server_error: Sorry, something went wrong."));
+}
+
+#[test]
+fn edited_message_is_a_model_state_mismatch_naming_the_message() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("recorded/vercel-phase.sse")));
+    let mut edited = a.message.clone();
+    edited.blocks.pop();
+    let mut messages = first.messages.clone();
+    messages.push(edited);
+    let e =
+        encode_request(KIND, &options(), &request(messages.clone(), a.model_state)).unwrap_err();
+    assert_eq!(e.code(), "MODEL_STATE_MISMATCH");
+    assert_eq!(e.message_id(), Some("resp_phase_001"));
+    assert!(e.message().contains("new conversation"));
+    // The way forward: the same messages with modelState null are accepted.
+    assert!(encode_request(KIND, &options(), &request(messages, None)).is_ok());
+}
+
+/// A conversation can always continue from its messages alone: every decoded answer (reasoning, phases,
+/// function calls, interleaved items) encodes with `modelState: null`, reasoning without its item dropped.
+#[test]
+fn any_history_encodes_with_model_state_null() {
+    for body in assert_history_encodes_without_state(KIND, &options(), &all_fixtures(DIR)) {
+        let input = body["input"].as_array().unwrap();
+        assert!(!input.iter().any(|i| i["type"] == "reasoning"), "{body}");
+    }
+}
+
+#[test]
+fn prompt_cache_key_names_the_conversation_when_caching_is_on() {
+    let mut req = first_turn();
+    req.conversation_id = Some("c_42".into());
+    let body = encode_request(KIND, &options(), &req).unwrap().body;
+    let key = body["prompt_cache_key"].as_str().unwrap();
+    assert!(key.starts_with("pb-") && key.len() == 19 && !key.contains("c_42"));
+    let mut other = req.clone();
+    other.conversation_id = Some("c_43".into());
+    assert_ne!(
+        encode_request(KIND, &options(), &other).unwrap().body["prompt_cache_key"],
+        json!(key)
+    );
+    let mut off = options();
+    off.prompt_caching = false;
+    assert!(encode_request(KIND, &off, &req)
+        .unwrap()
+        .body
+        .get("prompt_cache_key")
+        .is_none());
+    // Without a conversation id there is nothing stable to key on: OpenAI's automatic prefix caching only.
+    assert!(encode_request(KIND, &options(), &first_turn())
+        .unwrap()
+        .body
+        .get("prompt_cache_key")
+        .is_none());
 }

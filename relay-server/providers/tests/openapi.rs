@@ -174,3 +174,46 @@ fn the_schema_check_rejects_a_wrong_body() {
     body["reasoning"]["effort"] = json!("extreme");
     assert!(!errors(&validator("CreateResponse"), &body).is_empty());
 }
+
+#[test]
+fn responses_bodies_with_phases_interleaved_items_and_cache_key_match_the_schema() {
+    for fixture in [
+        "openai-responses/recorded/vercel-phase.sse",
+        "openai-responses/interleaved_reasoning_done_last.sse",
+        "openai-responses/interleaved_deltas.sse",
+    ] {
+        let first = first_turn();
+        let a = assemble(&decode_ok(ProviderKind::OpenAiResponses, &first, fixture));
+        let mut next = next_turn(&first, &a);
+        next.conversation_id = Some("c_schema".into());
+        let body = encode_request(ProviderKind::OpenAiResponses, &full_options(), &next)
+            .unwrap()
+            .body;
+        assert!(body.get("prompt_cache_key").is_some());
+        assert!(
+            fixture.contains("deltas") || body.to_string().contains("\"phase\""),
+            "{fixture}: the phase is sent"
+        );
+        let errs = errors(&validator("CreateResponse"), &body);
+        assert!(errs.is_empty(), "{fixture}:\n{}\n{body:#}", errs.join("\n"));
+    }
+}
+
+#[test]
+fn the_schema_check_rejects_an_unknown_phase() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(
+        ProviderKind::OpenAiResponses,
+        &first,
+        "openai-responses/recorded/vercel-phase.sse",
+    ));
+    let mut body = encode_request(
+        ProviderKind::OpenAiResponses,
+        &full_options(),
+        &next_turn(&first, &a),
+    )
+    .unwrap()
+    .body;
+    body["input"][1]["phase"] = json!("draft");
+    assert!(!errors(&validator("CreateResponse"), &body).is_empty());
+}

@@ -195,6 +195,14 @@ pub struct ModelConfig {
     /// Allow `http://` to a non-loopback host (a LAN vLLM); https is required otherwise.
     #[serde(default)]
     pub allow_insecure_http: bool,
+    /// Ask the provider to cache each request's stable prefix (Anthropic `cache_control` breakpoints, OpenAI
+    /// Responses `prompt_cache_key`). On by default.
+    #[serde(default = "default_true")]
+    pub prompt_caching: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -223,6 +231,7 @@ impl ModelConfig {
             max_output_tokens: self.max_output_tokens,
             reasoning: self.reasoning.clone(),
             system_prompt: self.system_prompt.clone(),
+            prompt_caching: self.prompt_caching,
         }
     }
 }

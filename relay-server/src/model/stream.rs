@@ -132,6 +132,12 @@ pub fn adapter_error(e: AdapterError) -> RelayError {
 /// upstream text, and a provider or gateway may quote the key it refused.
 pub fn adapter_error_redacted(e: AdapterError, secrets: &[&str]) -> RelayError {
     tracing::warn!(code = e.code(), detail = %crate::model::upstream::redact(&e.to_string(), secrets), "adapter error");
+    if let Some(message_id) = e.message_id() {
+        return RelayError::ModelStateMismatch {
+            message_id: message_id.to_owned(),
+            message: e.message(),
+        };
+    }
     RelayError::Adapter {
         code: e.code(),
         message: e.message(),

@@ -13,7 +13,7 @@ use crate::emit::{Emitter, LiveKind};
 use crate::state::{Continuation, PartsBuilder};
 use crate::tool_names::ToolNames;
 use crate::wire::{self, protocol, str_field};
-use crate::{AdapterError, UpstreamFailure};
+use crate::AdapterError;
 
 enum Current {
     Text {
@@ -113,17 +113,7 @@ impl AnthropicDecoder {
         let kind = wire::event_type(&value, event);
         match kind {
             "ping" => Ok(()),
-            "error" => {
-                let error = value.get("error").unwrap_or(&Value::Null);
-                Err(AdapterError::Upstream {
-                    failure: UpstreamFailure::classify(str_field(error, "type")),
-                    detail: format!(
-                        "{}: {}",
-                        str_field(error, "type"),
-                        str_field(error, "message")
-                    ),
-                })
-            }
+            "error" => Err(wire::provider_error(&value)),
             "message_start" => {
                 let message = value
                     .get("message")
@@ -144,7 +134,7 @@ impl AnthropicDecoder {
                     .current
                     .take()
                     .ok_or_else(|| protocol(format!("stop of block {index} that is not open")))?;
-                self.end_block(current, out)
+                self.end_block(index, current, out)
             }
             "message_delta" => {
                 if let Some(reason) = value.pointer("/delta/stop_reason").and_then(Value::as_str) {
@@ -282,15 +272,15 @@ impl AnthropicDecoder {
 
     fn end_block(
         &mut self,
+        index: u64,
         current: Current,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
         match current {
             Current::Text { neutral } => {
                 self.emit.close(out);
-                if let Some(i) = neutral {
-                    self.parts.block(i);
-                }
+                self.parts
+                    .blocks(index, neutral.into_iter().collect(), None);
             }
             Current::Thinking {
                 mut start,
@@ -301,12 +291,12 @@ impl AnthropicDecoder {
                 self.emit.close(out);
                 start["thinking"] = Value::String(text);
                 start["signature"] = Value::String(signature);
-                self.parts.raw(start, neutral.into_iter().collect());
+                self.parts.raw(index, start, neutral.into_iter().collect());
             }
             Current::ToolUse { id, name, json } => {
                 let name = self.names.neutral(&name).to_owned();
                 let i = self.emit.tool_call(&id, &name, &json, out)?;
-                self.parts.block(i);
+                self.parts.blocks(index, vec![i], None);
             }
             Current::Raw { mut start, json } => {
                 self.emit.close(out);
@@ -319,7 +309,7 @@ impl AnthropicDecoder {
                     })?;
                     start["input"] = input;
                 }
-                self.parts.raw(start, Vec::new());
+                self.parts.raw(index, start, Vec::new());
             }
         }
         Ok(())
@@ -343,12 +333,11 @@ impl AnthropicDecoder {
                     signature, neutral, ..
                 } if signature.is_empty() => {
                     self.emit.close(out);
-                    if let Some(i) = neutral {
-                        self.parts.block(i);
-                    }
+                    self.parts
+                        .blocks(index, neutral.into_iter().collect(), None);
                 }
                 Current::Raw { json, .. } if !json.is_empty() => self.emit.close(out),
-                other => self.end_block(other, out)?,
+                other => self.end_block(index, other, out)?,
             }
         }
         let stop_reason = match reason.as_deref() {

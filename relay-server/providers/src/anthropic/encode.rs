@@ -3,7 +3,7 @@
 use patchbridge_protocol::{Block, ImageSource, ModelRequest, Role};
 use serde_json::{json, Map, Value};
 
-use super::{Entry, API_VERSION, FORMAT};
+use super::{cache, Entry, API_VERSION, FORMAT};
 use crate::error::misplaced;
 use crate::state::{self, Planned};
 use crate::tool_names::ToolNames;
@@ -49,9 +49,17 @@ pub(crate) fn encode(
                 for item in state::plan(message, entry)? {
                     match item {
                         Planned::Raw(raw) => content.push(raw.clone()),
-                        Planned::Block(block) => {
-                            if let Some(v) = assistant_block(block, &names, &message.id)? {
-                                content.push(v)
+                        Planned::Blocks { phase: Some(_), .. } => {
+                            return Err(state::mismatch(
+                                message,
+                                "it holds a message phase, which Anthropic content never has",
+                            ))
+                        }
+                        Planned::Blocks { blocks, .. } => {
+                            for block in blocks {
+                                if let Some(v) = assistant_block(block, &names, &message.id)? {
+                                    content.push(v)
+                                }
                             }
                         }
                     }
@@ -99,17 +107,45 @@ pub(crate) fn encode(
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
-    if let Some(budget) = options.reasoning.as_ref().and_then(|r| r.budget_tokens) {
+    let budget = options.reasoning.as_ref().and_then(|r| r.budget_tokens);
+    if let Some(budget) = budget.filter(|_| !tool_loop_without_thinking(&body)) {
         body.insert(
             "thinking".into(),
             json!({ "type": "enabled", "budget_tokens": budget }),
         );
+    }
+    if options.prompt_caching {
+        cache::mark_breakpoints(&mut body);
     }
     Ok(UpstreamRequest {
         path: "/messages",
         headers: vec![("anthropic-version", API_VERSION.to_owned())],
         body: Value::Object(body),
     })
+}
+
+/// Whether the request continues a tool loop whose assistant message has no thinking block to send back (a
+/// conversation continued with `modelState: null`, or a message whose thinking was cut before its signature).
+/// With thinking enabled Anthropic requires the assistant message of a running tool loop to start with its
+/// signed thinking, so such a request is sent without thinking: the loop finishes in the mode it can continue
+/// in, and the next user turn thinks again.
+fn tool_loop_without_thinking(body: &Map<String, Value>) -> bool {
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return false;
+    };
+    let [.., assistant, last] = messages.as_slice() else {
+        return false;
+    };
+    let blocks = |m: &Value| m["content"].as_array().cloned().unwrap_or_default();
+    let kind = |b: &Value| b["type"].as_str().unwrap_or("").to_owned();
+    let assistant_blocks = blocks(assistant);
+    assistant["role"] == "assistant"
+        && last["role"] == "user"
+        && blocks(last).iter().any(|b| kind(b) == "tool_result")
+        && assistant_blocks.iter().any(|b| kind(b) == "tool_use")
+        && !assistant_blocks
+            .first()
+            .is_some_and(|b| matches!(kind(b).as_str(), "thinking" | "redacted_thinking"))
 }
 
 fn user_content(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> {

@@ -2,6 +2,7 @@
 //!
 //! - `encode`: neutral request → Messages body (thinking, redacted thinking and server tool blocks from
 //!   ModelState at their original positions; consecutive tool results merged into one user message).
+//! - `cache`: prompt caching breakpoints (`cache_control`) on the stable prefix of a request.
 //! - `decode`: Messages SSE (`message_start`, `content_block_*`, `message_delta`, `message_stop`, `ping`,
 //!   `error`) → neutral events.
 //!
@@ -10,6 +11,7 @@
 //! also produced shown reasoning block `i`), `{ "raw": … }` for redacted thinking and server tool blocks, and
 //! `{ "blocks": [i] }` for a text or tool-use block that the neutral block `i` describes fully.
 
+mod cache;
 mod decode;
 mod encode;
 

@@ -66,12 +66,23 @@ impl ChatDecoder {
         }
         let chunk = wire::parse("Chat Completions", event, data)?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
-            return Err(chunk_error(error));
+            return Err(wire::provider_error(error));
         }
+        let id = chunk
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.trim().is_empty());
+        let has_choices = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty());
         if !self.emit.started() {
-            let id = self
-                .continuation
-                .message_id(chunk.get("id").and_then(Value::as_str));
+            // Azure OpenAI opens with a chunk holding only `prompt_filter_results` (empty id, no choices): it
+            // starts nothing, so the message is named by the completion id of the chunks that follow.
+            if id.is_none() && !has_choices {
+                return Ok(());
+            }
+            let id = self.continuation.message_id(id);
             self.emit.start(id, out)?;
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
@@ -252,28 +263,6 @@ impl ChatDecoder {
     /// compatible servers omit it), anything else is cut off.
     pub(crate) fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
         self.complete(out)
-    }
-}
-
-/// OpenAI-compatible servers and gateways report mid-stream failures as `{"error": {...}}`, with a string
-/// `code`/`type` (OpenAI) or an HTTP status as a numeric `code` (OpenRouter).
-fn chunk_error(error: &Value) -> AdapterError {
-    let message = str_field(error, "message");
-    let failure = match error.get("code") {
-        Some(Value::Number(status)) => match status.as_u64() {
-            Some(429) => UpstreamFailure::RateLimited,
-            Some(500..=599) => UpstreamFailure::Unavailable,
-            _ => UpstreamFailure::Rejected,
-        },
-        _ => {
-            let kind = error.get("code").and_then(Value::as_str);
-            let kind = kind.or_else(|| error.get("type").and_then(Value::as_str));
-            UpstreamFailure::classify(kind.unwrap_or(""))
-        }
-    };
-    AdapterError::Upstream {
-        failure,
-        detail: format!("{} {message}", error.get("code").unwrap_or(&Value::Null)),
     }
 }
 

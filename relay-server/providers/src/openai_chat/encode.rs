@@ -33,6 +33,8 @@ pub(crate) fn encode(
     }
     for (position, message) in request.messages.iter().enumerate() {
         match message.role {
+            // A message without content says nothing, and OpenAI rejects an empty content list.
+            Role::User if message.blocks.is_empty() => {}
             Role::User => messages.push(
                 json!({ "role": "user", "content": user_content(&message.blocks, &message.id)? }),
             ),
@@ -82,6 +84,11 @@ pub(crate) fn encode(
                             m.insert(field.as_str().into(), Value::String(text.clone()));
                         }
                     }
+                }
+                // An assistant message that showed only reasoning, continued without its state, says nothing
+                // the provider accepts back.
+                if m.len() == 2 && m["content"] == "" {
+                    continue;
                 }
                 messages.push(Value::Object(m));
             }

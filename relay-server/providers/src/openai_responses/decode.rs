@@ -1,9 +1,15 @@
 //! Responses SSE → neutral events.
 //!
-//! Output items arrive in order. Text parts and reasoning summary parts stream live, each part its own
-//! neutral block; function calls are emitted whole at `response.output_item.done` (the item carries the final
-//! arguments), reasoning items are kept verbatim from that same event (its `encrypted_content` is the complete
-//! one; the copy in `output_item.added` may not be).
+//! Text parts and reasoning summary parts stream live, each part its own neutral block; function calls are
+//! emitted whole at `response.output_item.done` (the item carries the final arguments), reasoning items are kept
+//! verbatim from that same event (its `encrypted_content` is the complete one; the copy in `output_item.added`
+//! may not be).
+//!
+//! Items may finish out of order: a reasoning item (output 0) can be done only after the message item
+//! (output 1) was opened, filled and finished. Everything is keyed by `output_index`, and the ModelState entry
+//! lists the items in `output_index` order whatever order their `done` events came in. Each output message item
+//! is one part (its text blocks and its `phase`), so several messages of one response go back as separate
+//! input items.
 
 use std::collections::BTreeMap;
 
@@ -12,10 +18,10 @@ use serde_json::Value;
 
 use super::{Entry, FORMAT};
 use crate::emit::{Emitter, LiveKind};
-use crate::state::{Continuation, PartsBuilder};
+use crate::state::{Continuation, MessagePhase, PartsBuilder};
 use crate::tool_names::ToolNames;
 use crate::wire::{self, index_field, protocol, str_field};
-use crate::{AdapterError, UpstreamFailure};
+use crate::AdapterError;
 
 pub(crate) struct ResponsesDecoder {
     continuation: Continuation<Entry>,
@@ -28,16 +34,11 @@ pub(crate) struct ResponsesDecoder {
     item_blocks: BTreeMap<u64, Vec<u32>>,
     /// Arguments streamed per output index, in case `output_item.done` lacks them.
     arguments: BTreeMap<u64, String>,
+    /// The `phase` of message items seen in `output_item.added`, for a message the token limit cuts off.
+    phases: BTreeMap<u64, MessagePhase>,
     parts: PartsBuilder,
     any_call: bool,
     refusal: bool,
-}
-
-fn upstream(code: &str, message: &str) -> AdapterError {
-    AdapterError::Upstream {
-        failure: UpstreamFailure::classify(code),
-        detail: format!("{code}: {message}"),
-    }
 }
 
 impl ResponsesDecoder {
@@ -49,6 +50,7 @@ impl ResponsesDecoder {
             live: None,
             item_blocks: BTreeMap::new(),
             arguments: BTreeMap::new(),
+            phases: BTreeMap::new(),
             parts: PartsBuilder::default(),
             any_call: false,
             refusal: false,
@@ -81,6 +83,12 @@ impl ResponsesDecoder {
                     .push_str(str_field(&value, "delta"));
                 Ok(())
             }
+            "response.output_item.added" => {
+                if let Some(phase) = value.get("item").and_then(phase_of) {
+                    self.phases.insert(output_index, phase);
+                }
+                Ok(())
+            }
             "response.output_item.done" => {
                 let item = value
                     .get("item")
@@ -88,19 +96,13 @@ impl ResponsesDecoder {
                 self.item_done(output_index, item, out)
             }
             "response.completed" | "response.incomplete" => self.complete(kind, &value, out),
-            "response.failed" => {
-                let error = value.pointer("/response/error").unwrap_or(&Value::Null);
-                Err(upstream(
-                    str_field(error, "code"),
-                    str_field(error, "message"),
-                ))
-            }
-            "error" => Err(upstream(
-                str_field(&value, "code"),
-                str_field(&value, "message"),
+            // `response.failed` carries `response.error: { code, message }`.
+            "response.failed" => Err(wire::provider_error(
+                value.pointer("/response/error").unwrap_or(&Value::Null),
             )),
-            // output_item.added, content_part.*, *.done text events, annotations…: nothing the deltas and
-            // item.done events have not said already.
+            "error" => Err(wire::provider_error(&value)),
+            // content_part.*, *.done text events, annotations…: nothing the deltas and item.done events have
+            // not said already.
             _ => Ok(()),
         }
     }
@@ -185,7 +187,10 @@ impl ResponsesDecoder {
             blocks = self.unstreamed_content(item, out)?;
         }
         match str_field(item, "type") {
-            "message" => blocks.into_iter().for_each(|i| self.parts.block(i)),
+            "message" => {
+                let phase = phase_of(item).or_else(|| self.phases.get(&output_index).copied());
+                self.parts.blocks(output_index, blocks, phase);
+            }
             "function_call" => {
                 let streamed = self.arguments.remove(&output_index).unwrap_or_default();
                 let arguments = item
@@ -196,12 +201,12 @@ impl ResponsesDecoder {
                 let i = self
                     .emit
                     .tool_call(str_field(item, "call_id"), &name, arguments, out)?;
-                self.parts.block(i);
+                self.parts.blocks(output_index, vec![i], None);
                 self.any_call = true;
             }
             // Reasoning (with encrypted_content) and items the neutral protocol has no type for (built-in
             // tool calls) go back verbatim.
-            _ => self.parts.raw(item.clone(), blocks),
+            _ => self.parts.raw(output_index, item.clone(), blocks),
         }
         Ok(())
     }
@@ -216,8 +221,9 @@ impl ResponsesDecoder {
         let response = value.get("response").unwrap_or(&Value::Null);
         // Items the token limit cut off never got their `done`: their shown text stays, a cut function call
         // is dropped, and a reasoning item without its final encrypted content is not kept.
-        for (_, blocks) in std::mem::take(&mut self.item_blocks) {
-            blocks.into_iter().for_each(|i| self.parts.block(i));
+        for (output_index, blocks) in std::mem::take(&mut self.item_blocks) {
+            let phase = self.phases.get(&output_index).copied();
+            self.parts.blocks(output_index, blocks, phase);
         }
         let stop_reason = if kind == "response.completed" {
             if self.any_call {
@@ -267,6 +273,11 @@ fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
         "response.reasoning_text.delta" => ("content_index", 1000, LiveKind::Reasoning),
         _ => return None,
     })
+}
+
+/// The `phase` of a message item, when it is one of the spec's values.
+fn phase_of(item: &Value) -> Option<MessagePhase> {
+    serde_json::from_value(item.get("phase")?.clone()).ok()
 }
 
 fn neutral_usage(usage: &Value) -> Usage {

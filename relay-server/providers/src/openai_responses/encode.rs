@@ -1,12 +1,13 @@
 //! Neutral request → Responses request body.
 
-use patchbridge_protocol::{Block, ModelRequest, Role};
+use patchbridge_protocol::{Block, Message, ModelRequest, Role};
 use serde_json::{json, Map, Value};
 
 use super::{Entry, FORMAT};
+use crate::cache_key::prompt_cache_key;
 use crate::error::misplaced;
 use crate::openai_chat::{image_url, tool_outputs};
-use crate::state::{self, Planned};
+use crate::state::{self, MessagePhase, Planned};
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, ModelOptions, ReasoningSummary, UpstreamRequest};
 
@@ -29,7 +30,10 @@ pub(crate) fn encode(
                         other => return Err(misplaced(other, "user", &message.id)),
                     }
                 }
-                input.push(json!({ "type": "message", "role": "user", "content": content }));
+                // A user message without content says nothing, and OpenAI rejects an empty content list.
+                if !content.is_empty() {
+                    input.push(json!({ "type": "message", "role": "user", "content": content }));
+                }
             }
             Role::Tool => {
                 for (call_id, output) in tool_outputs(message)? {
@@ -38,45 +42,19 @@ pub(crate) fn encode(
             }
             Role::Assistant => {
                 let entry = entries.get(&message.id).map(|e| &e.items);
-                // Consecutive text blocks form one assistant message item. Its content is a plain string: the
-                // input form of an assistant message (`EasyInputMessage`); `output_text` parts are only valid
-                // in the output form, which also needs the item id and status.
-                let mut text = String::new();
-                let flush = |text: &mut String, input: &mut Vec<Value>| {
-                    if !text.is_empty() {
-                        input.push(json!({ "type": "message", "role": "assistant", "content": std::mem::take(text) }));
-                    }
-                };
                 for item in state::plan(message, entry)? {
                     match item {
                         Planned::Raw(raw) => {
                             check_raw_item(raw, &message.id)?;
-                            flush(&mut text, &mut input);
                             input.push(raw.clone());
                         }
-                        Planned::Block(Block::Text { text: t }) => text.push_str(t),
-                        // Summaries without their reasoning item cannot go back; the item (when there was one)
-                        // is sent verbatim through the ModelState path.
-                        Planned::Block(Block::Reasoning { .. }) => {}
-                        Planned::Block(Block::ToolCall {
-                            call_id,
-                            name,
-                            input: arguments,
-                        }) => {
-                            flush(&mut text, &mut input);
-                            input.push(json!({
-                                "type": "function_call",
-                                "call_id": call_id,
-                                "name": names.provider(name),
-                                "arguments": Value::Object(arguments.clone()).to_string(),
-                            }));
-                        }
-                        Planned::Block(other) => {
-                            return Err(misplaced(other, "assistant", &message.id))
+                        Planned::Blocks { blocks, phase } => {
+                            if let Some(item) = assistant_item(message, &blocks, phase, &names)? {
+                                input.push(item);
+                            }
                         }
                     }
                 }
-                flush(&mut text, &mut input);
             }
         }
     }
@@ -104,6 +82,17 @@ pub(crate) fn encode(
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
+    // OpenAI caches prompt prefixes automatically; the key keeps one conversation's calls on the same cache.
+    if let Some(conversation) = request
+        .conversation_id
+        .as_deref()
+        .filter(|_| options.prompt_caching)
+    {
+        body.insert(
+            "prompt_cache_key".into(),
+            json!(prompt_cache_key(conversation)),
+        );
+    }
     if let Some(max) = options.max_output_tokens {
         body.insert("max_output_tokens".into(), json!(max));
     }
@@ -123,6 +112,55 @@ pub(crate) fn encode(
         headers: Vec::new(),
         body: Value::Object(body),
     })
+}
+
+/// The input item for neutral blocks that formed one output item: the text parts of one output message (with
+/// its `phase`), or one function call. Its content is a plain string: the input form of an assistant message
+/// (`EasyInputMessage`); `output_text` parts are only valid in the output form, which also needs the item id and
+/// status. Shown reasoning without its reasoning item cannot go back (the item, when there was one, is sent
+/// verbatim as a raw part), and an empty message says nothing: both send nothing.
+fn assistant_item(
+    message: &Message,
+    blocks: &[&Block],
+    phase: Option<MessagePhase>,
+    names: &ToolNames,
+) -> Result<Option<Value>, AdapterError> {
+    match blocks {
+        [Block::ToolCall {
+            call_id,
+            name,
+            input,
+        }] if phase.is_none() => Ok(Some(json!({
+            "type": "function_call",
+            "call_id": call_id,
+            "name": names.provider(name),
+            "arguments": Value::Object(input.clone()).to_string(),
+        }))),
+        [Block::Reasoning { .. }] if phase.is_none() => Ok(None),
+        _ => {
+            let mut text = String::new();
+            for block in blocks {
+                match block {
+                    Block::Text { text: t } => text.push_str(t),
+                    Block::Reasoning { .. } | Block::ToolCall { .. } => {
+                        return Err(state::mismatch(
+                            message,
+                            "one of its output messages no longer holds only text",
+                        ))
+                    }
+                    other => return Err(misplaced(other, "assistant", &message.id)),
+                }
+            }
+            if text.is_empty() {
+                return Ok(None);
+            }
+            let mut item = json!({ "type": "message", "role": "assistant", "content": text });
+            if let Some(phase) = phase {
+                item["phase"] = json!(phase);
+            }
+            Ok(Some(item))
+        }
+    }
 }
 
 /// Raw items come back from the browser's ModelState, so they are untrusted. The decoder keeps only provider

@@ -402,3 +402,59 @@ pub fn assert_plain_text_answer(a: &Assembled, id: &str, text_: &str, tokens: (u
     );
     assert_eq!(a.model_state, None);
 }
+
+/// The request after `answer` as the runtime builds it: tool results ("ok") for its tool calls when it
+/// stopped for tool use, else a new user message; with `answer`'s ModelState.
+pub fn next_turn(first: &ModelRequest, answer: &Assembled) -> ModelRequest {
+    let calls: Vec<String> = answer
+        .message
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::ToolCall { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    let more = if answer.stop_reason == StopReason::ToolUse {
+        let results: Vec<(&str, &str, bool)> =
+            calls.iter().map(|c| (c.as_str(), "ok", false)).collect();
+        tool_result("t1", &results)
+    } else {
+        user("u2", "go on")
+    };
+    continue_after(first, answer, vec![more])
+}
+
+/// Every successful fixture of `files`, answered and continued with `modelState: null` (a conversation started
+/// anew from its messages): each must encode. Returns the encoded bodies.
+pub fn assert_history_encodes_without_state(
+    kind: ProviderKind,
+    options: &ModelOptions,
+    files: &[String],
+) -> Vec<Value> {
+    let mut bodies = Vec::new();
+    for rel in files {
+        let first = first_turn();
+        let Ok(events) = decode(kind, &first, rel) else {
+            continue;
+        };
+        let answer = assemble(&events);
+        let mut next = next_turn(&first, &answer);
+        next.model_state = None;
+        let body = encode_request(kind, options, &next)
+            .unwrap_or_else(|e| panic!("{rel} continued with modelState null: {e}"))
+            .body;
+        bodies.push(body);
+    }
+    assert!(bodies.len() >= 3, "enough successful fixtures");
+    bodies
+}
+
+/// Every `.sse` fixture of a provider, hand-written and recorded.
+pub fn all_fixtures(provider_dir: &str) -> Vec<String> {
+    let mut files = sse_files(provider_dir);
+    if fixture(&format!("{provider_dir}/recorded")).exists() {
+        files.extend(sse_files(&format!("{provider_dir}/recorded")));
+    }
+    files
+}
