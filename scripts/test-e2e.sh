@@ -3,7 +3,8 @@
 # Chromium, against the real relay binary (spawned per test file on a free 127.0.0.1 port with a fresh SQLite
 # file) and a fake upstream provider speaking real OpenAI Chat Completions / Anthropic Messages SSE.
 #
-# Builds what it needs: npm devDependencies (playwright-core), npm/pkg via scripts/build-wasm.sh when missing,
+# Builds what it needs: npm devDependencies (playwright-core), npm/pkg via scripts/build-wasm.sh when missing, the
+# widget (node widget/build.mjs),
 # and the relay (debug build; `cargo build` is a no-op when fresh). Set PATCHBRIDGE_RELAY_BIN to use another
 # relay binary. UPDATE_SCREENSHOT=1 also refreshes docs/screenshot.png. E2E_RELAY_LOG=1 shows relay logs.
 # Exits non-zero when any test fails; every child process (relays, fake upstreams, Chromium) is killed on exit.
@@ -20,6 +21,8 @@ fi
 if [ ! -f npm/pkg/patchbridge_agent_bg.wasm ] || [ ! -f npm/pkg/patchbridge_agent.js ]; then
   scripts/build-wasm.sh
 fi
+# The widget's two builds (npm/widget.js, npm/dist/) take about a second: always rebuild them from widget/src.
+node widget/build.mjs
 if [ -z "${PATCHBRIDGE_RELAY_BIN:-}" ]; then
   echo "==> building the relay (debug)"
   cargo build -p patchbridge-relay

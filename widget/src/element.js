@@ -428,7 +428,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
       return;
     }
     const nearEnd = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 80;
-    this.log.render(state);
+    // While another conversation loads, the old messages stay cleared (the log was reset when it was asked for).
+    if (state.status !== 'loading') this.log.render(state);
     const busy = BUSY.has(state.status);
     this.composer?.setBusy(busy || state.status === 'loading', busy);
     this.titleEl.textContent = state.conversation?.title || t('title');
