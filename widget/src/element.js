@@ -213,9 +213,13 @@ export class PatchBridgeAgentElement extends HTMLElement {
     loadRuntime().then((runtime) => {
       if (this.#session !== session) return;
       this.#createController(runtime, session);
-    }, (error) => {
+    }, (cause) => {
       if (this.#session !== session) return;
-      this.#showError({ code: error?.code ?? 'AGENT_RUNTIME_LOAD_FAILED', message: `${this.#t('runtimeFailed')} ${error?.message ?? ''}` }, () => this.#restart());
+      // The host hears of it too (an event and the console): a page cannot see the notice inside the shadow root.
+      const error = { code: cause?.code ?? 'AGENT_RUNTIME_LOAD_FAILED', message: `${this.#t('runtimeFailed')} ${cause?.message ?? ''}`.trim(), cause };
+      console.error('patchbridge-agent: the runtime did not load:', cause);
+      this.#showError(error, () => this.#restart());
+      this.#dispatch(EVENTS.error, { error });
     });
   }
 
@@ -245,6 +249,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     session.unsubscribe = controller.subscribe((state) => this.#onState(state));
     session.webmcp = bridgeWebMcp(controller, (error) => console.warn('patchbridge-agent: WebMCP tool skipped:', error));
     this.composer.setPlaceholder(this.#t('inputPlaceholder'));
+    // History lives in the relay: without an endpoint there is none to show.
+    this.historyButton.hidden = !endpoint;
     if (endpoint) void this.#checkDemo(endpoint, session);
     const wanted = this.getAttribute('conversation') ?? this.#storedConversation();
     const restore = wanted ? this.#open(wanted, !this.hasAttribute('conversation')) : Promise.resolve();

@@ -1,0 +1,160 @@
+// Smaller promises of <patchbridge-agent>, each checked in headless Chromium on a bare page under the strict CSP:
+// the CustomEvents (bubbling, composed), overridden strings, the `inherit` theme, reduced motion, image
+// attachments (bounded size, sent as an image block), and a custom model instead of the relay.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import path from 'node:path';
+
+import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
+import { startFakeUpstream } from './support/fake-upstream.mjs';
+import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
+import { ROOT, startRelay } from './support/relay.mjs';
+import { sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
+
+let upstream;
+let relay;
+let browser;
+
+before(async () => {
+  upstream = await startFakeUpstream();
+  relay = await startRelay({ upstream: upstream.url, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await relay?.stop();
+  await upstream?.close();
+});
+
+/** A bare page with one element built by `setup` (a function body run in the page with `el`). */
+async function page(setup, { user = `d-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, emulate } = {}) {
+  const p = await newPage(browser);
+  if (emulate) await p.emulateMedia(emulate);
+  await p.goto(`${relay.url}/examples/bare.html`);
+  await p.waitForFunction(() => customElements.get('patchbridge-agent'));
+  await p.evaluate(({ body, user: u }) => {
+    window.events = [];
+    for (const type of ['patchbridge-ready', 'patchbridge-outcome', 'patchbridge-error', 'patchbridge-confirmation', 'patchbridge-conversation']) {
+      // Listening on document proves the events bubble and cross the shadow boundary.
+      document.addEventListener(type, (e) => window.events.push({ type, composed: e.composed, detail: JSON.parse(JSON.stringify(e.detail, (k, v) => (k === 'controller' ? '[controller]' : v))) }));
+    }
+    const el = document.createElement('patchbridge-agent');
+    el.headers = { 'x-patchbridge-user': u };
+    // eslint-disable-next-line no-new-func
+    new Function('el', body)(el);
+    document.body.append(el);
+  }, { body: setup, user });
+  await waitReady(p);
+  return p;
+}
+
+describe('<patchbridge-agent> details', () => {
+  test('dispatches bubbling, composed events for ready, confirmation, outcome, conversation and error', async () => {
+    const p = await page(`el.setAttribute('endpoint', '/api'); el.tools = [{ name: 'todos.add', description: 'Add', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, execute: async (a, c) => ({ toolCallId: c.callId, content: 'ok', isError: false }) }];`);
+    upstream.script(toolCallTurn([{ id: 'call_ev', name: 'todos_add', arguments: { text: 'x' } }]), textTurn('done'));
+    await sendInWidget(p, 'add x');
+    await p.waitForSelector(sel.confirmation);
+    await p.click(sel.approve);
+    await waitInPage(p, () => window.events.some((e) => e.type === 'patchbridge-outcome'));
+    upstream.script({ provider: 'openai-chat', status: 401, frames: [] });
+    await sendInWidget(p, 'fail please');
+    await waitInPage(p, () => window.events.some((e) => e.type === 'patchbridge-error'));
+    const events = await p.evaluate(() => window.events);
+    const types = events.map((e) => e.type);
+    assert.equal(types[0], 'patchbridge-ready');
+    assert.ok(events.every((e) => e.composed));
+    const confirmation = events.find((e) => e.type === 'patchbridge-confirmation').detail.pendingConfirmation;
+    assert.equal(confirmation.tool, 'todos.add');
+    assert.deepEqual(confirmation.arguments, { text: 'x' });
+    assert.deepEqual(events.find((e) => e.type === 'patchbridge-outcome').detail.outcome, 'completed');
+    const conversation = events.filter((e) => e.type === 'patchbridge-conversation').map((e) => e.detail.conversation).filter(Boolean);
+    assert.equal(conversation.at(-1).revision, 1, 'the saved conversation is announced with its revision');
+    assert.equal(events.find((e) => e.type === 'patchbridge-error').detail.error.code, 'AGENT_RELAY_ERROR');
+    p.problems.length = 0;
+    await p.context().close();
+  });
+
+  test('strings can be overridden one by one, and lang switches the table live', async () => {
+    const p = await page(`el.setAttribute('endpoint', '/api'); el.strings = { send: 'Go', inputPlaceholder: 'Say something' };`);
+    assert.equal(await p.getAttribute(sel.send, 'aria-label'), 'Go');
+    assert.equal(await p.getAttribute(sel.input, 'placeholder'), 'Say something');
+    assert.equal(await p.getAttribute(sel.history, 'aria-label'), 'Conversations');
+    await p.evaluate(() => document.querySelector('patchbridge-agent').setAttribute('lang', 'zh'));
+    assert.equal(await p.getAttribute(sel.history, 'aria-label'), '历史对话');
+    assert.equal(await p.getAttribute(sel.send, 'aria-label'), 'Go', 'overrides win in every language');
+    await p.context().close();
+  });
+
+  test('theme "inherit" takes the host page\'s font and colours; reduced motion stops animations', async () => {
+    const p = await page(`el.setAttribute('endpoint', '/api'); el.setAttribute('theme', 'inherit');`, { emulate: { reducedMotion: 'reduce' } });
+    const look = await p.evaluate(() => {
+      const el = document.querySelector('patchbridge-agent');
+      const input = el.shadowRoot.querySelector('textarea');
+      return { font: getComputedStyle(el).fontFamily, color: getComputedStyle(el).color, bg: getComputedStyle(el).backgroundColor, inputFont: getComputedStyle(input).fontFamily };
+    });
+    assert.equal(look.font, 'Georgia, serif');
+    assert.equal(look.inputFont, 'Georgia, serif');
+    assert.equal(look.color, 'rgb(20, 90, 40)');
+    assert.equal(look.bg, 'rgba(0, 0, 0, 0)');
+    upstream.script(textTurn('slowly '.repeat(20), { pieces: 20, delayMs: 80 }));
+    await sendInWidget(p, 'stream');
+    await p.waitForSelector('patchbridge-agent .cursor');
+    assert.equal(await p.evaluate(() => getComputedStyle(document.querySelector('patchbridge-agent').shadowRoot.querySelector('.cursor'), '::after').animationName), 'none');
+    await waitIdle(p);
+    await p.context().close();
+  });
+
+  test('an attached image is sent as an image block; one over the size limit is refused with a notice', async () => {
+    const p = await page(`el.setAttribute('endpoint', '/api'); el.maxImageBytes = 2048;`);
+    // A 1×1 PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    await p.setInputFiles('patchbridge-agent input[type=file]', [{ name: 'dot.png', mimeType: 'image/png', buffer: png }]);
+    await p.waitForSelector('patchbridge-agent .attachments img');
+    await p.setInputFiles('patchbridge-agent input[type=file]', [{ name: 'big.png', mimeType: 'image/png', buffer: Buffer.alloc(4096, 1) }]);
+    await waitInPage(p, () => /Images can be at most 2 KiB/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').textContent));
+    assert.equal(await p.$$eval('patchbridge-agent .attachments img', (l) => l.length), 1);
+    upstream.script(textTurn('a dot'));
+    const seen = upstream.requests.length;
+    await sendInWidget(p, 'what is this?');
+    await waitIdle(p);
+    const user = upstream.requests[seen].body.messages.find((m) => m.role === 'user');
+    const parts = Array.isArray(user.content) ? user.content : [];
+    assert.ok(parts.some((c) => c.type === 'image_url' && c.image_url.url === `data:image/png;base64,${png.toString('base64')}`), JSON.stringify(user.content).slice(0, 300));
+    assert.equal(await p.$$eval('patchbridge-agent .msg.user img', (l) => l.length), 1, 'the sent image shows in the log');
+    await p.context().close();
+  });
+
+  test('a custom model instead of the relay: streams, asks for a tool, no history button needed', async () => {
+    const p = await page(`
+      el.tools = [{ name: 'page.mark', description: 'Mark', inputSchema: { type: 'object', properties: {} }, execute: async (a, c) => { window.marked = true; return { toolCallId: c.callId, content: 'marked', isError: false }; } }];
+      el.model = {
+        async *stream(request) {
+          const last = request.messages.at(-1);
+          yield { type: 'message-start', id: 'local-' + request.messages.length };
+          if (last.role === 'user') {
+            yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: 'c1', name: 'page.mark' } };
+            yield { type: 'block-delta', index: 0, delta: '{}' };
+            yield { type: 'block-stop', index: 0 };
+            yield { type: 'message-stop', stopReason: 'tool-use', modelState: null };
+          } else {
+            yield { type: 'block-start', index: 0, block: { type: 'text' } };
+            for (const word of ['All ', 'marked ', '**done**.']) yield { type: 'block-delta', index: 0, delta: word };
+            yield { type: 'block-stop', index: 0 };
+            yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
+          }
+        },
+      };`);
+    const before = upstream.requests.length;
+    await sendInWidget(p, 'mark the page');
+    await p.waitForSelector(sel.confirmation);
+    await p.click(sel.approve);
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
+    assert.equal(await p.evaluate(() => window.marked), true);
+    assert.equal(await p.textContent('patchbridge-agent .log > .msg.assistant:last-child strong'), 'done');
+    assert.equal(upstream.requests.length, before, 'the relay was not called');
+    assert.equal(await p.isHidden(sel.history), true, 'no history without a relay');
+    await p.context().close();
+  });
+});
