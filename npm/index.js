@@ -1,15 +1,19 @@
 // @patchbridge/agent: the agent runtime compiled to WebAssembly (controller-wasm/), loaded once per realm.
 // In Node the .wasm file is read from disk; in browsers (and anything without a file: URL) it is fetched next
-// to this module. Top-level await means importers get a ready module; every export below is the Rust runtime.
+// to this module, and bundlers see the literal `new URL('…', import.meta.url)` and emit the .wasm as an asset.
+// Top-level await means importers get a ready module; every export below is the Rust runtime.
 import init, * as wasm from './pkg/patchbridge_agent.js';
 
 const wasmUrl = new URL('./pkg/patchbridge_agent_bg.wasm', import.meta.url);
+let wasmSource = wasmUrl;
 if (wasmUrl.protocol === 'file:' && typeof process === 'object' && process.versions?.node) {
-  const { readFile } = await import('node:fs/promises');
-  await init({ module_or_path: await readFile(wasmUrl) });
-} else {
-  await init({ module_or_path: wasmUrl });
+  // Node's fetch cannot read file: URLs. The specifier is not a literal so that browser bundlers leave this
+  // Node-only branch alone instead of externalising (and warning about) Node's built-in module.
+  const fsModule = 'node:fs/promises';
+  const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsModule);
+  wasmSource = await readFile(wasmUrl);
 }
+await init({ module_or_path: wasmSource });
 
 /** The factory defaults that `runtime.limits` of createAgentController partially overrides. */
 export const DEFAULT_LIMITS = wasm.defaultLimits();
