@@ -19,6 +19,16 @@ test('index.d.ts compiles with tsc --strict against a usage file', () => {
   }
 });
 
+test('widget.d.ts compiles with tsc --strict against a usage file', () => {
+  const tsc = `${root}/node_modules/.bin/tsc`;
+  try {
+    execFileSync(tsc, ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext',
+      '--lib', 'es2022,dom', '--skipLibCheck', 'false', 'tests/node/types/widget-usage.ts'], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    assert.fail(`tsc failed:\n${error.stdout}${error.stderr}`);
+  }
+});
+
 test('every runtime export is declared in index.d.ts or errors.d.ts', () => {
   const declared = readFileSync(`${root}/npm/index.d.ts`, 'utf8') + readFileSync(`${root}/npm/errors.d.ts`, 'utf8');
   for (const name of Object.keys(agent)) {
