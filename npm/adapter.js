@@ -116,17 +116,17 @@ const scheduleIdle = typeof setImmediate === 'function'
 const BATCH = 512;        // events per batch handed to Rust when the producer is fast
 const HIGH_WATER = 4096;  // the producer pauses above this many buffered events (backpressure)
 
-/** Own enumerable keys are exactly type, index, delta (what serde's deny_unknown_fields would accept). */
+/**
+ * A block-delta whose `delta` is a string and `index` a valid block index, read as own data properties. Other keys
+ * are ignored, as the protocol ignores unknown keys in events (docs/protocol.md, forward compatibility).
+ */
 function isPlainDelta(value) {
   const index = value.index;
-  if (typeof value.delta !== 'string' || !Number.isInteger(index) || index < 0 || index > 0xffffffff) return false;
-  let keys = 0;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) return false;
-    keys += 1;
-  }
-  return keys === 3 && Object.hasOwn(value, 'type') && Object.hasOwn(value, 'index') && Object.hasOwn(value, 'delta');
+  return typeof value.delta === 'string' && Number.isInteger(index) && index >= 0 && index <= 0xffffffff
+    && Object.hasOwn(value, 'index') && Object.hasOwn(value, 'delta');
 }
+
+const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
 
 /**
  * Drains an async (or sync) iterable into one batch for Rust: `text` (all payloads concatenated) plus `meta`, three
@@ -152,6 +152,7 @@ export class Pump {
     this.waiter = null;
     this.resume = null;
     this.idleScheduled = false;
+    this.held = null;
     let iterator;
     if (iterable != null && typeof iterable[Symbol.asyncIterator] === 'function') {
       iterator = iterable[Symbol.asyncIterator]();
@@ -180,9 +181,9 @@ export class Pump {
           this.meta.push(0, 0, value.length);
           last = value.startsWith('{"type":"message-stop"');
         } else if (value !== null && typeof value === 'object' && value.type === 'block-delta' && isPlainDelta(value)) {
-          this.text += value.delta;
-          this.meta.push(1, value.index, value.delta.length);
+          this.pushDelta(value.index, value.delta);
         } else {
+          this.releaseHeld();
           const json = JSON.stringify(value);
           if (json === undefined) throw new TypeError('model stream yielded a value that is not JSON');
           this.text += json;
@@ -197,6 +198,7 @@ export class Pump {
         if (n >= HIGH_WATER * 3) await new Promise((resolve) => { this.resume = resolve; });
         if (this.stopped) return;
       }
+      this.releaseHeld();
       this.done = true;
     } catch (error) {
       if (this.stopped) return;
@@ -204,6 +206,42 @@ export class Pump {
       this.error = error;
     }
     this.wake();
+  }
+
+  /**
+   * A model that slices text by JavaScript string length can cut a surrogate pair in two. A delta ending in a
+   * high surrogate keeps it back and puts it in front of the next delta of the same block, so the pair travels
+   * whole (split across two batches it would otherwise become two U+FFFD, or misalign the batch lengths).
+   */
+  pushDelta(index, delta) {
+    let text = delta;
+    if (this.held !== null) {
+      if (this.held.index === index) {
+        text = this.held.text + text;
+        this.held = null;
+      } else {
+        this.releaseHeld();
+      }
+    }
+    if (text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
+      this.held = { index, text: text.slice(-1) };
+      text = text.slice(0, -1);
+      if (text.length === 0) return;
+    }
+    // A surrogate still unpaired inside the text becomes U+FFFD at the string crossing (one UTF-16 unit, so the
+    // lengths stay aligned), as at any UTF-8 boundary.
+    this.text += text;
+    this.meta.push(1, index, text.length);
+  }
+
+  /** A held high surrogate whose pair never came: sent alone, so Rust fails the stream on it. */
+  releaseHeld() {
+    const held = this.held;
+    if (held === null) return;
+    this.held = null;
+    const json = JSON.stringify({ type: 'block-delta', index: held.index, delta: held.text });
+    this.text += json;
+    this.meta.push(0, 0, json.length);
   }
 
   wake() {

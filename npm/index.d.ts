@@ -133,7 +133,8 @@ export interface AgentTool {
   inputSchema: JsonObject;
   readOnly?: boolean;
   requireConfirmation?: boolean;
-  execute(args: Readonly<JsonObject>, context: ToolContext): ToolCallResult | Promise<ToolCallResult>;
+  /** `args` is the tool's own plain copy (mutable; changing it changes nothing else). */
+  execute(args: JsonObject, context: ToolContext): ToolCallResult | Promise<ToolCallResult>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -263,7 +264,12 @@ export type ExecutionEvent =
 
 export interface ExecutionResult {
   outcome: Outcome;
-  /** Input messages plus every message that became stable (never a draft). */
+  /**
+   * Input messages plus every message that became stable (never a draft). A `cancelled` result that stopped
+   * between an assistant message's tool calls and their tool message ends with a closing tool message: the
+   * results already published, and a not-run result (`isError: true`, content starting with `[not run] `) for
+   * each call that never ran, so these messages are a valid next input.
+   */
   messages: Message[];
   modelState: ModelState | null;
   usage: Required<Usage>;
@@ -283,9 +289,8 @@ export declare class AgentExecution {
   /** Closes the terminal gate (outcome `cancelled`), then aborts the signal. True if this call decided it. */
   cancel(): boolean;
   /**
-   * Throws AGENT_NO_PENDING_INTERRUPT, AGENT_INTERRUPT_MISMATCH or AGENT_INTERRUPT_ALREADY_RESOLVED; a rejection
-   * whose reason would make the error tool result exceed maxToolResultCharacters throws AGENT_LIMIT_EXCEEDED and
-   * leaves the interrupt pending.
+   * Throws AGENT_NO_PENDING_INTERRUPT, AGENT_INTERRUPT_MISMATCH or AGENT_INTERRUPT_ALREADY_RESOLVED. A rejection
+   * is always accepted: its error tool result is cut to maxToolResultCharacters.
    */
   respond(response: { interruptId: string; value: InterruptValue }): void;
   free(): void;
@@ -295,7 +300,8 @@ export declare class AgentExecution {
 export declare class DefaultAgentRuntime {
   constructor(model: AgentModel, options: RuntimeOptions<Limits>);
   readonly limits: Readonly<Limits>;
-  start(input: ExecutionInput, observer?: (event: Readonly<ExecutionEvent>) => void): AgentExecution;
+  /** A non-function `observer` (other than undefined/null) throws AGENT_INVALID_OPTIONS at once. */
+  start(input: ExecutionInput, observer?: ((event: Readonly<ExecutionEvent>) => void) | null): AgentExecution;
   free(): void;
 }
 

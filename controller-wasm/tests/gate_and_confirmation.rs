@@ -318,28 +318,23 @@ fn rejection_becomes_an_error_tool_result_the_model_sees() {
 /// maxToolResultCharacters, so a long reason sent an unbounded tool result to the model. Now `respond` refuses it
 /// clearly and the interrupt stays pending (nothing the host already did is lost).
 #[test]
-fn a_rejection_reason_over_max_tool_result_characters_is_refused_and_the_interrupt_stays_pending() {
+fn a_rejection_is_always_accepted_and_its_text_is_cut_to_max_tool_result_characters() {
     let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}")]);
     let pending = c.execution.pending_interrupt().unwrap();
-    let long = "r".repeat(Limits::DEFAULT.max_tool_result_characters as usize);
-    let error = c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some(long) }).unwrap_err();
-    assert_eq!(error.code, ErrorCode::LimitExceeded);
-    assert_eq!(error.limit, Some(LimitName::MaxToolResultCharacters));
-    assert_eq!(c.execution.pending_interrupt(), Some(pending.clone()), "the interrupt stays pending");
-    c.harness.stall();
-    assert!(!c.execution.is_settled());
-    assert_eq!(c.model.calls(), 1, "nothing reached the model");
-    c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some("no".into()) }).unwrap();
+    let max = Limits::DEFAULT.max_tool_result_characters;
+    let long = "r".repeat(max as usize);
+    c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some(long) }).unwrap();
     c.harness.stall();
     assert_eq!(peek(&c.execution).unwrap().unwrap().outcome, Outcome::Completed);
     assert_eq!(c.runs.get(), 0);
-    for message in &c.model.requests.borrow()[1].messages {
-        for block in &message.blocks {
-            if let Block::ToolResult { content, .. } = block {
-                assert!(content.chars().count() as u64 <= Limits::DEFAULT.max_tool_result_characters);
-            }
-        }
-    }
+    let request = c.model.requests.borrow()[1].clone();
+    let content = request.messages.iter().flat_map(|m| m.blocks.iter()).find_map(|b| match b {
+        Block::ToolResult { content, is_error: true, .. } => Some(content.clone()),
+        _ => None,
+    });
+    let content = content.expect("the rejection result");
+    assert!(content.starts_with("The user rejected the call to t. Reason: rrr"), "{content}");
+    assert_eq!(content.chars().count() as u64, max, "cut to the limit");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use futures::future::FutureExt;
 use futures::stream::StreamExt;
-use patchbridge_agent::core::protocol::{BlockKind, ModelState, StopReason, Usage};
+use patchbridge_agent::core::protocol::{Block, BlockKind, ModelState, Role, StopReason, Usage};
 use patchbridge_agent::core::*;
 use serde_json::json;
 use support::*;
@@ -376,8 +376,17 @@ fn a_hook_cancelling_on_the_last_tool_call_completed_leaves_no_state_change_afte
     assert_eq!(runs.get(), 1);
     assert_eq!(model.calls(), 1, "no model call after the cancel");
     // The user message and the assistant tool-call message were stable before the cancel; the tool message
-    // would only have become stable after it.
-    assert_eq!(result.messages.len(), 2, "no message became stable after the gate closed: {:?}", result.messages);
-    assert_eq!(execution.stable_context().messages.len(), 2);
+    // would only have become stable after it. The cancelled result closes the open call with the result that
+    // was already published for it (the tool ran), not a not-run result; no event announces that message.
+    assert_eq!(result.messages.len(), 3, "{:?}", result.messages);
+    assert_eq!(result.messages[2].role, Role::Tool);
+    match &result.messages[2].blocks[0] {
+        Block::ToolResult { content, is_error, .. } => {
+            assert_eq!(content, "ok");
+            assert!(!is_error);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(execution.stable_context().messages.len(), 2, "only what became stable before the gate closed");
     assert_eq!(event_types(&log).iter().filter(|t| *t == "message-completed").count(), 1);
 }

@@ -6,6 +6,7 @@
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
 //! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`],
 //!   [`ConversationPage`].
+//! - [`unique`]: JSON values whose objects have unique keys (tool-call arguments).
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
 //!
@@ -17,6 +18,7 @@ pub mod event;
 pub mod message;
 pub mod request;
 mod tagged;
+pub mod unique;
 
 pub use conversation::{
     ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,

@@ -73,9 +73,10 @@ pub struct ModelState {
     pub data: Value,
 }
 
-/// Token usage of one model call (or the sum over an execution). Absent fields are zero.
+/// Token usage of one model call (or the sum over an execution). Absent fields are zero; keys this version does
+/// not know are ignored (a newer relay may report more kinds of tokens).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,

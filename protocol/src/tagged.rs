@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::event::{BlockKind, StreamEvent};
-use crate::message::{Block, ImageSource};
+use crate::message::{Block, ImageSource, ModelState, Usage};
 
 /// One tagged object: the variant (index into the tag names) and its other fields in document order.
 struct Tagged {
@@ -65,6 +65,9 @@ impl<'de> Visitor<'de> for TaggedVisitor {
                     return Err(de::Error::duplicate_field("type"));
                 }
                 variant = Some(map.next_value_seed(TagSeed(self.variants))?);
+            } else if key == "input" {
+                // Tool-call arguments: one complete JSON object, so a repeated key is refused (any depth).
+                fields.push((key, map.next_value_seed(crate::unique::UniqueKeys)?));
             } else {
                 fields.push((key, map.next_value::<Value>()?));
             }
@@ -99,16 +102,22 @@ impl<'de> Visitor<'de> for TagSeed {
     }
 }
 
-/// Walks a variant's fields in document order: an unknown or repeated key fails at once; `set(i, value)` stores
-/// (and type-checks) the value of declared field `i`.
+/// Walks a variant's fields in document order: a repeated key fails at once, an unknown key too unless
+/// `lenient` (then it is skipped: events and usage come from the relay or a model, and a newer relay may add
+/// keys, docs/protocol.md "Forward compatibility"); `set(i, value)` stores (and type-checks) the value of declared
+/// field `i`.
 fn walk<E: de::Error>(
     fields: Vec<(String, Value)>,
     names: &'static [&'static str],
+    lenient: bool,
     mut set: impl FnMut(usize, Value) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut seen = 0u32;
     for (key, value) in fields {
         let Some(i) = names.iter().position(|name| *name == key) else {
+            if lenient {
+                continue;
+            }
             return Err(E::unknown_field(&key, names));
         };
         if seen & (1 << i) != 0 {
@@ -120,10 +129,117 @@ fn walk<E: de::Error>(
     Ok(())
 }
 
+const STRICT: bool = false;
+const LENIENT: bool = true;
+
 /// A field value converted to its type; the error text is the type's own (serde_json's `Value` deserializer
 /// words it as serde's `Content` did).
 fn value<T: for<'de> Deserialize<'de>, E: de::Error>(value: Value) -> Result<T, E> {
     T::deserialize(value).map_err(E::custom)
+}
+
+/// A non-negative integer read without serde_json's `Value`-to-number deserializer: with exact number text
+/// (`arbitrary_precision`) that deserializer carries float parsing and formatting into the wasm bundle. The
+/// error texts are serde's for the same input (`expected` names the type, e.g. "u32").
+fn unsigned<E: de::Error>(value: &Value, max: u64, expected: &'static str) -> Result<u64, E> {
+    let unexpected = match value {
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) if u <= max => return Ok(u),
+            (Some(u), _) => return Err(E::invalid_value(de::Unexpected::Unsigned(u), &expected)),
+            (None, Some(i)) => return Err(E::invalid_value(de::Unexpected::Signed(i), &expected)),
+            _ => {
+                return Err(E::custom(format_args!(
+                    "invalid type: floating point `{n}`, expected {expected}"
+                )))
+            }
+        },
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    };
+    Err(E::invalid_type(unexpected, &expected))
+}
+
+fn unexpected(value: &Value) -> de::Unexpected<'_> {
+    match value {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+        Value::Number(_) => de::Unexpected::Other("number"),
+    }
+}
+
+/// A JSON object field (tool-call `input`), moved rather than deserialised again value by value.
+fn object<E: de::Error>(value: Value) -> Result<Map<String, Value>, E> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(E::invalid_type(unexpected(&other), &"a map")),
+    }
+}
+
+/// `modelState`: null or `{ format, data }` (exactly these keys: it is stored and sent back verbatim, so a
+/// stray key is refused rather than dropped). `data` is moved as it is.
+fn model_state<E: de::Error>(state: Value) -> Result<Option<ModelState>, E> {
+    let map = match state {
+        Value::Null => return Ok(None),
+        Value::Object(map) => map,
+        other => return Err(E::invalid_type(unexpected(&other), &"struct ModelState")),
+    };
+    let (mut format, mut data) = (None, None);
+    walk(
+        map.into_iter().collect(),
+        &["format", "data"],
+        STRICT,
+        |i, v| {
+            match i {
+                0 => format = Some(value(v)?),
+                _ => data = Some(v),
+            }
+            Ok(())
+        },
+    )?;
+    Ok(Some(ModelState {
+        format: required(format, "format")?,
+        data: required(data, "data")?,
+    }))
+}
+
+fn block_index<E: de::Error>(value: Value) -> Result<u32, E> {
+    unsigned(&value, u32::MAX as u64, "u32").map(|u| u as u32)
+}
+
+/// `usage`: an object of optional counts; keys this version does not know are ignored (a newer relay may
+/// report more kinds of tokens).
+fn usage<E: de::Error>(value: Value) -> Result<Usage, E> {
+    let Value::Object(map) = value else {
+        return Err(E::invalid_type(
+            match &value {
+                Value::Null => de::Unexpected::Unit,
+                Value::Bool(b) => de::Unexpected::Bool(*b),
+                Value::String(s) => de::Unexpected::Str(s),
+                Value::Array(_) => de::Unexpected::Seq,
+                _ => de::Unexpected::Other("number"),
+            },
+            &"struct Usage",
+        ));
+    };
+    let mut usage = Usage::default();
+    for (key, value) in &map {
+        let slot = match key.as_str() {
+            "inputTokens" => &mut usage.input_tokens,
+            "outputTokens" => &mut usage.output_tokens,
+            "reasoningTokens" => &mut usage.reasoning_tokens,
+            "cacheReadTokens" => &mut usage.cache_read_tokens,
+            "cacheWriteTokens" => &mut usage.cache_write_tokens,
+            _ => continue,
+        };
+        *slot = unsigned(value, u64::MAX, "u64")?;
+    }
+    Ok(usage)
 }
 
 fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
@@ -139,7 +255,7 @@ impl<'de> Deserialize<'de> for Block {
         match variant {
             0 | 2 => {
                 let mut text = None;
-                walk(fields, &["text"], |_, v| {
+                walk(fields, &["text"], STRICT, |_, v| {
                     text = Some(value(v)?);
                     Ok(())
                 })?;
@@ -152,7 +268,7 @@ impl<'de> Deserialize<'de> for Block {
             }
             1 => {
                 let mut source = None;
-                walk(fields, &["source"], |_, v| {
+                walk(fields, &["source"], STRICT, |_, v| {
                     source = Some(value(v)?);
                     Ok(())
                 })?;
@@ -162,11 +278,11 @@ impl<'de> Deserialize<'de> for Block {
             }
             3 => {
                 let (mut call_id, mut name, mut input) = (None, None, None::<Map<String, Value>>);
-                walk(fields, &["callId", "name", "input"], |i, v| {
+                walk(fields, &["callId", "name", "input"], STRICT, |i, v| {
                     match i {
                         0 => call_id = Some(value(v)?),
                         1 => name = Some(value(v)?),
-                        _ => input = Some(value(v)?),
+                        _ => input = Some(object(v)?),
                     }
                     Ok(())
                 })?;
@@ -178,7 +294,7 @@ impl<'de> Deserialize<'de> for Block {
             }
             _ => {
                 let (mut call_id, mut content, mut is_error) = (None, None, None);
-                walk(fields, &["callId", "content", "isError"], |i, v| {
+                walk(fields, &["callId", "content", "isError"], STRICT, |i, v| {
                     match i {
                         0 => call_id = Some(value(v)?),
                         1 => content = Some(value(v)?),
@@ -205,7 +321,7 @@ impl<'de> Deserialize<'de> for ImageSource {
         )?;
         if variant == 0 {
             let mut url = None;
-            walk(fields, &["url"], |_, v| {
+            walk(fields, &["url"], STRICT, |_, v| {
                 url = Some(value(v)?);
                 Ok(())
             })?;
@@ -214,7 +330,7 @@ impl<'de> Deserialize<'de> for ImageSource {
             });
         }
         let (mut media_type, mut data) = (None, None);
-        walk(fields, &["mediaType", "data"], |i, v| {
+        walk(fields, &["mediaType", "data"], STRICT, |i, v| {
             match i {
                 0 => media_type = Some(value(v)?),
                 _ => data = Some(value(v)?),
@@ -241,7 +357,7 @@ impl<'de> Deserialize<'de> for BlockKind {
             1 => Ok(BlockKind::Reasoning),
             _ => {
                 let (mut call_id, mut name) = (None, None);
-                walk(fields, &["callId", "name"], |i, v| {
+                walk(fields, &["callId", "name"], LENIENT, |i, v| {
                     match i {
                         0 => call_id = Some(value(v)?),
                         _ => name = Some(value(v)?),
@@ -276,7 +392,7 @@ impl<'de> Deserialize<'de> for StreamEvent {
         match variant {
             0 => {
                 let mut id = None;
-                walk(fields, &["id"], |_, v| {
+                walk(fields, &["id"], LENIENT, |_, v| {
                     id = Some(value(v)?);
                     Ok(())
                 })?;
@@ -284,9 +400,9 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             1 => {
                 let (mut index, mut block) = (None, None);
-                walk(fields, &["index", "block"], |i, v| {
+                walk(fields, &["index", "block"], LENIENT, |i, v| {
                     match i {
-                        0 => index = Some(value(v)?),
+                        0 => index = Some(block_index(v)?),
                         _ => block = Some(value(v)?),
                     }
                     Ok(())
@@ -298,9 +414,9 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             2 => {
                 let (mut index, mut delta) = (None, None);
-                walk(fields, &["index", "delta"], |i, v| {
+                walk(fields, &["index", "delta"], LENIENT, |i, v| {
                     match i {
-                        0 => index = Some(value(v)?),
+                        0 => index = Some(block_index(v)?),
                         _ => delta = Some(value(v)?),
                     }
                     Ok(())
@@ -312,8 +428,8 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             3 => {
                 let mut index = None;
-                walk(fields, &["index"], |_, v| {
-                    index = Some(value(v)?);
+                walk(fields, &["index"], LENIENT, |_, v| {
+                    index = Some(block_index(v)?);
                     Ok(())
                 })?;
                 Ok(StreamEvent::BlockStop {
@@ -322,14 +438,19 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             4 => {
                 let (mut stop_reason, mut usage, mut model_state) = (None, None, None);
-                walk(fields, &["stopReason", "usage", "modelState"], |i, v| {
-                    match i {
-                        0 => stop_reason = Some(value(v)?),
-                        1 => usage = Some(value(v)?),
-                        _ => model_state = Some(value(v)?),
-                    }
-                    Ok(())
-                })?;
+                walk(
+                    fields,
+                    &["stopReason", "usage", "modelState"],
+                    LENIENT,
+                    |i, v| {
+                        match i {
+                            0 => stop_reason = Some(value(v)?),
+                            1 => usage = Some(self::usage(v)?),
+                            _ => model_state = Some(self::model_state(v)?),
+                        }
+                        Ok(())
+                    },
+                )?;
                 Ok(StreamEvent::MessageStop {
                     stop_reason: required(stop_reason, "stopReason")?,
                     usage: usage.unwrap_or_default(),
@@ -339,14 +460,19 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             _ => {
                 let (mut code, mut message, mut retryable) = (None, None, None);
-                walk(fields, &["code", "message", "retryable"], |i, v| {
-                    match i {
-                        0 => code = Some(value(v)?),
-                        1 => message = Some(value(v)?),
-                        _ => retryable = Some(value(v)?),
-                    }
-                    Ok(())
-                })?;
+                walk(
+                    fields,
+                    &["code", "message", "retryable"],
+                    LENIENT,
+                    |i, v| {
+                        match i {
+                            0 => code = Some(value(v)?),
+                            1 => message = Some(value(v)?),
+                            _ => retryable = Some(value(v)?),
+                        }
+                        Ok(())
+                    },
+                )?;
                 Ok(StreamEvent::Error {
                     code: required(code, "code")?,
                     message: required(message, "message")?,

@@ -100,4 +100,28 @@ describe('conversation history through the relay', () => {
     assert.equal(original.body.conversation.revision, 2, 'the original is untouched');
     controller.destroy();
   });
+
+  test('the relay stores and returns pass-through JSON with key order and number text unchanged', async () => {
+    const data = '{"z":1,"a":{"y":2,"b":3},"big":12345678901234567890123,"f":1.50}';
+    const input = '{"zeta":"last","alpha":{"y":1,"b":2},"n":98765432109876543210}';
+    const context = `{"messages":[{"id":"u1","role":"user","blocks":[{"type":"text","text":"hi"}]},`
+      + `{"id":"a1","role":"assistant","blocks":[{"type":"tool-call","callId":"c1","name":"t","input":${input}}]},`
+      + `{"id":"t1","role":"tool","blocks":[{"type":"tool-result","callId":"c1","content":"ok","isError":false}]}],`
+      + `"modelState":{"format":"test/v1","data":${data}}}`;
+    const post = async (method, path, body) => {
+      const response = await fetch(`${relay.api}${path}`, {
+        method, body, headers: { 'x-patchbridge-user': 'kim', origin: relay.url, 'content-type': 'application/json' },
+      });
+      return { status: response.status, text: await response.text() };
+    };
+    const created = await post('POST', '/conversations', `{"title":"raw","context":${context}}`);
+    assert.equal(created.status, 201, created.text);
+    const id = JSON.parse(created.text).conversation.id;
+    const read = await post('GET', `/conversations/${id}`);
+    assert.ok(read.text.includes(`"context":${context}`), `stored byte for byte: ${read.text}`);
+    const duplicate = context.replace('"zeta":"last",', '"zeta":"first","zeta":"last",');
+    const refused = await post('PUT', `/conversations/${id}`, `{"expectedRevision":1,"context":${duplicate}}`);
+    assert.equal(refused.status, 400, 'a repeated key in tool-call arguments is refused');
+    assert.equal(JSON.parse(refused.text).error.code, 'INVALID_REQUEST');
+  });
 });

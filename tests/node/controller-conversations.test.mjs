@@ -76,7 +76,7 @@ test('renameConversation writes the snapshot back unchanged and the open convers
     assert.equal(stored.title, 'My title');
     assert.equal(JSON.stringify(stored.context), contextBefore, 'the context is written back unchanged');
     const put = relay.state.requests.filter((r) => r.method === 'PUT').at(-1);
-    assert.deepEqual(Object.keys(JSON.parse(put.body)).sort(), ['context', 'expectedRevision', 'title']);
+    assert.deepEqual(Object.keys(JSON.parse(put.body)), ['expectedRevision', 'title', 'context']);
     assert.equal(JSON.parse(put.body).expectedRevision, 1);
 
     assert.equal(await controller.send('more'), 'completed', 'the next save does not conflict');

@@ -5,6 +5,12 @@
 // these package tests only; the real relay is exercised end to end by tests/e2e.
 import { createServer } from 'node:http';
 
+/** One SSE message: an event object, or its exact JSON text (a string is sent byte for byte). */
+function sse(event) {
+  const text = typeof event === 'string' ? event : JSON.stringify(event);
+  return `event: ${JSON.parse(text).type}\ndata: ${text}\n\n`;
+}
+
 export async function startRelay({ turns = [] } = {}) {
   const state = {
     turns,
@@ -38,11 +44,11 @@ export async function startRelay({ turns = [] } = {}) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // A turn `{ hang: [events] }` sends its events and then holds the stream open until the client goes away.
       if (turn.hang) {
-        for (const event of turn.hang) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        for (const event of turn.hang) res.write(sse(event));
         return;
       }
       for (const event of turn) {
-        res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        res.write(sse(event));
         await new Promise((resolve) => setImmediate(resolve));
       }
       return res.end();

@@ -159,11 +159,10 @@ test('item 2: message-stop without the modelState key is a protocol error (a for
   await assert.rejects(runtime.start(userInput('x')).result, { code: 'AGENT_PROTOCOL_ERROR' });
 });
 
-test('regression: the batched delta path stays strict (extra keys, bad index) and exact (surrogates)', async () => {
+test('regression: the batched delta path stays strict (bad index, bad delta) and exact (surrogates); unknown keys are ignored', async () => {
   const wrap = (delta) => [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }, delta,
     { type: 'block-stop', index: 0 }, { type: 'message-stop', stopReason: 'end-turn', modelState: null }];
   for (const bad of [
-    { type: 'block-delta', index: 0, delta: 'x', extra: 1 },
     { type: 'block-delta', index: -1, delta: 'x' },
     { type: 'block-delta', index: 0.5, delta: 'x' },
     { type: 'block-delta', index: 0, delta: 7 },
@@ -172,6 +171,9 @@ test('regression: the batched delta path stays strict (extra keys, bad index) an
     const runtime = new DefaultAgentRuntime(scriptedModel([wrap(bad)]), { limits: fullLimits() });
     await assert.rejects(runtime.start(userInput('x')).result, { code: 'AGENT_PROTOCOL_ERROR' }, JSON.stringify(bad));
   }
+  // A key this version does not know is ignored (forward compatibility, docs/protocol.md).
+  const extra = new DefaultAgentRuntime(scriptedModel([wrap({ type: 'block-delta', index: 0, delta: 'x', extra: 1 })]), { limits: fullLimits() });
+  assert.equal((await extra.start(userInput('x')).result).messages[1].blocks[0].text, 'x');
   // A lone surrogate becomes U+FFFD (what any UTF-8 boundary does); the text around it stays aligned.
   const tricky = ['a\uD800b', '𝄞 clef', 'é'.repeat(3), 'end'];
   const events = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } },

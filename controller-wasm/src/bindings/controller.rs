@@ -465,7 +465,16 @@ impl JsController {
 
     /// Rejects the pending tool confirmation; the model sees an error tool result (with `reason`, if given).
     #[wasm_bindgen(js_name = rejectTool)]
-    pub fn reject_tool(&self, reason: Option<String>) -> Result<(), JsValue> {
+    pub fn reject_tool(&self, reason: JsValue) -> Result<(), JsValue> {
+        let reason = if is_missing(&reason) {
+            None
+        } else {
+            Some(reason.as_string().ok_or_else(|| {
+                to_js(&invalid_input(
+                    "rejectTool(reason?): reason must be a string".into(),
+                ))
+            })?)
+        };
         self.shared.core.reject_tool(reason).map_err(|e| to_js(&e))
     }
 
@@ -482,10 +491,15 @@ impl JsController {
 
     /// Unregisters a tool by name (next turn); returns whether it existed.
     #[wasm_bindgen(js_name = unregisterTool)]
-    pub fn unregister_tool(&self, name: &str) -> Result<bool, JsValue> {
+    pub fn unregister_tool(&self, name: JsValue) -> Result<bool, JsValue> {
+        let Some(name) = name.as_string() else {
+            return Err(to_js(&invalid_input(
+                "unregisterTool(name): name must be a string".into(),
+            )));
+        };
         self.shared
             .core
-            .unregister_tool(name)
+            .unregister_tool(&name)
             .map_err(|e| to_js(&e))
     }
 

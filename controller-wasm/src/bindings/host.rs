@@ -267,18 +267,18 @@ pub fn tool_result_json(value: &JsValue) -> Result<Value, AgentError> {
 
 impl ToolHandler for JsTool {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
-        let args = Array::of2(&frozen_map(&input), &tool_context_js(&ctx));
+        // The tool gets its own plain, mutable copy (`args.limit ??= 10` must work); hooks and interceptors see
+        // frozen data, and nothing the tool does to its copy reaches the stored tool call.
+        let args = Array::of2(
+            &js::parse_json(&serde_json::to_string(&*input).unwrap_or_default()),
+            &tool_context_js(&ctx),
+        );
         settle_js(
             self.execute.apply(&self.object, &args),
             ErrorCode::ToolFailed,
             "tool threw",
         )
     }
-}
-
-/// A tool's arguments as a deep-frozen JS object (serialised straight from the map, without a `Value` copy).
-pub fn frozen_map(map: &Map<String, Value>) -> JsValue {
-    js::parse_frozen(&serde_json::to_string(map).unwrap_or_default())
 }
 
 /// What a tool (or tool interceptor) returned, as the core's raw result. A plain value is used at once; only a

@@ -9,7 +9,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::error::to_js;
+use super::error::{js_error, to_js};
 use super::host::{frozen, JsModel, JsPlatform};
 use super::js;
 use super::options;
@@ -121,11 +121,18 @@ impl JsRuntime {
 
     /// Starts an independent execution. `input` is `{ messages, modelState?, tools?, model?, conversationId?,
     /// traceId? }`; `observer(event)` sees draft stream events, completed messages, tool results and interrupts.
-    pub fn start(
-        &self,
-        input: JsValue,
-        observer: Option<Function>,
-    ) -> Result<JsExecution, JsValue> {
+    pub fn start(&self, input: JsValue, observer: JsValue) -> Result<JsExecution, JsValue> {
+        // Checked here, once: a non-function observer would otherwise fail (and be reported) on every event.
+        let observer = if observer.is_undefined() || observer.is_null() {
+            None
+        } else {
+            Some(observer.dyn_into::<Function>().map_err(|_| {
+                js_error(
+                    ErrorCode::InvalidOptions,
+                    "start(input, observer): observer must be a function (or omitted)",
+                )
+            })?)
+        };
         let input = execution_input(&input).map_err(|e| to_js(&e))?;
         let execution = self
             .inner

@@ -235,7 +235,11 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
                     rejected = true;
                     ToolCallResult {
                         tool_call_id: call.call_id.clone(),
-                        content: rejection_text(&call.tool.spec.name, reason.as_deref()),
+                        content: rejection_text(
+                            &call.tool.spec.name,
+                            reason.as_deref(),
+                            sh.runtime.options.limits.max_tool_result_characters,
+                        ),
                         is_error: true,
                     }
                 }
@@ -244,6 +248,7 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
             run_tool(sh, &call).await?
         };
         sh.check_open()?;
+        sh.progress.borrow_mut().published.push(result.clone());
         sh.emit(&ExecutionEvent::ToolResult {
             call_id: &result.tool_call_id,
             content: &result.content,
@@ -270,18 +275,31 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
     let message = Rc::new(message);
     // The observer or a hook may have cancelled while the last result was published.
     sh.check_open()?;
-    sh.progress.borrow_mut().messages.push(message.clone());
+    {
+        let mut progress = sh.progress.borrow_mut();
+        progress.messages.push(message.clone());
+        progress.published.clear();
+    }
     sh.emit(&ExecutionEvent::MessageCompleted(&message));
     Ok(())
 }
 
-/// The error result the model sees when the user rejects a call.
-pub(crate) fn rejection_text(tool: &str, reason: Option<&str>) -> String {
-    match reason {
+/// The error result the model sees when the user rejects a call, cut to `max` characters: a person can always
+/// reject, whatever `maxToolResultCharacters` is (the reason is what gets cut; a limit below the fixed text cuts
+/// that too).
+pub(crate) fn rejection_text(tool: &str, reason: Option<&str>, max: u64) -> String {
+    let text = match reason {
         Some(reason) if !reason.is_empty() => {
             format!("The user rejected the call to {tool}. Reason: {reason}")
         }
         _ => format!("The user rejected the call to {tool}."),
+    };
+    match text
+        .char_indices()
+        .nth(usize::try_from(max).unwrap_or(usize::MAX))
+    {
+        Some((cut, _)) => text[..cut].to_owned(),
+        None => text,
     }
 }
 

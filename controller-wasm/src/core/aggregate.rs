@@ -279,9 +279,10 @@ impl Aggregator {
     }
 }
 
-/// Parses tool-call arguments: they must be one complete JSON object.
+/// Parses tool-call arguments: they must be one complete JSON object, without repeated keys (any depth); key
+/// order and number text are kept.
 pub fn parse_arguments(raw: &str) -> Result<Map<String, Value>, String> {
-    match serde_json::from_str::<Value>(raw) {
+    match patchbridge_protocol::unique::from_str(raw) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(format!(
             "arguments are JSON but not an object: {}",

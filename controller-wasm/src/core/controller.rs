@@ -306,10 +306,8 @@ impl Controller {
                 *self.inner.model_state.borrow_mut() = result.model_state.clone();
                 let outcome = result.outcome;
                 let save = outcome != Outcome::Cancelled && self.inner.options.store.is_some();
-                let mut messages = result.messages.clone();
-                if outcome == Outcome::Cancelled {
-                    self.close_dangling_calls(&mut messages, "cancelled");
-                }
+                // A cancelled execution's messages already close the tool calls it left open (`closing`).
+                let messages = result.messages.clone();
                 self.update(|s| {
                     s.messages = Rc::new(messages);
                     s.draft = None;
@@ -345,8 +343,7 @@ impl Controller {
             }
             Err(error) => {
                 // Keep the stable messages the turn produced (in memory only, like a cancelled turn).
-                let mut stable = execution.stable_context();
-                self.close_dangling_calls(&mut stable.messages, error.code.as_str());
+                let stable = execution.stable_context();
                 *self.inner.model_state.borrow_mut() = stable.model_state;
                 self.update(|s| {
                     s.messages = Rc::new(stable.messages);
@@ -359,50 +356,6 @@ impl Controller {
                 Err(error)
             }
         }
-    }
-
-    /// After a cancelled or failed turn the last stable message can be an assistant message whose tool calls
-    /// never got results; sent as is, providers reject the next request. Each such call is answered with the
-    /// result that was already published for it, or else an `isError` result saying it did not complete, so
-    /// the conversation stays resumable and the model learns what happened.
-    fn close_dangling_calls(&self, messages: &mut Vec<Message>, why: &str) {
-        let Some(last) = messages.last() else { return };
-        if last.role != Role::Assistant {
-            return;
-        }
-        let published = self.inner.state.borrow().tool_results.clone();
-        let blocks: Vec<Block> = last
-            .blocks
-            .iter()
-            .filter_map(|block| match block {
-                Block::ToolCall { call_id, name, .. } => Some(
-                    match published.iter().find(|r| &r.tool_call_id == call_id) {
-                        Some(result) => Block::ToolResult {
-                            call_id: call_id.clone(),
-                            content: result.content.clone(),
-                            is_error: result.is_error,
-                        },
-                        None => Block::ToolResult {
-                            call_id: call_id.clone(),
-                            content: format!(
-                                "The call to {name} did not complete: the turn ended ({why})."
-                            ),
-                            is_error: true,
-                        },
-                    },
-                ),
-                _ => None,
-            })
-            .collect();
-        if blocks.is_empty() {
-            return;
-        }
-        let id = format!("msg_{}", self.inner.runtime.borrow().platform().new_id());
-        messages.push(Message {
-            id,
-            role: Role::Tool,
-            blocks,
-        });
     }
 
     async fn persist(

@@ -323,8 +323,17 @@ impl AgentExecution {
     /// draft). After a failure this is what the controller keeps in memory.
     pub fn stable_context(&self) -> patchbridge_protocol::ConversationContext {
         let progress = self.shared.progress.borrow();
+        let mut messages: Vec<Message> = progress.messages.iter().map(|m| (**m).clone()).collect();
+        if let Some(super::state::Terminal::Failed(error)) = self.shared.terminal() {
+            super::closing::close_dangling_calls(
+                &mut messages,
+                &progress.published,
+                error.code.as_str(),
+                || format!("msg_{}", self.shared.runtime.platform.new_id()),
+            );
+        }
         patchbridge_protocol::ConversationContext {
-            messages: progress.messages.iter().map(|m| (**m).clone()).collect(),
+            messages,
             model_state: progress.model_state.as_deref().cloned(),
         }
     }

@@ -14,6 +14,7 @@
 //! - [`aggregate`] — stream validation and draft aggregation (pure).
 //! - [`precheck`] — the whole-batch tool precheck (pure).
 //! - [`tool_result`] — tool-result validation (pure).
+//! - [`closing`] — the results that close tool calls a cancelled or failed execution left open (pure).
 //! - [`execution`] — [`AgentExecution`], [`ExecutionInput`], [`ExecutionResult`], [`Outcome`], observer events,
 //!   interrupts.
 //! - [`runtime`] — [`DefaultAgentRuntime`], [`RuntimeOptions`].
@@ -27,6 +28,7 @@
 
 pub mod abort;
 pub mod aggregate;
+pub mod closing;
 pub mod controller;
 pub mod controller_state;
 pub mod error;

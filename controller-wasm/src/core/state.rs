@@ -13,7 +13,7 @@ use futures::channel::oneshot;
 use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
-use super::error::{AgentError, ErrorCode, LimitName};
+use super::error::{AgentError, ErrorCode};
 use super::execution::{
     ExecutionEvent, ExecutionResult, Interrupt, InterruptResponse, Observer, Outcome,
 };
@@ -41,6 +41,8 @@ pub(crate) struct Progress {
     pub usage: Usage,
     pub model_calls: u64,
     pub tool_calls: u64,
+    /// Results published for the running batch (cleared when its tool message becomes stable).
+    pub published: Vec<super::tool_result::ToolCallResult>,
 }
 
 struct PendingInterrupt {
@@ -176,9 +178,18 @@ impl ExecShared {
             Terminal::Failed(error) => return Err(error),
         };
         let progress = self.progress.borrow();
+        let mut messages: Vec<_> = progress.messages.iter().map(|m| (**m).clone()).collect();
+        if outcome == Outcome::Cancelled {
+            super::closing::close_dangling_calls(
+                &mut messages,
+                &progress.published,
+                "cancelled",
+                || format!("msg_{}", self.runtime.platform.new_id()),
+            );
+        }
         Ok(ExecutionResult {
             outcome,
-            messages: progress.messages.iter().map(|m| (**m).clone()).collect(),
+            messages,
             model_state: progress.model_state.as_deref().cloned(),
             usage: progress.usage,
         })
@@ -346,21 +357,7 @@ impl ExecShared {
             .map(|p| p.interrupt.interrupt_id.clone());
         match pending_id {
             Some(id) if id == interrupt_id => {
-                // A rejection becomes a tool result the model sees: it is bounded like any other tool result.
-                // Checked before the slot is consumed, so the interrupt stays pending for a valid answer.
-                if let InterruptResponse::Reject { reason } = &value {
-                    let tool = &slot.pending.as_ref().expect("checked above").interrupt.tool;
-                    let content = super::agent_loop::rejection_text(tool, reason.as_deref());
-                    let characters = content.chars().count() as u64;
-                    let max = self.runtime.options.limits.max_tool_result_characters;
-                    if characters > max {
-                        return Err(AgentError::limit_exceeded(
-                            LimitName::MaxToolResultCharacters,
-                            format!("the rejection result would be {characters} characters, over maxToolResultCharacters ({max}); the interrupt is still pending"),
-                        )
-                        .with_details(serde_json::json!({ "interruptId": interrupt_id, "characters": characters })));
-                    }
-                }
+                // A rejection is always accepted: its result text is cut to maxToolResultCharacters.
                 let pending = slot.pending.take().expect("checked above");
                 slot.resolved.push(id);
                 drop(slot);

@@ -66,6 +66,12 @@ pub fn validate_tool_result(
         Some(_) => return Err(invalid(call_id, "isError must be a boolean")),
         None => return Err(invalid(call_id, "isError is missing")),
     };
+    if content.starts_with(super::closing::NOT_RUN_PREFIX) {
+        return Err(invalid(
+            call_id,
+            "content must not start with \"[not run] \" (reserved for results the runtime writes for calls that never ran)",
+        ));
+    }
     let characters = content.chars().count() as u64;
     if characters > max_characters {
         return Err(AgentError::limit_exceeded(

@@ -1,0 +1,94 @@
+//! JSON values whose objects have unique keys. serde_json keeps the last of two equal keys without a word, so
+//! `{"path":"a","path":"b"}` means whatever the last reader decides; where the contract asks for one complete
+//! JSON object (tool-call arguments) a duplicate key is refused instead. Key order and number text are kept
+//! (serde_json's `preserve_order` and `arbitrary_precision`, enabled by this crate).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// serde_json's private key for a number kept as text (`arbitrary_precision`).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Parses one JSON value (the whole text), refusing an object with a repeated key at any depth.
+pub fn from_str(text: &str) -> Result<Value, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = UniqueKeys.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+/// A [`DeserializeSeed`] for a `Value` whose objects have unique keys (any depth).
+#[derive(Clone, Copy)]
+pub struct UniqueKeys;
+
+impl<'de> DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("a number that is not finite"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(UniqueKeys)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.is_empty() && key == NUMBER_TOKEN {
+                // A number serde_json kept as its text.
+                let text: String = map.next_value()?;
+                return Number::from_str(&text)
+                    .map(Value::Number)
+                    .map_err(de::Error::custom);
+            }
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key {key:?}")));
+            }
+            let value = map.next_value_seed(UniqueKeys)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
