@@ -100,7 +100,7 @@ export class MessageLog {
     const busy = BUSY.has(state.status);
     for (const [callId, card] of this.cards) {
       let status;
-      if (card.result) status = card.result.isError ? (this.rejected.has(callId) ? 'rejected' : 'error') : 'done';
+      if (card.result) status = resultStatus(card.result, this.rejected.has(callId));
       else if (callId === pendingCall) status = 'waiting';
       else if (!card.complete) status = 'streaming';
       else status = busy ? 'running' : 'not-run';
@@ -292,6 +292,15 @@ const STATUS_KEYS = {
   streaming: 'toolStatusStreaming', waiting: 'toolStatusWaiting', running: 'toolStatusRunning', done: 'toolStatusDone',
   error: 'toolStatusError', rejected: 'toolStatusRejected', 'not-run': 'toolStatusNotRun',
 };
+
+/** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `. */
+const NOT_RUN = '[not run] ';
+
+function resultStatus(result, rejectedHere) {
+  if (!result.isError) return 'done';
+  if (result.content.startsWith(NOT_RUN)) return 'not-run';
+  return rejectedHere ? 'rejected' : 'error';
+}
 
 function keyOf(message, index) {
   return `${index}:${message.id}:${message.role}:${message.blocks.length}`;
