@@ -81,11 +81,22 @@ export function toJson(value) {
  * primitive becomes `null`, which no field of a valid result accepts, so Rust rejects it with the field's name.
  */
 export function toolResultJson(value) {
+  return ownMembersJson(value, false);
+}
+
+/**
+ * JSON text of an object's own members for Rust's exact-shape checks, or `undefined` when it cannot be read:
+ * every own key is kept (a symbol as its description text) and a member that is not a JSON primitive (string,
+ * boolean, finite number) becomes `null`, which none of the checked fields accepts, so Rust names the field.
+ * With `skipUndefined`, an `undefined` member counts as not written. Anything but a plain object is strict JSON.
+ */
+function ownMembersJson(value, skipUndefined) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return tryToJson(value);
   try {
     const plain = {};
     for (const key of Reflect.ownKeys(value)) {
       const member = value[key];
+      if (member === undefined && skipUndefined) continue;
       const primitive = typeof member === 'string' || typeof member === 'boolean'
         || (typeof member === 'number' && Number.isFinite(member));
       plain[typeof key === 'symbol' ? String(key) : key] = primitive ? member : null;
@@ -116,6 +127,20 @@ const scheduleIdle = typeof setImmediate === 'function'
 const BATCH = 512;        // events per batch handed to Rust when the producer is fast
 const HIGH_WATER = 4096;  // the producer pauses above this many buffered events (backpressure)
 
+// The batch format shared with Rust (controller-wasm/src/core/batch.rs, where a test checks these values).
+/** Numbers per event in a batch's meta: kind, block index, payload length in UTF-16 units. */
+export const META_FIELDS = 3;
+/** Payload kind: a stream event as JSON text. */
+export const PAYLOAD_JSON = 0;
+/** Payload kind: the raw text of a plain block-delta (the block index is the triple's second number). */
+export const PAYLOAD_BLOCK_DELTA = 1;
+/** `Pump.state()` once the batch is empty: more events may come. */
+export const PUMP_OPEN = 0;
+/** `Pump.state()`: the iterable finished normally. */
+export const PUMP_ENDED = 1;
+/** `Pump.state()`: the iterable threw (see `failure()`). */
+export const PUMP_FAILED = 2;
+
 /**
  * A block-delta whose `delta` is a string and `index` a valid block index, read as own data properties. Other keys
  * are ignored, as the protocol ignores unknown keys in events (docs/protocol.md, forward compatibility).
@@ -129,8 +154,8 @@ function isPlainDelta(value) {
 const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
 
 /**
- * Drains an async (or sync) iterable into one batch for Rust: `text` (all payloads concatenated) plus `meta`, three
- * numbers per event: kind (0 = a JSON payload, 1 = the text of a plain block-delta), block index (kind 1) and the
+ * Drains an async (or sync) iterable into one batch for Rust: `text` (all payloads concatenated) plus `meta`,
+ * META_FIELDS numbers per event: kind (PAYLOAD_JSON or PAYLOAD_BLOCK_DELTA), block index (block deltas) and the
  * payload's length in UTF-16 units. Block deltas — the hot path — are passed as their raw text, without
  * JSON.stringify (which costs more than everything else per event); every other value is JSON text that Rust
  * parses strictly. `raw` means the iterable yields JSON text already (the relay's SSE `data:` payloads).
@@ -178,7 +203,7 @@ export class Pump {
         let last = false;
         if (this.raw) {
           this.text += value;
-          this.meta.push(0, 0, value.length);
+          this.meta.push(PAYLOAD_JSON, 0, value.length);
           last = value.startsWith('{"type":"message-stop"');
         } else if (value !== null && typeof value === 'object' && value.type === 'block-delta' && isPlainDelta(value)) {
           this.pushDelta(value.index, value.delta);
@@ -187,15 +212,15 @@ export class Pump {
           const json = JSON.stringify(value);
           if (json === undefined) throw new TypeError('model stream yielded a value that is not JSON');
           this.text += json;
-          this.meta.push(0, 0, json.length);
+          this.meta.push(PAYLOAD_JSON, 0, json.length);
           last = value.type === 'message-stop';
         }
         const n = this.meta.length;
         if (this.waiter !== null) {
-          if (n >= BATCH * 3 || last) this.wake();
+          if (n >= BATCH * META_FIELDS || last) this.wake();
           else if (!this.idleScheduled) { this.idleScheduled = true; scheduleIdle(() => { this.idleScheduled = false; this.wake(); }); }
         }
-        if (n >= HIGH_WATER * 3) await new Promise((resolve) => { this.resume = resolve; });
+        if (n >= HIGH_WATER * META_FIELDS) await new Promise((resolve) => { this.resume = resolve; });
         if (this.stopped) return;
       }
       this.releaseHeld();
@@ -231,7 +256,7 @@ export class Pump {
     // A surrogate still unpaired inside the text becomes U+FFFD at the string crossing (one UTF-16 unit, so the
     // lengths stay aligned), as at any UTF-8 boundary.
     this.text += text;
-    this.meta.push(1, index, text.length);
+    this.meta.push(PAYLOAD_BLOCK_DELTA, index, text.length);
   }
 
   /** A held high surrogate whose pair never came: sent alone, so Rust fails the stream on it. */
@@ -241,7 +266,7 @@ export class Pump {
     this.held = null;
     const json = JSON.stringify({ type: 'block-delta', index: held.index, delta: held.text });
     this.text += json;
-    this.meta.push(0, 0, json.length);
+    this.meta.push(PAYLOAD_JSON, 0, json.length);
   }
 
   wake() {
@@ -267,9 +292,9 @@ export class Pump {
     return meta;
   }
 
-  /** 0 = open, 1 = ended normally, 2 = failed (see failure()). Only meaningful once take() returned undefined. */
+  /** PUMP_OPEN, PUMP_ENDED or PUMP_FAILED (see failure()). Only meaningful once take() returned undefined. */
   state() {
-    return this.failed ? 2 : this.done ? 1 : 0;
+    return this.failed ? PUMP_FAILED : this.done ? PUMP_ENDED : PUMP_OPEN;
   }
 
   failure() {
@@ -412,21 +437,7 @@ export function newId() {
  * accepts. Plain JSON.stringify would unbox `new Number(5)` and call toJSON, passing loose values as integers.
  */
 export function limitsJson(value) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    try { return JSON.stringify(value); } catch { return undefined; }
-  }
-  try {
-    const plain = {};
-    for (const key of Reflect.ownKeys(value)) {
-      const member = value[key];
-      if (member === undefined) continue;
-      const primitive = typeof member === 'string' || typeof member === 'boolean' || typeof member === 'number';
-      plain[typeof key === 'symbol' ? String(key) : key] = primitive ? member : null;
-    }
-    return JSON.stringify(plain);
-  } catch {
-    return undefined;
-  }
+  return ownMembersJson(value, true);
 }
 
 /** Observer call for the hot event (a block-delta) without a JSON round trip. */
@@ -434,12 +445,12 @@ export function emitDelta(observer, index, delta) {
   observer(Object.freeze({ type: 'block-delta', index, delta }));
 }
 
-/** Marks a promise as handled (it still rejects for whoever awaits it) and returns it. */
 /** Marks a promise handled and logs its rejection to console.error with `label` and `subject`. */
 export function logRejection(promise, label, subject) {
   Promise.resolve(promise).then(undefined, (error) => console.error(label, subject, error));
 }
 
+/** Marks a promise as handled (it still rejects for whoever awaits it) and returns it. */
 export function quiet(promise) {
   promise.then(undefined, () => {});
   return promise;

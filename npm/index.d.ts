@@ -243,9 +243,12 @@ export interface ExecutionInput {
   traceId?: string;
 }
 
+/** The kinds of interrupt (only tool confirmation today). */
+export type InterruptKind = 'tool-confirmation';
+
 export interface Interrupt {
   interruptId: string;
-  kind: 'tool-confirmation';
+  kind: InterruptKind;
   callId: string;
   tool: string;
   arguments: JsonObject;
@@ -381,9 +384,12 @@ export interface ControllerOptions {
   runtime?: Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
 }
 
+/** `current-execution` while a turn runs (its frozen snapshot), else `current-registry`. */
+export type InspectionSource = 'current-execution' | 'current-registry';
+
 export interface ToolInspection {
   /** `current-execution` while a turn runs (its frozen snapshot), else `current-registry`. */
-  source: 'current-execution' | 'current-registry';
+  source: InspectionSource;
   snapshot: {
     revision: number;
     tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean }>>;

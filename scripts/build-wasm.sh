@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Builds the npm package's WebAssembly part into npm/pkg/ (git-ignored):
-#   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (locked 0.2.130)
+#   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (the CLI
+#   version must equal the wasm-bindgen crate's: pinned once, in controller-wasm/Cargo.toml, read from Cargo.lock)
 #   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts).
 # Installs the missing pieces (wasm target, wasm-bindgen-cli, npm devDependencies) itself. Skips the work when
 # npm/pkg is newer than every Rust source it depends on, unless FORCE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-WASM_BINDGEN_VERSION=0.2.130
+# The crate is pinned with `=` in controller-wasm/Cargo.toml; the CLI must be the same version (its glue and the
+# crate's custom sections must match), so the version is read from Cargo.lock rather than written here again.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
+[ -n "$WASM_BINDGEN_VERSION" ] || { echo "build-wasm: no wasm-bindgen in Cargo.lock" >&2; exit 1; }
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -7,6 +7,7 @@
 //! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`],
 //!   [`ConversationPage`].
 //! - [`unique`]: JSON values whose objects have unique keys (tool-call arguments).
+//! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
 //!
@@ -17,8 +18,16 @@ pub mod conversation;
 pub mod event;
 pub mod message;
 pub mod request;
+mod string_enum;
 mod tagged;
 pub mod unique;
+
+/// What [`string_enum!`] expands to refers to, so that crates using the macro need no direct dependency.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use std::string::String;
+}
 
 pub use conversation::{
     ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,

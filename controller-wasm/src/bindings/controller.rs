@@ -15,12 +15,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::error::to_js;
-use super::host::{frozen, JsModel, JsPlatform};
+use super::host::{JsModel, JsPlatform};
 use super::js;
-use super::options::{self, get, is_missing};
+use super::options;
 use super::relay::{Relay, RelayModel, RelayStore};
-use crate::core::controller::{Controller, ControllerOptions, ControllerState, InspectionSource};
-use crate::core::{AgentError, ConversationStore, DefaultAgentRuntime, ErrorCode, Model};
+use super::values::{from_host, frozen, get, is_missing};
+use crate::core::{
+    AgentError, Controller, ControllerOptions, ControllerState, ConversationStore,
+    DefaultAgentRuntime, ErrorCode, Model,
+};
 
 const OPTION_KEYS: [&str; 6] = [
     "endpoint",
@@ -292,15 +295,7 @@ fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
             "send expects a string or an array of text/image blocks",
         ));
     }
-    let text = js::try_to_json(input).ok_or_else(|| {
-        AgentError::new(ErrorCode::InvalidInput, "send: blocks must be plain JSON")
-    })?;
-    serde_json::from_str(&text).map_err(|e| {
-        AgentError::new(
-            ErrorCode::InvalidInput,
-            format!("send: invalid blocks: {e}"),
-        )
-    })
+    from_host(input, "send: blocks", ErrorCode::InvalidInput)
 }
 
 fn invalid_input(message: String) -> AgentError {
@@ -507,12 +502,8 @@ impl JsController {
     #[wasm_bindgen(js_name = getToolInspectionSource)]
     pub fn get_tool_inspection_source(&self) -> JsValue {
         let inspection = self.shared.core.tool_inspection_source();
-        let source = match inspection.source {
-            InspectionSource::CurrentExecution => "current-execution",
-            InspectionSource::CurrentRegistry => "current-registry",
-        };
         let value = serde_json::json!({
-            "source": source,
+            "source": inspection.source,
             "snapshot": { "revision": inspection.snapshot.revision, "tools": inspection.snapshot.specs_json() },
         });
         js::parse_frozen(&value.to_string())

@@ -10,61 +10,16 @@ use futures::FutureExt;
 use js_sys::{Array, Function, Promise, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::error;
 use super::js;
+use super::signal::mirror_signal;
 use super::stream::PumpStream;
+use super::values::{await_js, frozen, is_thenable, json_text, method};
 use crate::core::{
     AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
     HookEvent, HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
 };
-
-/// The execution's JS `AbortSignal`: one JS `AbortController` per core signal (so per execution), created on
-/// first use and cached on the core signal, so the model, every interceptor and every tool of one execution see
-/// the SAME `AbortSignal` object, as the contract says. It aborts when the core signal does (the core signal is
-/// the source of truth).
-pub fn mirror_signal(signal: &AbortSignal) -> JsValue {
-    signal.host_value(|signal| {
-        let controller = js::new_abort_controller();
-        let js_signal = controller.signal();
-        signal.on_abort(Box::new(move || {
-            let _ = controller.abort();
-        }));
-        js_signal
-    })
-}
-
-/// Reads `object[key]` as a function, or None when absent/not callable.
-pub fn method(object: &JsValue, key: &str) -> Option<Function> {
-    Reflect::get(object, &JsValue::from_str(key))
-        .ok()
-        .and_then(|f| f.dyn_into::<Function>().ok())
-}
-
-/// JSON text of a serialisable value. Always through `serde_json::Value` (as the core does), so each type has
-/// one serializer instantiation and only `Value` is written as text: this keeps the wasm small.
-pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_value(value)
-        .map(|v| v.to_string())
-        .unwrap_or_default()
-}
-
-/// A serialisable core value as a deep-frozen JS value.
-pub fn frozen<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
-    js::parse_frozen(&json_text(value))
-}
-
-/// Awaits a JS promise, mapping a rejection with [`error::from_js`].
-pub async fn await_js(
-    promise: Promise,
-    code: ErrorCode,
-    what: &str,
-) -> Result<JsValue, AgentError> {
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| error::from_js(&e, code, what))
-}
 
 /// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
 /// `crypto.randomUUID()` and `console.error`.
@@ -224,7 +179,7 @@ impl RequestHandle {
 
 impl Model for JsModel {
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
-        let js_request = js::lazy_request(RequestHandle { request });
+        let js_request = js::lazy_request(RequestHandle { request }.into());
         let returned = self
             .stream
             .call2(&self.object, &js_request, &mirror_signal(&signal));
@@ -269,10 +224,7 @@ impl ToolHandler for JsTool {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
         // The tool gets its own plain, mutable copy (`args.limit ??= 10` must work); hooks and interceptors see
         // frozen data, and nothing the tool does to its copy reaches the stored tool call.
-        let args = Array::of2(
-            &js::parse_json(&serde_json::to_string(&*input).unwrap_or_default()),
-            &tool_context_js(&ctx),
-        );
+        let args = Array::of2(&js::parse_json(&json_text(&*input)), &tool_context_js(&ctx));
         settle_js(
             self.execute.apply(&self.object, &args),
             ErrorCode::ToolFailed,
@@ -304,10 +256,4 @@ pub fn settle_js(
         }
         Ok(value) => futures::future::ready(tool_result_json(&value)).boxed_local(),
     }
-}
-
-/// A promise, or any object or function with a callable `then` (what `await` would assimilate).
-fn is_thenable(value: &JsValue) -> bool {
-    value.is_instance_of::<Promise>()
-        || ((value.is_object() || value.is_function()) && method(value, "then").is_some())
 }

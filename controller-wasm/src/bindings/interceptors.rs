@@ -17,8 +17,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::error;
-use super::host::{frozen, json_text, method, mirror_signal, settle_js, stream_from_js};
+use super::host::{settle_js, stream_from_js};
 use super::js;
+use super::signal::mirror_signal;
+use super::values::{frozen, json_text, method};
 use crate::core::{
     AbortSignal, AgentError, CallRequest, ErrorCode, EventStream, ModelCallContext,
     ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext, ToolOutput,
@@ -113,7 +115,7 @@ impl ModelInterceptor for JsModelInterceptor {
                 let handle = RustEventStream {
                     stream: Rc::new(RefCell::new(Some(stream))),
                 };
-                Ok(js::iterable_from_rust(handle))
+                Ok(js::iterable_from_rust(handle.into()))
             });
         let args = Array::of4(&js_request, &js_ctx, &js_signal, &next_fn.into_js_value());
         let returned = self.intercept.apply(&self.object, &args);

@@ -1,7 +1,12 @@
-//! Imports from JavaScript: the host adapters of `npm/adapter.js` (resolved relative to the generated glue in
-//! `npm/pkg/`, hence `raw_module = "../adapter.js"`) and the few globals the bindings use.
+//! Imports from JavaScript, and nothing else: the host adapters of `npm/adapter.js` (resolved relative to the
+//! generated glue in `npm/pkg/`, hence `raw_module = "../adapter.js"`) and the few globals the bindings use.
+//!
+//! One `extern` block per JS module: wasm-bindgen writes one import-object key per block, so a module imported
+//! from two blocks appears twice in the glue's import object ("Duplicate key" warnings in every bundler).
+//! Rust values exported to JS (`RustEventStream`, `RequestHandle`) cross as `JsValue`, so this file depends on
+//! no other module of the bindings.
 
-use js_sys::{Array, Promise};
+use js_sys::{Array, Function, Promise, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(raw_module = "../adapter.js")]
@@ -13,7 +18,7 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn take(this: &Pump) -> Option<String>;
     #[wasm_bindgen(method, js_name = takenMeta)]
-    pub fn taken_meta(this: &Pump) -> js_sys::Uint32Array;
+    pub fn taken_meta(this: &Pump) -> Uint32Array;
     #[wasm_bindgen(method)]
     pub fn state(this: &Pump) -> u32;
     #[wasm_bindgen(method)]
@@ -48,7 +53,8 @@ extern "C" {
     #[wasm_bindgen(js_name = toolResultJson)]
     pub fn tool_result_json(value: &JsValue) -> Option<String>;
     #[wasm_bindgen(js_name = iterableFromRust)]
-    pub fn iterable_from_rust(handle: super::interceptors::RustEventStream) -> JsValue;
+    /// `handle` is a `RustEventStream` (bindings/interceptors.rs) as a JS value.
+    pub fn iterable_from_rust(handle: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = relayStream)]
     pub fn relay_stream(url: &str, headers: &JsValue, body: String, signal: &JsValue) -> Promise;
     #[wasm_bindgen(js_name = relayRequest)]
@@ -68,6 +74,30 @@ extern "C" {
     /// `catch`: whatever `abort` listeners throw must not unwind through the core's abort callbacks.
     #[wasm_bindgen(method, catch)]
     pub fn abort(this: &JsAbortController) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(js_name = newId)]
+    pub fn new_id() -> String;
+    #[wasm_bindgen(js_name = limitsJson)]
+    pub fn limits_json(value: &JsValue) -> Option<String>;
+
+    #[wasm_bindgen(js_name = emitDelta, catch)]
+    pub fn emit_delta(observer: &Function, index: u32, delta: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = quiet)]
+    pub fn quiet(promise: &Promise) -> Promise;
+    /// Marks a thenable handled; a rejection goes to `console.error(label, subject, error)`.
+    #[wasm_bindgen(js_name = logRejection)]
+    pub fn log_rejection(thenable: &JsValue, label: &str, subject: &JsValue);
+
+    #[wasm_bindgen(js_name = lazyRequest)]
+    /// `handle` is a `RequestHandle` (bindings/host.rs) as a JS value.
+    pub fn lazy_request(handle: JsValue) -> JsValue;
+
+    /// `Object.freeze({ ...data, signal })`.
+    #[wasm_bindgen(js_name = withSignal)]
+    pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
+    /// `Object.freeze({ signal, callId })`: a tool's second argument.
+    #[wasm_bindgen(js_name = toolContext)]
+    pub fn tool_context(signal: &JsValue, call_id: &str) -> JsValue;
 }
 
 #[wasm_bindgen]
@@ -76,51 +106,10 @@ extern "C" {
     pub fn console_error2(label: &str, value: &JsValue);
     #[wasm_bindgen(js_namespace = console, js_name = error)]
     pub fn console_error3(label: &str, first: &JsValue, second: &JsValue);
-}
 
-#[wasm_bindgen(raw_module = "../adapter.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = newId)]
-    pub fn new_id() -> String;
-    #[wasm_bindgen(js_name = limitsJson)]
-    pub fn limits_json(value: &JsValue) -> Option<String>;
-}
-
-#[wasm_bindgen]
-extern "C" {
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     pub fn performance_now() -> f64;
-}
 
-#[wasm_bindgen(raw_module = "../adapter.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = emitDelta, catch)]
-    pub fn emit_delta(observer: &js_sys::Function, index: u32, delta: &str) -> Result<(), JsValue>;
-    #[wasm_bindgen(js_name = quiet)]
-    pub fn quiet(promise: &Promise) -> Promise;
-    /// Marks a thenable handled; a rejection goes to `console.error(label, subject, error)`.
-    #[wasm_bindgen(js_name = logRejection)]
-    pub fn log_rejection(thenable: &JsValue, label: &str, subject: &JsValue);
-}
-
-#[wasm_bindgen(raw_module = "../adapter.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = lazyRequest)]
-    pub fn lazy_request(handle: super::host::RequestHandle) -> JsValue;
-}
-
-#[wasm_bindgen]
-extern "C" {
     #[wasm_bindgen(js_name = queueMicrotask)]
     pub fn queue_microtask(callback: &JsValue);
-}
-
-#[wasm_bindgen(raw_module = "../adapter.js")]
-extern "C" {
-    /// `Object.freeze({ ...data, signal })`.
-    #[wasm_bindgen(js_name = withSignal)]
-    pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
-    /// `Object.freeze({ signal, callId })`: a tool's second argument.
-    #[wasm_bindgen(js_name = toolContext)]
-    pub fn tool_context(signal: &JsValue, call_id: &str) -> JsValue;
 }

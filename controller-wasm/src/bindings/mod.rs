@@ -1,11 +1,14 @@
 //! The JavaScript face of the runtime (wasm32 only): adapts JS objects to the core's host traits and exports
 //! the API of `@patchbridge/agent`. No agent behaviour is decided here; the core does that.
 //!
-//! Layout:
-//! - [`js`] — imports: the host adapters of `npm/adapter.js` (Pump, errors, JSON, fetch) and a few globals.
+//! Layout, **in dependency order**: each module uses only modules listed above it (`tests/module_layers.rs`
+//! fails on any use of a module listed later, which also rules out import cycles).
+//! - [`js`] — imports only: the host adapters of `npm/adapter.js` (Pump, errors, JSON, fetch) and a few globals.
 //! - [`error`] — core `AgentError` ⇄ the JS `AgentError` class of `npm/errors.js`.
+//! - [`values`] — core data as JSON text / frozen JS values, host values as strict core types, small reads.
+//! - [`signal`] — the execution's abort signal as a JS `AbortSignal`.
 //! - [`stream`] — a JS async iterable as a core event stream, taken in batches (the hot path).
-//! - [`host`] — platform (timers, clock, ids), custom model, tools, hooks, `onHookError`, abort mirroring.
+//! - [`host`] — platform (timers, clock, ids), custom model, tools, hooks, `onHookError`.
 //! - [`interceptors`] — model and tool interceptors and their `next` continuations.
 //! - [`relay`] — the relay model and conversation store over `fetch` (docs/protocol.md).
 //! - [`options`] — reading option objects, tool definitions and execution input.
@@ -20,4 +23,6 @@ mod js;
 mod options;
 mod relay;
 mod runtime;
+mod signal;
 mod stream;
+mod values;

@@ -3,30 +3,19 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object};
 use patchbridge_protocol::{Message, ModelState};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::host::{method, on_hook_error, JsHook, JsTool};
+use super::host::{on_hook_error, JsHook, JsTool};
 use super::interceptors::{JsModelInterceptor, JsToolInterceptor};
 use super::js;
+use super::values::{from_host, get, is_missing, method};
 use crate::core::{
     AgentError, AgentHook, ErrorCode, Limits, ModelInterceptor, RuntimeOptions, ToolInterceptor,
     ToolSpec,
 };
-
-/// `object[key]`, `undefined` when absent or when `object` is not an object.
-pub fn get(object: &JsValue, key: &str) -> JsValue {
-    if !object.is_object() {
-        return JsValue::UNDEFINED;
-    }
-    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-pub fn is_missing(value: &JsValue) -> bool {
-    value.is_undefined() || value.is_null()
-}
 
 fn invalid(message: String) -> AgentError {
     AgentError::new(ErrorCode::InvalidOptions, message)
@@ -187,29 +176,15 @@ pub fn tool(def: &JsValue) -> Result<(ToolSpec, Rc<JsTool>), AgentError> {
 
 /// Messages given by the host (strict protocol shapes) — `AGENT_INVALID_INPUT` otherwise.
 pub fn messages(value: &JsValue, what: &str) -> Result<Vec<Message>, AgentError> {
-    let text = js::try_to_json(value).ok_or_else(|| {
-        AgentError::new(
-            ErrorCode::InvalidInput,
-            format!("{what} must be plain JSON"),
-        )
-    })?;
-    serde_json::from_str(&text)
-        .map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("{what}: {e}")))
+    from_host(value, what, ErrorCode::InvalidInput)
 }
 
-/// A model state (or null) given by the host.
+/// A model state (or null / absent) given by the host — `AGENT_INVALID_INPUT` when it is not one.
 pub fn model_state(value: &JsValue, what: &str) -> Result<Option<ModelState>, AgentError> {
     if is_missing(value) {
         return Ok(None);
     }
-    let text = js::try_to_json(value).ok_or_else(|| {
-        AgentError::new(
-            ErrorCode::InvalidInput,
-            format!("{what} must be plain JSON"),
-        )
-    })?;
-    serde_json::from_str(&text)
-        .map_err(|e| AgentError::new(ErrorCode::InvalidInput, format!("{what}: {e}")))
+    from_host(value, what, ErrorCode::InvalidInput).map(Some)
 }
 
 /// An optional string option.

@@ -12,9 +12,10 @@ use patchbridge_protocol::{ConversationContext, ConversationPage, ConversationSn
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use super::host::{await_js, json_text, mirror_signal};
 use super::js;
+use super::signal::mirror_signal;
 use super::stream::PumpStream;
+use super::values::{await_js, json_text};
 use crate::core::error::relay_error_details;
 use crate::core::{
     AbortSignal, AgentError, CallRequest, ConversationStore, ErrorCode, EventStream, Model,

@@ -10,9 +10,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::error::{js_error, to_js};
-use super::host::{frozen, JsModel, JsPlatform};
+use super::host::{JsModel, JsPlatform};
 use super::js;
 use super::options;
+use super::values::{frozen, get, is_missing};
 use crate::core::{
     self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, InterruptResponse, Limits,
     Observer, ToolRegistry,
@@ -51,7 +52,7 @@ pub fn observer(callback: Option<Function>) -> Observer {
 /// Builds a frozen registry snapshot from a `tools` array of definitions.
 pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, AgentError> {
     let mut registry = ToolRegistry::new();
-    if !options::is_missing(tools) {
+    if !is_missing(tools) {
         if !Array::is_array(tools) {
             return Err(AgentError::new(
                 ErrorCode::InvalidInput,
@@ -83,10 +84,9 @@ fn execution_input(input: &JsValue) -> Result<ExecutionInput, AgentError> {
         ));
     }
     options::check_keys(input, &INPUT_KEYS, "input", ErrorCode::InvalidInput)?;
-    let messages = options::messages(&options::get(input, "messages"), "input.messages")?;
-    let mut exec = ExecutionInput::new(messages, snapshot_of(&options::get(input, "tools"))?);
-    exec.model_state =
-        options::model_state(&options::get(input, "modelState"), "input.modelState")?;
+    let messages = options::messages(&get(input, "messages"), "input.messages")?;
+    let mut exec = ExecutionInput::new(messages, snapshot_of(&get(input, "tools"))?);
+    exec.model_state = options::model_state(&get(input, "modelState"), "input.modelState")?;
     exec.model = options::opt_string(input, "model", "input", ErrorCode::InvalidInput)?;
     exec.conversation_id =
         options::opt_string(input, "conversationId", "input", ErrorCode::InvalidInput)?;
@@ -224,10 +224,8 @@ fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), Age
         "respond",
         ErrorCode::InvalidInput,
     )?;
-    let id = options::get(response, "interruptId")
-        .as_string()
-        .ok_or_else(bad)?;
-    let value: Value = js::try_to_json(&options::get(response, "value"))
+    let id = get(response, "interruptId").as_string().ok_or_else(bad)?;
+    let value: Value = js::try_to_json(&get(response, "value"))
         .and_then(|t| serde_json::from_str(&t).ok())
         .ok_or_else(bad)?;
     Ok((id, InterruptResponse::from_json(&value)?))

@@ -8,17 +8,20 @@ use futures::future::FutureExt;
 use futures::stream::StreamExt;
 use patchbridge_protocol::{Block, Message, Role, StopReason, StreamEvent};
 
+use super::abort::AbortSignal;
 use super::aggregate::{Accepted, Aggregator, SealedMessage};
 use super::error::{AgentError, ErrorCode, LimitName};
-use super::execution::{ExecutionEvent, InterruptResponse, Outcome};
+use super::events::ExecutionEvent;
 use super::hooks::HookEvent;
 use super::host::{EventStream, ToolContext, ToolHandler, ToolOutput};
 use super::intercept::{
     next_called_twice, ModelCallContext, ModelNext, Poison, ToolInvocation, ToolNext,
 };
+use super::interrupt::InterruptResponse;
+use super::options::RuntimeParts;
+use super::outcome::Outcome;
 use super::precheck::{precheck, Budget, CheckedCall};
 use super::request::CallRequest;
-use super::runtime::RuntimeInner;
 use super::state::{gate_closed, ExecShared};
 use super::tool_result::{validate_tool_result, ToolCallResult};
 
@@ -118,11 +121,11 @@ struct SealedCall {
 /// Builds the interceptor chain for one model call: interceptor `index` gets a `next` leading to `index + 1`;
 /// past the last one is the model itself.
 fn model_chain(
-    runtime: Rc<RuntimeInner>,
+    runtime: Rc<RuntimeParts>,
     index: usize,
     request: Rc<CallRequest>,
     ctx: ModelCallContext,
-    signal: super::abort::AbortSignal,
+    signal: AbortSignal,
     poison: Poison,
 ) -> EventStream {
     let Some(interceptor) = runtime.options.model_interceptors.get(index).cloned() else {
@@ -333,7 +336,7 @@ async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptRes
 /// Builds the interceptor chain for one tool call; past the last interceptor is the snapshot's handler,
 /// which always receives the original call id.
 fn tool_chain(
-    runtime: Rc<RuntimeInner>,
+    runtime: Rc<RuntimeParts>,
     index: usize,
     invocation: ToolInvocation,
     handler: Rc<dyn ToolHandler>,

@@ -1,28 +1,16 @@
 //! Stream aggregation (pure): validates one model call's events against the protocol of
 //! `docs/protocol.md` §3 and builds the draft, then seals it.
 //!
-//! Cost per event is O(size of the event): a delta is appended to its block's buffer and its characters are
-//! counted (Unicode scalar values) — no copy of the draft, no per-delta allocation beyond buffer growth.
-//! Tool-call arguments are parsed to a JSON object once, at `block-stop`; a parse failure is recorded and
-//! reported by the batch precheck (so a batch with bad arguments executes zero tools).
+//! Cost per event is O(size of the event): a delta is appended to its block's buffer ([`Draft::apply`]) and its
+//! characters are counted (Unicode scalar values) — no copy of the draft, no per-delta allocation beyond buffer
+//! growth. Tool-call arguments are parsed to a JSON object once, when the message is sealed; a parse failure is
+//! recorded and reported by the batch precheck (so a batch with bad arguments executes zero tools).
 
 use patchbridge_protocol::{BlockKind, ModelState, StopReason, StreamEvent, Usage};
 use serde_json::{Map, Value};
 
+use super::draft::{Draft, DraftBlock};
 use super::error::{relay_error_details, AgentError, ErrorCode, LimitName};
-
-/// One block of the draft.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DraftBlock {
-    /// What kind of block (with the tool call's id and name).
-    pub kind: BlockKind,
-    /// Text, reasoning text, or the raw JSON arguments so far.
-    pub buffer: String,
-    /// Whether `block-stop` arrived.
-    pub stopped: bool,
-    /// Tool calls only: the arguments parsed at `block-stop` (an object, or why they are not one).
-    pub arguments: Option<Result<Map<String, Value>, String>>,
-}
 
 /// A block of a sealed message. Tool-call arguments carry their parse outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,9 +69,8 @@ pub enum Accepted {
 #[derive(Debug)]
 pub struct Aggregator {
     phase: Phase,
-    fallback_id: String,
-    id: Option<String>,
-    blocks: Vec<DraftBlock>,
+    /// The message so far; its id is the fallback until `message-start` names one.
+    draft: Draft,
     open: Option<usize>,
     characters: u64,
     max_characters: u64,
@@ -99,9 +86,7 @@ impl Aggregator {
     pub fn new(fallback_id: String, max_characters: u64) -> Self {
         Aggregator {
             phase: Phase::AwaitingStart,
-            fallback_id,
-            id: None,
-            blocks: Vec::new(),
+            draft: Draft::new(fallback_id),
             open: None,
             characters: 0,
             max_characters,
@@ -111,12 +96,12 @@ impl Aggregator {
 
     /// The message id once `message-start` arrived.
     pub fn id(&self) -> Option<&str> {
-        self.id.as_deref()
+        (self.phase != Phase::AwaitingStart).then_some(self.draft.id.as_str())
     }
 
     /// The draft blocks so far.
     pub fn blocks(&self) -> &[DraftBlock] {
-        &self.blocks
+        &self.draft.blocks
     }
 
     /// Characters counted so far.
@@ -149,12 +134,11 @@ impl Aggregator {
                 if self.phase != Phase::AwaitingStart {
                     return Err(protocol("second message-start in one model call"));
                 }
-                let id = match id {
-                    Some(id) if !id.is_empty() => id.clone(),
+                match id {
+                    Some(id) if !id.is_empty() => self.draft.id.clone_from(id),
                     Some(_) => return Err(protocol("message-start id must not be empty")),
-                    None => self.fallback_id.clone(),
-                };
-                self.id = Some(id);
+                    None => {}
+                }
                 self.phase = Phase::Open;
                 Ok(Accepted::MessageStarted)
             }
@@ -167,10 +151,10 @@ impl Aggregator {
                         "block-start {index} while block {open} is open"
                     )));
                 }
-                if *index as usize != self.blocks.len() {
+                if *index as usize != self.draft.blocks.len() {
                     return Err(protocol(format!(
                         "block-start index {index}, expected {}",
-                        self.blocks.len()
+                        self.draft.blocks.len()
                     )));
                 }
                 if let BlockKind::ToolCall { call_id, name } = block {
@@ -180,17 +164,12 @@ impl Aggregator {
                         ));
                     }
                 }
-                self.blocks.push(DraftBlock {
-                    kind: block.clone(),
-                    buffer: String::new(),
-                    stopped: false,
-                    arguments: None,
-                });
+                self.draft.apply(event);
                 self.open = Some(*index as usize);
                 Ok(Accepted::Block)
             }
             StreamEvent::BlockDelta { index, delta } => {
-                let open = self.open_block(*index, "block-delta")?;
+                self.open_block(*index, "block-delta")?;
                 // O(delta): count scalar values, compare, append.
                 let added = delta.chars().count() as u64;
                 let total = self.characters.saturating_add(added);
@@ -204,16 +183,12 @@ impl Aggregator {
                     ));
                 }
                 self.characters = total;
-                self.blocks[open].buffer.push_str(delta);
+                self.draft.apply(event);
                 Ok(Accepted::Block)
             }
             StreamEvent::BlockStop { index } => {
-                let open = self.open_block(*index, "block-stop")?;
-                let block = &mut self.blocks[open];
-                block.stopped = true;
-                if matches!(block.kind, BlockKind::ToolCall { .. }) {
-                    block.arguments = Some(parse_arguments(&block.buffer));
-                }
+                self.open_block(*index, "block-stop")?;
+                self.draft.apply(event);
                 self.open = None;
                 Ok(Accepted::Block)
             }
@@ -232,9 +207,10 @@ impl Aggregator {
         }
     }
 
-    fn open_block(&self, index: u32, what: &str) -> Result<usize, AgentError> {
+    /// Checks that `index` is the open block.
+    fn open_block(&self, index: u32, what: &str) -> Result<(), AgentError> {
         match self.open {
-            Some(open) if open == index as usize => Ok(open),
+            Some(open) if open == index as usize => Ok(()),
             Some(open) => Err(protocol(format!(
                 "{what} for block {index} while block {open} is open"
             ))),
@@ -254,6 +230,7 @@ impl Aggregator {
             }));
         };
         let blocks = self
+            .draft
             .blocks
             .into_iter()
             .map(|block| match block.kind {
@@ -262,14 +239,12 @@ impl Aggregator {
                 BlockKind::ToolCall { call_id, name } => SealedBlock::ToolCall {
                     call_id,
                     name,
-                    input: block
-                        .arguments
-                        .unwrap_or_else(|| parse_arguments(&block.buffer)),
+                    input: parse_arguments(&block.buffer),
                 },
             })
             .collect();
         Ok(SealedMessage {
-            id: self.id.unwrap_or(self.fallback_id),
+            id: self.draft.id,
             blocks,
             stop_reason,
             usage,

@@ -11,11 +11,7 @@
 
 use patchbridge_protocol::{Block, Message, Role};
 
-use super::tool_result::ToolCallResult;
-
-/// The start of every result the runtime writes for a call that never ran (reserved: a tool result starting
-/// with it is refused).
-pub const NOT_RUN_PREFIX: &str = "[not run] ";
+use super::tool_result::{ToolCallResult, NOT_RUN_PREFIX};
 
 /// The not-run result text for tool `name` after the turn ended for `why` (`cancelled`, or an error code).
 pub fn not_run_text(name: &str, why: &str) -> String {

@@ -18,18 +18,19 @@ use patchbridge_protocol::{
     Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
 };
 
-use super::controller_state::apply_event;
-pub use super::controller_state::{
-    ControllerState, ConversationInfo, Draft, InspectionSource, Status, ToolInspection,
+use super::controller_state::{
+    apply_event, ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
 use super::error::{AgentError, ErrorCode};
-use super::execution::{
-    AgentExecution, ExecutionEvent, ExecutionInput, InterruptResponse, Outcome,
-};
+use super::events::ExecutionEvent;
+use super::execution::{AgentExecution, ExecutionInput};
 use super::host::{ConversationStore, ToolHandler};
+use super::interrupt::InterruptResponse;
 use super::messages::check_messages;
+use super::options::RuntimeOptions;
+use super::outcome::Outcome;
 use super::registry::{ToolRegistry, ToolSpec};
-use super::runtime::{DefaultAgentRuntime, RuntimeOptions};
+use super::runtime::DefaultAgentRuntime;
 
 /// Controller construction options.
 #[derive(Clone, Default)]

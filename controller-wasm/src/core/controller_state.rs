@@ -1,57 +1,36 @@
-//! The controller's observable state (pure data): [`ControllerState`] with its [`Status`], [`Draft`],
-//! [`ConversationInfo`], the inspector's [`ToolInspection`], and how execution events project into it.
+//! The controller's observable state (pure data): [`ControllerState`] with its [`Status`], the streaming
+//! [`Draft`], [`ConversationInfo`], the inspector's [`ToolInspection`], and how execution events project into it.
 
 use std::rc::Rc;
 
-use patchbridge_protocol::{Message, Role, StreamEvent};
+use patchbridge_protocol::{Message, Role};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::aggregate::DraftBlock;
+use super::draft::Draft;
 use super::error::AgentError;
-use super::execution::{ExecutionEvent, Interrupt, Outcome};
+use super::events::ExecutionEvent;
+use super::interrupt::Interrupt;
+use super::outcome::Outcome;
 use super::registry::ToolRegistrySnapshot;
 use super::tool_result::ToolCallResult;
 
-/// What the controller is doing (closed set).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
-    /// Ready for `send`.
-    Idle,
-    /// Loading a conversation from the store.
-    Loading,
-    /// An execution is running.
-    Running,
-    /// The execution waits for `approve_tool` / `reject_tool`.
-    AwaitingConfirmation,
-    /// Saving the finished turn.
-    Saving,
-    /// `destroy` was called; every method fails with `AGENT_DESTROYED`.
-    Destroyed,
-}
-
-impl Status {
-    /// The kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Idle => "idle",
-            Status::Loading => "loading",
-            Status::Running => "running",
-            Status::AwaitingConfirmation => "awaiting-confirmation",
-            Status::Saving => "saving",
-            Status::Destroyed => "destroyed",
-        }
+patchbridge_protocol::string_enum! {
+    /// What the controller is doing (closed set).
+    pub enum Status {
+        /// Ready for `send`.
+        Idle = "idle",
+        /// Loading a conversation from the store.
+        Loading = "loading",
+        /// An execution is running.
+        Running = "running",
+        /// The execution waits for `approve_tool` / `reject_tool`.
+        AwaitingConfirmation = "awaiting-confirmation",
+        /// Saving the finished turn.
+        Saving = "saving",
+        /// `destroy` was called; every method fails with `AGENT_DESTROYED`.
+        Destroyed = "destroyed",
     }
-}
-
-/// The assistant message being streamed (never persisted).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Draft {
-    /// The message id.
-    pub id: String,
-    /// Blocks so far (tool-call buffers hold raw argument JSON).
-    pub blocks: Vec<DraftBlock>,
 }
 
 /// The stored conversation this controller is attached to.
@@ -107,23 +86,7 @@ impl ControllerState {
     /// The state as JSON (camelCase; the draft as `{ id, role: "assistant", blocks: [...] }` with each block's
     /// `type`, `text` (or `callId`, `name`, `argumentsText`) and `complete`).
     pub fn to_json(&self) -> Value {
-        let draft = self.draft.as_ref().map(|draft| {
-            let blocks: Vec<Value> = draft
-                .blocks
-                .iter()
-                .map(|block| match &block.kind {
-                    patchbridge_protocol::BlockKind::Text => json!({ "type": "text", "text": block.buffer, "complete": block.stopped }),
-                    patchbridge_protocol::BlockKind::Reasoning => {
-                        json!({ "type": "reasoning", "text": block.buffer, "complete": block.stopped })
-                    }
-                    patchbridge_protocol::BlockKind::ToolCall { call_id, name } => json!({
-                        "type": "tool-call", "callId": call_id, "name": name, "argumentsText": block.buffer,
-                        "complete": block.stopped,
-                    }),
-                })
-                .collect();
-            json!({ "id": draft.id, "role": "assistant", "blocks": blocks })
-        });
+        let draft = self.draft.as_ref().map(|draft| draft.to_json());
         json!({
             "status": self.status,
             "messages": &*self.messages,
@@ -138,14 +101,14 @@ impl ControllerState {
     }
 }
 
-/// Which tool set an inspector should show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum InspectionSource {
-    /// A turn is running: its frozen snapshot (what the model was actually given).
-    CurrentExecution,
-    /// Idle: the registry as it is now (what the next turn will get).
-    CurrentRegistry,
+patchbridge_protocol::string_enum! {
+    /// Which tool set an inspector should show.
+    pub enum InspectionSource {
+        /// A turn is running: its frozen snapshot (what the model was actually given).
+        CurrentExecution = "current-execution",
+        /// Idle: the registry as it is now (what the next turn will get).
+        CurrentRegistry = "current-registry",
+    }
 }
 
 /// The answer of [`Controller::tool_inspection_source`].
@@ -162,33 +125,11 @@ pub struct ToolInspection {
 pub(crate) fn apply_event(s: &mut ControllerState, event: &ExecutionEvent<'_>) {
     match event {
         ExecutionEvent::MessageStarted { id, .. } => {
-            s.draft = Some(Rc::new(Draft {
-                id: id.to_string(),
-                blocks: Vec::new(),
-            }));
+            s.draft = Some(Rc::new(Draft::new(id.to_string())));
         }
         ExecutionEvent::Stream(stream) => {
             if let Some(draft) = &mut s.draft {
-                let draft = Rc::make_mut(draft);
-                match stream {
-                    StreamEvent::BlockStart { block, .. } => draft.blocks.push(DraftBlock {
-                        kind: block.clone(),
-                        buffer: String::new(),
-                        stopped: false,
-                        arguments: None,
-                    }),
-                    StreamEvent::BlockDelta { delta, .. } => {
-                        if let Some(last) = draft.blocks.last_mut() {
-                            last.buffer.push_str(delta);
-                        }
-                    }
-                    StreamEvent::BlockStop { .. } => {
-                        if let Some(last) = draft.blocks.last_mut() {
-                            last.stopped = true;
-                        }
-                    }
-                    _ => {}
-                }
+                Rc::make_mut(draft).apply(stream);
             }
         }
         ExecutionEvent::MessageCompleted(message) => {

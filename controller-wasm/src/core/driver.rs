@@ -15,7 +15,7 @@ use futures::future::{poll_fn, LocalBoxFuture};
 
 use super::agent_loop;
 use super::error::{AgentError, ErrorCode, LimitName};
-use super::execution::ExecutionResult;
+use super::outcome::ExecutionResult;
 use super::state::{ExecShared, Terminal};
 
 /// The error a deadline produces.

@@ -3,182 +3,75 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
-/// Stable error codes (closed set). [`ErrorCode::as_str`] gives the string JavaScript sees as `error.code`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// `maxDurationMs` elapsed before the execution settled.
-    ExecutionTimeout,
-    /// A limit was exceeded while running; [`AgentError::limit`] names it.
-    LimitExceeded,
-    /// Limits given at construction are invalid (not a safe positive integer, unknown key, out of range).
-    InvalidLimits,
-    /// Options other than limits are invalid (for example a hook that is not an object).
-    InvalidOptions,
-    /// The model stream broke the event protocol of `docs/protocol.md` §3.
-    ProtocolError,
-    /// The whole-batch tool precheck rejected an assistant message's tool calls; zero tools ran.
-    ToolPrecheckFailed,
-    /// A tool returned something that is not exactly `{ toolCallId, content, isError }` for its call.
-    InvalidToolResult,
-    /// A tool threw or rejected.
-    ToolFailed,
-    /// The model adapter threw, rejected or its stream failed.
-    ModelFailed,
-    /// A model or tool interceptor threw or rejected.
-    InterceptorFailed,
-    /// An interceptor called `next` a second time.
-    NextCalledTwice,
-    /// A hook threw on a non-terminal lifecycle event.
-    HookFailed,
-    /// `respond` was called but no interrupt is pending.
-    NoPendingInterrupt,
-    /// `respond` named another interrupt than the pending one.
-    InterruptMismatch,
-    /// `respond` was called a second time for the same interrupt.
-    InterruptAlreadyResolved,
-    /// The controller is already running a turn (or loading).
-    Busy,
-    /// The controller was destroyed.
-    Destroyed,
-    /// The conversation store holds a newer revision than the one this controller loaded.
-    RevisionConflict,
-    /// The stored conversation no longer parses or violates the message rules.
-    ConversationCorrupt,
-    /// The relay answered with an error (HTTP error or an `error` stream event).
-    RelayError,
-    /// A tool definition is invalid (empty name, duplicate, schema not an object).
-    InvalidTool,
-    /// Input given to `send` / `start` / `respond` is invalid.
-    InvalidInput,
-}
+use super::json::to_value;
 
-impl ErrorCode {
-    /// Every code, for the bindings' exported constants and for tests.
-    pub const ALL: [ErrorCode; 22] = [
-        ErrorCode::ExecutionTimeout,
-        ErrorCode::LimitExceeded,
-        ErrorCode::InvalidLimits,
-        ErrorCode::InvalidOptions,
-        ErrorCode::ProtocolError,
-        ErrorCode::ToolPrecheckFailed,
-        ErrorCode::InvalidToolResult,
-        ErrorCode::ToolFailed,
-        ErrorCode::ModelFailed,
-        ErrorCode::InterceptorFailed,
-        ErrorCode::NextCalledTwice,
-        ErrorCode::HookFailed,
-        ErrorCode::NoPendingInterrupt,
-        ErrorCode::InterruptMismatch,
-        ErrorCode::InterruptAlreadyResolved,
-        ErrorCode::Busy,
-        ErrorCode::Destroyed,
-        ErrorCode::RevisionConflict,
-        ErrorCode::ConversationCorrupt,
-        ErrorCode::RelayError,
-        ErrorCode::InvalidTool,
-        ErrorCode::InvalidInput,
-    ];
-
-    /// The stable string code, e.g. `AGENT_EXECUTION_TIMEOUT`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::ExecutionTimeout => "AGENT_EXECUTION_TIMEOUT",
-            ErrorCode::LimitExceeded => "AGENT_LIMIT_EXCEEDED",
-            ErrorCode::InvalidLimits => "AGENT_INVALID_LIMITS",
-            ErrorCode::InvalidOptions => "AGENT_INVALID_OPTIONS",
-            ErrorCode::ProtocolError => "AGENT_PROTOCOL_ERROR",
-            ErrorCode::ToolPrecheckFailed => "AGENT_TOOL_PRECHECK_FAILED",
-            ErrorCode::InvalidToolResult => "AGENT_INVALID_TOOL_RESULT",
-            ErrorCode::ToolFailed => "AGENT_TOOL_FAILED",
-            ErrorCode::ModelFailed => "AGENT_MODEL_FAILED",
-            ErrorCode::InterceptorFailed => "AGENT_INTERCEPTOR_FAILED",
-            ErrorCode::NextCalledTwice => "AGENT_NEXT_CALLED_TWICE",
-            ErrorCode::HookFailed => "AGENT_HOOK_FAILED",
-            ErrorCode::NoPendingInterrupt => "AGENT_NO_PENDING_INTERRUPT",
-            ErrorCode::InterruptMismatch => "AGENT_INTERRUPT_MISMATCH",
-            ErrorCode::InterruptAlreadyResolved => "AGENT_INTERRUPT_ALREADY_RESOLVED",
-            ErrorCode::Busy => "AGENT_BUSY",
-            ErrorCode::Destroyed => "AGENT_DESTROYED",
-            ErrorCode::RevisionConflict => "AGENT_REVISION_CONFLICT",
-            ErrorCode::ConversationCorrupt => "AGENT_CONVERSATION_CORRUPT",
-            ErrorCode::RelayError => "AGENT_RELAY_ERROR",
-            ErrorCode::InvalidTool => "AGENT_INVALID_TOOL",
-            ErrorCode::InvalidInput => "AGENT_INVALID_INPUT",
-        }
-    }
-
-    /// Parses a stable string code back (used by the bindings when a JS host throws an `AgentError`).
-    pub fn parse(code: &str) -> Option<ErrorCode> {
-        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+patchbridge_protocol::string_enum! {
+    /// Stable error codes (closed set). [`ErrorCode::as_str`] gives the string JavaScript sees as `error.code`;
+    /// `npm/errors.js` and `npm/errors.d.ts` declare the same list (a test compares them).
+    pub enum ErrorCode {
+        /// `maxDurationMs` elapsed before the execution settled.
+        ExecutionTimeout = "AGENT_EXECUTION_TIMEOUT",
+        /// A limit was exceeded while running; [`AgentError::limit`] names it.
+        LimitExceeded = "AGENT_LIMIT_EXCEEDED",
+        /// Limits given at construction are invalid (not a safe positive integer, unknown key, out of range).
+        InvalidLimits = "AGENT_INVALID_LIMITS",
+        /// Options other than limits are invalid (for example a hook that is not an object).
+        InvalidOptions = "AGENT_INVALID_OPTIONS",
+        /// The model stream broke the event protocol of `docs/protocol.md` §3.
+        ProtocolError = "AGENT_PROTOCOL_ERROR",
+        /// The whole-batch tool precheck rejected an assistant message's tool calls; zero tools ran.
+        ToolPrecheckFailed = "AGENT_TOOL_PRECHECK_FAILED",
+        /// A tool returned something that is not exactly `{ toolCallId, content, isError }` for its call.
+        InvalidToolResult = "AGENT_INVALID_TOOL_RESULT",
+        /// A tool threw or rejected.
+        ToolFailed = "AGENT_TOOL_FAILED",
+        /// The model adapter threw, rejected or its stream failed.
+        ModelFailed = "AGENT_MODEL_FAILED",
+        /// A model or tool interceptor threw or rejected.
+        InterceptorFailed = "AGENT_INTERCEPTOR_FAILED",
+        /// An interceptor called `next` a second time.
+        NextCalledTwice = "AGENT_NEXT_CALLED_TWICE",
+        /// A hook threw on a non-terminal lifecycle event.
+        HookFailed = "AGENT_HOOK_FAILED",
+        /// `respond` was called but no interrupt is pending.
+        NoPendingInterrupt = "AGENT_NO_PENDING_INTERRUPT",
+        /// `respond` named another interrupt than the pending one.
+        InterruptMismatch = "AGENT_INTERRUPT_MISMATCH",
+        /// `respond` was called a second time for the same interrupt.
+        InterruptAlreadyResolved = "AGENT_INTERRUPT_ALREADY_RESOLVED",
+        /// The controller is already running a turn (or loading).
+        Busy = "AGENT_BUSY",
+        /// The controller was destroyed.
+        Destroyed = "AGENT_DESTROYED",
+        /// The conversation store holds a newer revision than the one this controller loaded.
+        RevisionConflict = "AGENT_REVISION_CONFLICT",
+        /// The stored conversation no longer parses or violates the message rules.
+        ConversationCorrupt = "AGENT_CONVERSATION_CORRUPT",
+        /// The relay answered with an error (HTTP error or an `error` stream event).
+        RelayError = "AGENT_RELAY_ERROR",
+        /// A tool definition is invalid (empty name, duplicate, schema not an object).
+        InvalidTool = "AGENT_INVALID_TOOL",
+        /// Input given to `send` / `start` / `respond` is invalid.
+        InvalidInput = "AGENT_INVALID_INPUT",
     }
 }
 
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for ErrorCode {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-/// The five limits by their public (camelCase) names (closed set).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LimitName {
-    /// `maxModelCalls`: model calls per execution.
-    MaxModelCalls,
-    /// `maxToolCalls`: tool calls accepted per execution (cumulative).
-    MaxToolCalls,
-    /// `maxDurationMs`: wall time of the whole execution, including confirmation waits.
-    MaxDurationMs,
-    /// `maxModelOutputCharacters`: text + reasoning + tool-argument characters of one model call.
-    MaxModelOutputCharacters,
-    /// `maxToolResultCharacters`: characters of one tool result's `content`.
-    MaxToolResultCharacters,
-}
-
-impl LimitName {
-    /// All limits in their documented order.
-    pub const ALL: [LimitName; 5] = [
-        LimitName::MaxModelCalls,
-        LimitName::MaxToolCalls,
-        LimitName::MaxDurationMs,
-        LimitName::MaxModelOutputCharacters,
-        LimitName::MaxToolResultCharacters,
-    ];
-
-    /// The public key, e.g. `maxModelCalls`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LimitName::MaxModelCalls => "maxModelCalls",
-            LimitName::MaxToolCalls => "maxToolCalls",
-            LimitName::MaxDurationMs => "maxDurationMs",
-            LimitName::MaxModelOutputCharacters => "maxModelOutputCharacters",
-            LimitName::MaxToolResultCharacters => "maxToolResultCharacters",
-        }
-    }
-
-    /// Parses a public key.
-    pub fn parse(key: &str) -> Option<LimitName> {
-        LimitName::ALL.into_iter().find(|l| l.as_str() == key)
-    }
-}
-
-impl fmt::Display for LimitName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for LimitName {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+patchbridge_protocol::string_enum! {
+    /// The five limits by their public (camelCase) names (closed set), in their documented order.
+    pub enum LimitName {
+        /// `maxModelCalls`: model calls per execution.
+        MaxModelCalls = "maxModelCalls",
+        /// `maxToolCalls`: tool calls accepted per execution (cumulative).
+        MaxToolCalls = "maxToolCalls",
+        /// `maxDurationMs`: wall time of the whole execution, including confirmation waits.
+        MaxDurationMs = "maxDurationMs",
+        /// `maxModelOutputCharacters`: text + reasoning + tool-argument characters of one model call.
+        MaxModelOutputCharacters = "maxModelOutputCharacters",
+        /// `maxToolResultCharacters`: characters of one tool result's `content`.
+        MaxToolResultCharacters = "maxToolResultCharacters",
     }
 }
 
@@ -237,7 +130,7 @@ impl AgentError {
 
     /// The error as a JSON value (`{ code, message, limit?, details? }`).
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        to_value(self)
     }
 }
 

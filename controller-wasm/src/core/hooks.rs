@@ -11,6 +11,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::AgentError;
+use super::json::to_value;
+use super::outcome::Outcome;
 
 /// A stable lifecycle event (closed set), serialised as `{ "type": "...", ...camelCase fields }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,7 +100,7 @@ pub enum HookEvent {
     #[serde(rename_all = "camelCase")]
     ExecutionCompleted {
         /// `completed` or `max-tokens`.
-        outcome: super::execution::Outcome,
+        outcome: Outcome,
         /// Usage summed over all model calls.
         usage: Usage,
         /// Model calls made.
@@ -149,7 +151,7 @@ impl HookEvent {
 
     /// The event as JSON.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        to_value(self)
     }
 }
 

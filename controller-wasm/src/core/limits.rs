@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, LimitName};
+use super::json::to_value;
 
 /// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -104,7 +105,7 @@ impl Limits {
 
     /// The limits as JSON with camelCase keys.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        to_value(self)
     }
 }
 
@@ -119,7 +120,10 @@ fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentEr
         let Some(name) = LimitName::parse(key) else {
             return Err(AgentError::invalid_limits(
                 None,
-                format!("unknown limit key {key:?}; known keys: maxModelCalls, maxToolCalls, maxDurationMs, maxModelOutputCharacters, maxToolResultCharacters"),
+                format!(
+                    "unknown limit key {key:?}; known keys: {}",
+                    LimitName::ALL.map(LimitName::as_str).join(", ")
+                ),
             )
             .with_details(serde_json::json!({ "key": key })));
         };

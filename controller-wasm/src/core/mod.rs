@@ -1,43 +1,58 @@
 //! The platform-neutral agent runtime. Single-threaded (`Rc`/`RefCell`); futures are `LocalBoxFuture`s and
 //! model streams `LocalBoxStream`s, driven by `spawn_local` in the browser or an executor in native tests.
 //!
-//! Layout (one concept per file):
+//! Layout, one concept per file, **in dependency order**: each module uses only modules listed above it, so
+//! each can be read knowing only what is above it in this list (`tests/module_layers.rs` fails on any use of a
+//! module listed later, which also rules out import cycles).
+//! - [`json`] — JSON values of the runtime's own data (serialisation never fails silently).
 //! - [`error`] — [`AgentError`], [`ErrorCode`] (stable string codes), [`LimitName`].
-//! - [`limits`] — [`Limits`] with validation and JSON parsing (full / partial).
 //! - [`abort`] — [`AbortSignal`], created and aborted only by the core.
-//! - [`request`] — [`CallRequest`], a model call's request with the history shared, not copied.
-//! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
-//! - [`registry`] — [`ToolRegistry`], [`ToolSpec`], per-turn [`ToolRegistrySnapshot`].
-//! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
-//! - [`intercept`] — [`ModelInterceptor`], [`ToolInterceptor`] and their once-only [`ModelNext`] / [`ToolNext`].
+//! - [`limits`] — [`Limits`] with validation and JSON parsing (full / partial).
 //! - [`messages`] — structural message rules (pure).
-//! - [`aggregate`] — stream validation and draft aggregation (pure).
-//! - [`precheck`] — the whole-batch tool precheck (pure).
+//! - [`request`] — [`CallRequest`], a model call's request with the history shared, not copied.
+//! - [`batch`] — event batches: many stream events handed over in one crossing, decoded one by one (pure).
 //! - [`tool_result`] — tool-result validation (pure).
 //! - [`closing`] — the results that close tool calls a cancelled or failed execution left open (pure).
-//! - [`execution`] — [`AgentExecution`], [`ExecutionInput`], [`ExecutionResult`], [`Outcome`], observer events,
-//!   interrupts.
-//! - [`runtime`] — [`DefaultAgentRuntime`], [`RuntimeOptions`].
-//! - [`controller`] — [`Controller`]: turns, persistence, confirmation, registry.
-//! - [`controller_state`] — [`ControllerState`] and the projection of execution events into it (pure).
+//! - [`draft`] — [`Draft`], the message being streamed, built from block events in one place.
+//! - [`aggregate`] — stream validation and draft aggregation (pure).
+//! - [`outcome`] — [`Outcome`] and [`ExecutionResult`].
+//! - [`interrupt`] — [`Interrupt`], [`InterruptResponse`] (tool confirmation).
+//! - [`events`] — [`ExecutionEvent`] and the [`Observer`] that sees them.
+//! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
+//! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
+//! - [`registry`] — [`ToolRegistry`], [`ToolSpec`], per-turn [`ToolRegistrySnapshot`].
+//! - [`precheck`] — the whole-batch tool precheck (pure).
+//! - [`intercept`] — [`ModelInterceptor`], [`ToolInterceptor`] and their once-only [`ModelNext`] / [`ToolNext`].
+//! - [`options`] — [`RuntimeOptions`] and the parts every execution of a runtime shares.
 //! - `state` (private) — the terminal gate, interrupt slot, progress and publication rules of one execution.
-//! - `driver` (private) — races the loop against the gate and the deadline.
 //! - `agent_loop` (private) — the loop itself.
+//! - `driver` (private) — races the loop against the gate and the deadline.
+//! - [`execution`] — [`ExecutionInput`] and the [`AgentExecution`] handle (cancel / respond / result).
+//! - [`runtime`] — [`DefaultAgentRuntime`]: starts executions.
+//! - [`controller_state`] — [`ControllerState`] and the projection of execution events into it (pure).
+//! - [`controller`] — [`Controller`]: turns, persistence, confirmation, registry.
 
 #![warn(missing_docs)]
 
 pub mod abort;
 pub mod aggregate;
+pub mod batch;
 pub mod closing;
 pub mod controller;
 pub mod controller_state;
+pub mod draft;
 pub mod error;
+pub mod events;
 pub mod execution;
 pub mod hooks;
 pub mod host;
 pub mod intercept;
+pub mod interrupt;
+pub mod json;
 pub mod limits;
 pub mod messages;
+pub mod options;
+pub mod outcome;
 pub mod precheck;
 pub mod registry;
 pub mod request;
@@ -49,15 +64,14 @@ mod driver;
 mod state;
 
 pub use abort::AbortSignal;
-pub use controller::{
-    Controller, ControllerOptions, ControllerState, ConversationInfo, Draft, InspectionSource,
-    Listener, Status, ToolInspection,
+pub use controller::{Controller, ControllerOptions, Listener};
+pub use controller_state::{
+    ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
+pub use draft::{Draft, DraftBlock};
 pub use error::{AgentError, ErrorCode, LimitName};
-pub use execution::{
-    AgentExecution, ExecutionEvent, ExecutionInput, ExecutionResult, Interrupt, InterruptKind,
-    InterruptResponse, Observer, Outcome, ResultFuture,
-};
+pub use events::{ExecutionEvent, Observer};
+pub use execution::{AgentExecution, ExecutionInput, ResultFuture};
 pub use hooks::{AgentHook, HookContext, HookEvent, HookFailure, OnHookError};
 pub use host::{
     ConversationStore, EventStream, Model, Platform, ToolContext, ToolHandler, ToolOutput,
@@ -65,10 +79,13 @@ pub use host::{
 pub use intercept::{
     ModelCallContext, ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext,
 };
+pub use interrupt::{Interrupt, InterruptKind, InterruptResponse};
 pub use limits::Limits;
+pub use options::RuntimeOptions;
+pub use outcome::{ExecutionResult, Outcome};
 pub use registry::{RegisteredTool, ToolRegistry, ToolRegistrySnapshot, ToolSpec};
 pub use request::CallRequest;
-pub use runtime::{DefaultAgentRuntime, RuntimeOptions};
+pub use runtime::DefaultAgentRuntime;
 pub use tool_result::ToolCallResult;
 
 /// The wire types, re-exported so hosts need not depend on the protocol crate directly.

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::error::{AgentError, ErrorCode};
 use super::host::ToolHandler;
+use super::json::to_value;
 
 /// A tool's definition and confirmation policy.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,12 +103,7 @@ impl ToolRegistrySnapshot {
 
     /// The specs as JSON (for inspectors).
     pub fn specs_json(&self) -> Value {
-        Value::Array(
-            self.tools
-                .iter()
-                .map(|t| serde_json::to_value(&*t.spec).unwrap_or(Value::Null))
-                .collect(),
-        )
+        Value::Array(self.tools.iter().map(|t| to_value(&*t.spec)).collect())
     }
 }
 

@@ -7,52 +7,18 @@ use futures::future::FutureExt;
 
 use super::driver;
 use super::error::AgentError;
-use super::execution::{AgentExecution, ExecutionInput, Observer};
-use super::hooks::{AgentHook, OnHookError};
+use super::events::Observer;
+use super::execution::{AgentExecution, ExecutionInput};
 use super::host::{Model, Platform};
-use super::intercept::{ModelInterceptor, ToolInterceptor};
 use super::limits::Limits;
 use super::messages::validate_messages;
+use super::options::{RuntimeOptions, RuntimeParts};
 use super::state::{ExecShared, Progress};
-
-/// Runtime options. `limits` must be complete (no defaults are merged at this level).
-#[derive(Clone)]
-pub struct RuntimeOptions {
-    /// The five limits (validated by [`DefaultAgentRuntime::new`]).
-    pub limits: Limits,
-    /// Lifecycle hooks, called in this order.
-    pub hooks: Vec<Rc<dyn AgentHook>>,
-    /// Receives hook failures on the terminal event (else [`Platform::console_error`]).
-    pub on_hook_error: Option<OnHookError>,
-    /// Model interceptors, outermost first.
-    pub model_interceptors: Vec<Rc<dyn ModelInterceptor>>,
-    /// Tool interceptors, outermost first.
-    pub tool_interceptors: Vec<Rc<dyn ToolInterceptor>>,
-}
-
-impl RuntimeOptions {
-    /// Options with the given limits and no hooks or interceptors.
-    pub fn new(limits: Limits) -> Self {
-        RuntimeOptions {
-            limits,
-            hooks: Vec::new(),
-            on_hook_error: None,
-            model_interceptors: Vec::new(),
-            tool_interceptors: Vec::new(),
-        }
-    }
-}
-
-pub(crate) struct RuntimeInner {
-    pub model: Rc<dyn Model>,
-    pub options: RuntimeOptions,
-    pub platform: Rc<dyn Platform>,
-}
 
 /// The agent runtime. Cloning shares the same model and options.
 #[derive(Clone)]
 pub struct DefaultAgentRuntime {
-    inner: Rc<RuntimeInner>,
+    inner: Rc<RuntimeParts>,
 }
 
 impl DefaultAgentRuntime {
@@ -64,7 +30,7 @@ impl DefaultAgentRuntime {
     ) -> Result<Self, AgentError> {
         options.limits.validate()?;
         Ok(DefaultAgentRuntime {
-            inner: Rc::new(RuntimeInner {
+            inner: Rc::new(RuntimeParts {
                 model,
                 options,
                 platform,

@@ -13,13 +13,15 @@ use futures::channel::oneshot;
 use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
+use super::closing::close_dangling_calls;
 use super::error::{AgentError, ErrorCode};
-use super::execution::{
-    ExecutionEvent, ExecutionResult, Interrupt, InterruptResponse, Observer, Outcome,
-};
+use super::events::{ExecutionEvent, Observer};
 use super::hooks::{HookContext, HookEvent, HookFailure};
+use super::interrupt::{Interrupt, InterruptKind, InterruptResponse};
+use super::options::RuntimeParts;
+use super::outcome::{ExecutionResult, Outcome};
 use super::registry::ToolRegistrySnapshot;
-use super::runtime::RuntimeInner;
+use super::tool_result::ToolCallResult;
 
 /// How the gate closed.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,14 +37,14 @@ pub(crate) enum Terminal {
 /// The stable facts of the execution so far (what a cancelled result reports).
 #[derive(Debug, Default)]
 pub(crate) struct Progress {
-    /// Shared with the requests of model calls (see [`CallRequest`](super::request::CallRequest)).
+    /// Shared with the requests of model calls (each model call's `CallRequest` holds the same `Rc`s).
     pub messages: Vec<Rc<Message>>,
     pub model_state: Option<Rc<ModelState>>,
     pub usage: Usage,
     pub model_calls: u64,
     pub tool_calls: u64,
     /// Results published for the running batch (cleared when its tool message becomes stable).
-    pub published: Vec<super::tool_result::ToolCallResult>,
+    pub published: Vec<ToolCallResult>,
 }
 
 struct PendingInterrupt {
@@ -60,7 +62,7 @@ struct InterruptSlot {
 pub(crate) struct ExecShared {
     pub id: String,
     pub trace_id: String,
-    pub runtime: Rc<RuntimeInner>,
+    pub runtime: Rc<RuntimeParts>,
     pub tools: Rc<ToolRegistrySnapshot>,
     pub model: Option<String>,
     pub conversation_id: Option<String>,
@@ -90,7 +92,7 @@ impl ExecShared {
     pub(crate) fn new(
         id: String,
         trace_id: String,
-        runtime: Rc<RuntimeInner>,
+        runtime: Rc<RuntimeParts>,
         tools: Rc<ToolRegistrySnapshot>,
         model: Option<String>,
         conversation_id: Option<String>,
@@ -180,12 +182,9 @@ impl ExecShared {
         let progress = self.progress.borrow();
         let mut messages: Vec<_> = progress.messages.iter().map(|m| (**m).clone()).collect();
         if outcome == Outcome::Cancelled {
-            super::closing::close_dangling_calls(
-                &mut messages,
-                &progress.published,
-                "cancelled",
-                || format!("msg_{}", self.runtime.platform.new_id()),
-            );
+            close_dangling_calls(&mut messages, &progress.published, "cancelled", || {
+                format!("msg_{}", self.runtime.platform.new_id())
+            });
         }
         Ok(ExecutionResult {
             outcome,
@@ -324,7 +323,7 @@ impl ExecShared {
         slot.next_sequence += 1;
         let interrupt = Interrupt {
             interrupt_id: format!("{}:confirm:{}", self.id, slot.next_sequence),
-            kind: super::execution::InterruptKind::ToolConfirmation,
+            kind: InterruptKind::ToolConfirmation,
             call_id: call_id.to_string(),
             tool: tool.to_string(),
             arguments: arguments.clone(),
@@ -387,11 +386,5 @@ impl ExecShared {
                     .with_details(serde_json::json!({ "interruptId": interrupt_id })),
             ),
         }
-    }
-
-    /// Marks the interrupt consumed without an answer (the loop stopped waiting).
-    #[allow(dead_code)]
-    pub(crate) fn clear_interrupt(&self) {
-        self.interrupt.borrow_mut().pending = None;
     }
 }

@@ -7,6 +7,10 @@ use serde_json::{json, Value};
 
 use super::error::{AgentError, ErrorCode, LimitName};
 
+/// The start of every result the runtime writes for a call that never ran (reserved: a tool result starting
+/// with it is refused, so a reader can always tell the runtime's not-run results from a tool's own).
+pub const NOT_RUN_PREFIX: &str = "[not run] ";
+
 /// A validated tool result (what the model will see).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,7 +70,7 @@ pub fn validate_tool_result(
         Some(_) => return Err(invalid(call_id, "isError must be a boolean")),
         None => return Err(invalid(call_id, "isError is missing")),
     };
-    if content.starts_with(super::closing::NOT_RUN_PREFIX) {
+    if content.starts_with(NOT_RUN_PREFIX) {
         return Err(invalid(
             call_id,
             "content must not start with \"[not run] \" (reserved for results the runtime writes for calls that never ran)",

@@ -1,0 +1,80 @@
+//! The assistant message being streamed (pure data), built from validated block events in one place: the
+//! loop's aggregator and the controller's state both apply the same events with [`Draft::apply`].
+
+use patchbridge_protocol::{BlockKind, StreamEvent};
+use serde_json::{json, Value};
+
+/// One block of the draft.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftBlock {
+    /// What kind of block (with the tool call's id and name).
+    pub kind: BlockKind,
+    /// Text, reasoning text, or the raw JSON arguments so far.
+    pub buffer: String,
+    /// Whether `block-stop` arrived.
+    pub stopped: bool,
+}
+
+/// The assistant message being streamed (never persisted).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    /// The message id.
+    pub id: String,
+    /// Blocks so far (tool-call buffers hold raw argument JSON).
+    pub blocks: Vec<DraftBlock>,
+}
+
+impl Draft {
+    /// An empty draft for message `id`.
+    pub fn new(id: String) -> Self {
+        Draft {
+            id,
+            blocks: Vec::new(),
+        }
+    }
+
+    /// Applies one block event (`block-start`, `block-delta`, `block-stop`) that the aggregator has already
+    /// validated (indices in order, one block open at a time); other events change nothing. O(size of the event).
+    pub fn apply(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::BlockStart { block, .. } => self.blocks.push(DraftBlock {
+                kind: block.clone(),
+                buffer: String::new(),
+                stopped: false,
+            }),
+            StreamEvent::BlockDelta { index, delta } => {
+                if let Some(block) = self.blocks.get_mut(*index as usize) {
+                    block.buffer.push_str(delta);
+                }
+            }
+            StreamEvent::BlockStop { index } => {
+                if let Some(block) = self.blocks.get_mut(*index as usize) {
+                    block.stopped = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `{ id, role: "assistant", blocks: [...] }` with each block's `type`, `text` (or `callId`, `name`,
+    /// `argumentsText`) and `complete`.
+    pub fn to_json(&self) -> Value {
+        let blocks: Vec<Value> = self
+            .blocks
+            .iter()
+            .map(|block| match &block.kind {
+                BlockKind::Text => {
+                    json!({ "type": "text", "text": block.buffer, "complete": block.stopped })
+                }
+                BlockKind::Reasoning => {
+                    json!({ "type": "reasoning", "text": block.buffer, "complete": block.stopped })
+                }
+                BlockKind::ToolCall { call_id, name } => json!({
+                    "type": "tool-call", "callId": call_id, "name": name, "argumentsText": block.buffer,
+                    "complete": block.stopped,
+                }),
+            })
+            .collect();
+        json!({ "id": self.id, "role": "assistant", "blocks": blocks })
+    }
+}

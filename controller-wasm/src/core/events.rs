@@ -1,0 +1,103 @@
+//! What an execution's observer sees: [`ExecutionEvent`] (draft stream events, stable messages, tool results,
+//! interrupts) and the [`Observer`] callback type. Events are published only while the terminal gate is open.
+
+use patchbridge_protocol::{Message, StreamEvent};
+use serde_json::{json, Value};
+
+use super::interrupt::Interrupt;
+use super::json::to_value;
+
+/// What the observer passed to `start` sees, in order. Only published while the terminal gate is open.
+///
+/// Model block events are passed through by reference (no copy per delta); `message-start` and
+/// `message-stop` are replaced by [`ExecutionEvent::MessageStarted`] (with the resolved id) and
+/// [`ExecutionEvent::MessageCompleted`] (the stable message).
+#[derive(Debug, Clone, Copy)]
+pub enum ExecutionEvent<'a> {
+    /// A model call began streaming an assistant message (id from `message-start`, or generated).
+    MessageStarted {
+        /// The message id.
+        id: &'a str,
+        /// 1-based model call index.
+        model_call: u64,
+    },
+    /// A validated `block-start`, `block-delta` or `block-stop` of the draft.
+    Stream(&'a StreamEvent),
+    /// A message became stable (assistant after message-stop and precheck; tool message after its batch).
+    MessageCompleted(&'a Message),
+    /// One validated tool result (before its batch's tool message is complete).
+    ToolResult {
+        /// The call it answers.
+        call_id: &'a str,
+        /// Result content.
+        content: &'a str,
+        /// Whether it is an error result.
+        is_error: bool,
+    },
+    /// A confirmation interrupt is pending.
+    Interrupt(&'a Interrupt),
+    /// The pending interrupt was answered.
+    InterruptResolved {
+        /// Its id.
+        interrupt_id: &'a str,
+        /// The call it was about.
+        call_id: &'a str,
+        /// Whether it was approved.
+        approved: bool,
+    },
+}
+
+impl ExecutionEvent<'_> {
+    /// The event's `type` string.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ExecutionEvent::MessageStarted { .. } => "message-started",
+            ExecutionEvent::Stream(StreamEvent::BlockStart { .. }) => "block-start",
+            ExecutionEvent::Stream(StreamEvent::BlockDelta { .. }) => "block-delta",
+            ExecutionEvent::Stream(StreamEvent::BlockStop { .. }) => "block-stop",
+            ExecutionEvent::Stream(_) => "stream",
+            ExecutionEvent::MessageCompleted(_) => "message-completed",
+            ExecutionEvent::ToolResult { .. } => "tool-result",
+            ExecutionEvent::Interrupt(_) => "interrupt",
+            ExecutionEvent::InterruptResolved { .. } => "interrupt-resolved",
+        }
+    }
+
+    /// The event as JSON: `{ type, ...camelCase fields }`; stream events keep their protocol shape.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ExecutionEvent::MessageStarted { id, model_call } => {
+                json!({ "type": "message-started", "id": id, "modelCall": model_call })
+            }
+            ExecutionEvent::Stream(event) => to_value(event),
+            ExecutionEvent::MessageCompleted(message) => {
+                json!({ "type": "message-completed", "message": message })
+            }
+            ExecutionEvent::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => json!({
+                "type": "tool-result",
+                "result": { "toolCallId": call_id, "content": content, "isError": is_error },
+            }),
+            ExecutionEvent::Interrupt(interrupt) => {
+                let mut value = to_value(interrupt);
+                if let Value::Object(map) = &mut value {
+                    map.insert("type".into(), Value::String("interrupt".into()));
+                }
+                value
+            }
+            ExecutionEvent::InterruptResolved {
+                interrupt_id,
+                call_id,
+                approved,
+            } => json!({
+                "type": "interrupt-resolved", "interruptId": interrupt_id, "callId": call_id, "approved": approved,
+            }),
+        }
+    }
+}
+
+/// The observer callback given to `start`.
+pub type Observer = Box<dyn FnMut(&ExecutionEvent<'_>)>;

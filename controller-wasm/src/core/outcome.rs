@@ -1,0 +1,31 @@
+//! How an execution ends when it does not fail: its [`Outcome`] and the [`ExecutionResult`] that `result`
+//! resolves with (pure data).
+
+use patchbridge_protocol::{Message, ModelState, Usage};
+use serde::Serialize;
+
+patchbridge_protocol::string_enum! {
+    /// The non-error end of an execution (closed set): `completed`, `max-tokens` or `cancelled`.
+    pub enum Outcome {
+        /// The model ended naturally (`end-turn`, `stop-sequence`, `refusal`, `other`).
+        Completed = "completed",
+        /// The provider sealed the message at its token limit; the message is kept (and saved by the controller).
+        MaxTokens = "max-tokens",
+        /// The host or user cancelled; nothing of the turn is saved.
+        Cancelled = "cancelled",
+    }
+}
+
+/// What `result` resolves with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionResult {
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The whole conversation: input messages plus every message that became stable (never a draft).
+    pub messages: Vec<Message>,
+    /// The provider state after the last stable message (verbatim).
+    pub model_state: Option<ModelState>,
+    /// Usage summed over the model calls that completed.
+    pub usage: Usage,
+}
