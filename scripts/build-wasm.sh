@@ -38,6 +38,29 @@ cargo build --profile wasm-release --target wasm32-unknown-unknown -p patchbridg
 rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
 wasm-bindgen --target web --no-typescript --out-dir "$OUT.tmp" \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
+# wasm-bindgen (--target web) gives every function the wasm imports directly from a JS module its own
+# `import * as importN` and its own key in the import object, so "../adapter.js" repeats there and bundlers warn
+# ("Duplicate key … in object literal"). Every such namespace is the same module object, so one key per module
+# is the same import object; anything unexpected in the glue stops the build instead.
+node -e '
+const fs = require("node:fs");
+const file = process.argv[1];
+let text = fs.readFileSync(file, "utf8");
+const first = new Map();
+const merged = new Set();
+text = text.replace(/^import \* as (import\d+) from "([^"]+)";?\n/gm, (line, alias, module) => {
+  if (!first.has(module)) { first.set(module, alias); return line; }
+  merged.add(alias);
+  return "";
+});
+text = text.replace(/^\s*"[^"]+": (import\d+),\n/gm, (line, alias) => (merged.has(alias) ? "" : line));
+for (const alias of merged) {
+  if (new RegExp(`\\b${alias}\\b`).test(text)) throw new Error(`glue still uses ${alias}`);
+}
+const keys = [...text.matchAll(/^\s*("[^"]+"): import\d+,$/gm)].map((m) => m[1]);
+if (new Set(keys).size !== keys.length) throw new Error(`duplicate import-object keys remain: ${keys}`);
+fs.writeFileSync(file, text);
+' "$OUT.tmp/patchbridge_agent.js"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \

@@ -2,6 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { agent } from './helpers.mjs';
 import { errorCodes } from '../../npm/pkg/patchbridge_agent.js';
 
@@ -32,4 +34,17 @@ test('the package exports the documented API and ships its files', () => {
   assert.equal(manifest.name, '@patchbridge/agent');
   assert.equal(manifest.type, 'module');
   for (const file of manifest.files) readFileSync(new URL(`../../npm/${file}`, import.meta.url));
+});
+
+test('bundling the package with esbuild gives no warning (one import-object key per JS module in the glue)', async () => {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('../../npm/index.js', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
+  assert.deepEqual(result.errors, []);
+  assert.deepEqual(result.warnings.map((w) => `${w.text} (${w.location?.file}:${w.location?.line})`), []);
 });
