@@ -15,7 +15,10 @@ use serde_json::json;
 use support::*;
 
 fn short_limits() -> Limits {
-    Limits { max_duration_ms: 1000, ..Limits::DEFAULT }
+    Limits {
+        max_duration_ms: 1000,
+        ..Limits::DEFAULT
+    }
 }
 
 fn with_hooks(log: &HookLog) -> RuntimeOptions {
@@ -27,10 +30,17 @@ fn with_hooks(log: &HookLog) -> RuntimeOptions {
 #[test]
 fn cancel_settles_even_when_the_model_ignores_abort_and_aborts_after_the_gate_closed() {
     let platform = ManualPlatform::new();
-    let model = ScriptedModel::new(vec![vec![start("m"), block_start(0, BlockKind::Text), delta(0, "a"), Step::HangForever]]);
+    let model = ScriptedModel::new(vec![vec![
+        start("m"),
+        block_start(0, BlockKind::Text),
+        delta(0, "a"),
+        Step::HangForever,
+    ]]);
     let rt = runtime(model.clone(), platform);
     let (log, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
@@ -38,14 +48,24 @@ fn cancel_settles_even_when_the_model_ignores_abort_and_aborts_after_the_gate_cl
     // When the abort callback runs, the gate must already be closed.
     let seen_settled = Rc::new(RefCell::new(None));
     let (probe, exec2) = (seen_settled.clone(), execution.clone());
-    execution.signal().on_abort(Box::new(move || *probe.borrow_mut() = Some(exec2.is_settled())));
+    execution.signal().on_abort(Box::new(move || {
+        *probe.borrow_mut() = Some(exec2.is_settled())
+    }));
     assert!(execution.cancel());
-    assert_eq!(*seen_settled.borrow(), Some(true), "gate closed before the signal aborted");
+    assert_eq!(
+        *seen_settled.borrow(),
+        Some(true),
+        "gate closed before the signal aborted"
+    );
     assert!(model.signals.borrow()[0].is_aborted());
     h.stall();
     let result = peek(&execution).unwrap().unwrap();
     assert_eq!(result.outcome, Outcome::Cancelled);
-    assert_eq!(result.messages.len(), 1, "the half-streamed block never becomes stable");
+    assert_eq!(
+        result.messages.len(),
+        1,
+        "the half-streamed block never becomes stable"
+    );
     assert!(!event_types(&log).contains(&"message-completed".to_string()));
     assert!(!execution.cancel(), "a second cancel decides nothing");
 }
@@ -55,13 +75,18 @@ fn cancel_wins_over_the_error_a_well_behaved_model_raises_on_abort() {
     let model = ScriptedModel::new(vec![vec![start("m"), Step::HangUntilAbort]]);
     let rt = runtime(model, ManualPlatform::new());
     let (_, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
     execution.cancel();
     h.stall();
-    assert_eq!(peek(&execution).unwrap().unwrap().outcome, Outcome::Cancelled);
+    assert_eq!(
+        peek(&execution).unwrap().unwrap().outcome,
+        Outcome::Cancelled
+    );
 }
 
 #[test]
@@ -69,12 +94,17 @@ fn cancel_before_the_first_poll_never_calls_the_model() {
     let model = ScriptedModel::new(vec![text_reply("m", "x", StopReason::EndTurn)]);
     let rt = runtime(model.clone(), ManualPlatform::new());
     let (_, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     execution.cancel();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
-    assert_eq!(peek(&execution).unwrap().unwrap().outcome, Outcome::Cancelled);
+    assert_eq!(
+        peek(&execution).unwrap().unwrap().outcome,
+        Outcome::Cancelled
+    );
     assert_eq!(model.calls(), 0);
 }
 
@@ -87,13 +117,21 @@ fn cancel_after_completion_changes_nothing() {
     let (_, observer) = recorder();
     let model = ScriptedModel::new(vec![text_reply("m", "x", StopReason::EndTurn)]);
     let rt = runtime(model, ManualPlatform::new());
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
     assert!(!execution.cancel());
-    assert_eq!(peek(&execution).unwrap().unwrap().outcome, Outcome::Completed);
-    assert!(!execution.signal().is_aborted(), "a completed execution's signal is not aborted");
+    assert_eq!(
+        peek(&execution).unwrap().unwrap().outcome,
+        Outcome::Completed
+    );
+    assert!(
+        !execution.signal().is_aborted(),
+        "a completed execution's signal is not aborted"
+    );
 }
 
 #[test]
@@ -103,7 +141,9 @@ fn deadline_rejects_with_agent_execution_timeout_while_the_model_hangs() {
     let model = ScriptedModel::new(vec![vec![start("m"), Step::HangForever]]);
     let rt = runtime_with(model.clone(), with_hooks(&log), platform.clone());
     let (_, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
@@ -117,14 +157,20 @@ fn deadline_rejects_with_agent_execution_timeout_while_the_model_hangs() {
     assert_eq!(error.code.as_str(), "AGENT_EXECUTION_TIMEOUT");
     assert_eq!(error.limit, Some(LimitName::MaxDurationMs));
     assert!(model.signals.borrow()[0].is_aborted());
-    assert_eq!(hook_types(&log).last().map(String::as_str), Some("execution-failed"));
+    assert_eq!(
+        hook_types(&log).last().map(String::as_str),
+        Some("execution-failed")
+    );
 }
 
 #[test]
 fn deadline_while_a_tool_runs_isolates_its_late_completion() {
     let platform = ManualPlatform::new();
     let hooks: HookLog = Rc::default();
-    let model = ScriptedModel::new(vec![tool_calls("m1", &[("c1", "t", "{}")]), text_reply("m2", "never", StopReason::EndTurn)]);
+    let model = ScriptedModel::new(vec![
+        tool_calls("m1", &[("c1", "t", "{}")]),
+        text_reply("m2", "never", StopReason::EndTurn),
+    ]);
     let release = Latch::new();
     let gate = release.clone();
     let (tool, runs) = fn_tool(move |_, ctx| {
@@ -137,22 +183,45 @@ fn deadline_while_a_tool_runs_isolates_its_late_completion() {
     });
     let rt = runtime_with(model.clone(), with_hooks(&hooks), platform.clone());
     let (log, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])), observer).unwrap();
+    let execution = rt
+        .start(
+            input(
+                vec![user("q")],
+                snapshot(vec![(spec("t", true, false), tool)]),
+            ),
+            observer,
+        )
+        .unwrap();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
     assert_eq!(runs.get(), 1);
     platform.advance(1000.0);
     h.stall();
-    assert_eq!(peek(&execution).unwrap().unwrap_err().code, ErrorCode::ExecutionTimeout);
+    assert_eq!(
+        peek(&execution).unwrap().unwrap_err().code,
+        ErrorCode::ExecutionTimeout
+    );
     let (events_before, hooks_before) = (log.borrow().len(), hooks.borrow().len());
     release.open();
     h.stall();
-    assert_eq!(log.borrow().len(), events_before, "late completion reaches no observer");
-    assert_eq!(hooks.borrow().len(), hooks_before, "late completion reaches no hook");
+    assert_eq!(
+        log.borrow().len(),
+        events_before,
+        "late completion reaches no observer"
+    );
+    assert_eq!(
+        hooks.borrow().len(),
+        hooks_before,
+        "late completion reaches no hook"
+    );
     assert!(!event_types(&log).contains(&"tool-result".to_string()));
     assert_eq!(model.calls(), 1, "no further model call");
-    assert_eq!(peek(&execution).unwrap().unwrap_err().code, ErrorCode::ExecutionTimeout, "the result is final");
+    assert_eq!(
+        peek(&execution).unwrap().unwrap_err().code,
+        ErrorCode::ExecutionTimeout,
+        "the result is final"
+    );
 }
 
 #[test]
@@ -171,16 +240,36 @@ fn a_late_tool_exception_after_cancel_is_isolated() {
     let hooks: HookLog = Rc::default();
     let rt = runtime_with(model, with_hooks(&hooks), ManualPlatform::new());
     let (_, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])), observer).unwrap();
+    let execution = rt
+        .start(
+            input(
+                vec![user("q")],
+                snapshot(vec![(spec("t", true, false), tool)]),
+            ),
+            observer,
+        )
+        .unwrap();
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
     execution.cancel();
     release.open();
     h.stall();
-    assert_eq!(peek(&execution).unwrap().unwrap().outcome, Outcome::Cancelled);
-    assert_eq!(hook_types(&hooks).iter().filter(|t| t.starts_with("execution-")).count(), 2); // started + cancelled
-    assert_eq!(hook_types(&hooks).last().map(String::as_str), Some("execution-cancelled"));
+    assert_eq!(
+        peek(&execution).unwrap().unwrap().outcome,
+        Outcome::Cancelled
+    );
+    assert_eq!(
+        hook_types(&hooks)
+            .iter()
+            .filter(|t| t.starts_with("execution-"))
+            .count(),
+        2
+    ); // started + cancelled
+    assert_eq!(
+        hook_types(&hooks).last().map(String::as_str),
+        Some("execution-cancelled")
+    );
 }
 
 #[test]
@@ -206,13 +295,21 @@ fn events_after_a_reentrant_cancel_from_the_observer_are_not_published() {
             }
         }
     });
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     *handle.borrow_mut() = Some(execution.clone());
     let mut h = Harness::new();
     h.spawn(&execution);
     h.stall();
-    assert_eq!(peek(&execution).unwrap().unwrap().outcome, Outcome::Cancelled);
-    assert_eq!(*seen.borrow(), vec!["message-started", "block-start", "block-delta"]);
+    assert_eq!(
+        peek(&execution).unwrap().unwrap().outcome,
+        Outcome::Cancelled
+    );
+    assert_eq!(
+        *seen.borrow(),
+        vec!["message-started", "block-start", "block-delta"]
+    );
 }
 
 // ---------------------------------------------------------------- confirmation
@@ -228,15 +325,34 @@ struct Confirm {
 
 fn confirm_setup(tool_spec: ToolSpec, calls: &[(&str, &str, &str)]) -> Confirm {
     let platform = ManualPlatform::new();
-    let model = ScriptedModel::new(vec![tool_calls("m1", calls), text_reply("m2", "done", StopReason::EndTurn)]);
+    let model = ScriptedModel::new(vec![
+        tool_calls("m1", calls),
+        text_reply("m2", "done", StopReason::EndTurn),
+    ]);
     let (tool, runs) = echo_tool("ran");
-    let rt = runtime_with(model.clone(), RuntimeOptions::new(short_limits()), platform.clone());
+    let rt = runtime_with(
+        model.clone(),
+        RuntimeOptions::new(short_limits()),
+        platform.clone(),
+    );
     let (log, observer) = recorder();
-    let execution = rt.start(input(vec![user("q")], snapshot(vec![(tool_spec, tool)])), observer).unwrap();
+    let execution = rt
+        .start(
+            input(vec![user("q")], snapshot(vec![(tool_spec, tool)])),
+            observer,
+        )
+        .unwrap();
     let mut harness = Harness::new();
     harness.spawn(&execution);
     harness.stall();
-    Confirm { execution, harness, log, runs, model, platform }
+    Confirm {
+        execution,
+        harness,
+        log,
+        runs,
+        model,
+        platform,
+    }
 }
 
 #[test]
@@ -246,15 +362,34 @@ fn tools_not_explicitly_read_only_raise_a_tool_confirmation_interrupt() {
     assert_eq!(pending.kind, InterruptKind::ToolConfirmation);
     assert_eq!(pending.call_id, "c1");
     assert_eq!(pending.tool, "t");
-    assert_eq!(serde_json::Value::Object(pending.arguments.clone()), json!({ "x": 1 }));
+    assert_eq!(
+        serde_json::Value::Object(pending.arguments.clone()),
+        json!({ "x": 1 })
+    );
     assert_eq!(c.runs.get(), 0, "nothing runs before approval");
-    let interrupt_event = c.log.borrow().iter().find(|(t, _)| t == "interrupt").cloned().unwrap().1;
-    assert_eq!(interrupt_event["interruptId"], json!(pending.interrupt_id), "the id is stable");
+    let interrupt_event = c
+        .log
+        .borrow()
+        .iter()
+        .find(|(t, _)| t == "interrupt")
+        .cloned()
+        .unwrap()
+        .1;
+    assert_eq!(
+        interrupt_event["interruptId"],
+        json!(pending.interrupt_id),
+        "the id is stable"
+    );
     assert_eq!(interrupt_event["kind"], "tool-confirmation");
-    c.execution.respond(&pending.interrupt_id, InterruptResponse::Approve).unwrap();
+    c.execution
+        .respond(&pending.interrupt_id, InterruptResponse::Approve)
+        .unwrap();
     c.harness.stall();
     assert_eq!(c.runs.get(), 1);
-    assert_eq!(peek(&c.execution).unwrap().unwrap().outcome, Outcome::Completed);
+    assert_eq!(
+        peek(&c.execution).unwrap().unwrap().outcome,
+        Outcome::Completed
+    );
     assert!(event_types(&c.log).contains(&"interrupt-resolved".to_string()));
 }
 
@@ -271,44 +406,84 @@ fn read_only_tools_run_without_confirmation_unless_require_confirmation() {
 
 #[test]
 fn respond_with_a_wrong_id_a_second_time_or_without_pending_fails_clearly() {
-    let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}"), ("c2", "t", "{}")]);
+    let mut c = confirm_setup(
+        spec("t", false, false),
+        &[("c1", "t", "{}"), ("c2", "t", "{}")],
+    );
     let first = c.execution.pending_interrupt().unwrap();
-    let error = c.execution.respond("not-it", InterruptResponse::Approve).unwrap_err();
+    let error = c
+        .execution
+        .respond("not-it", InterruptResponse::Approve)
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::InterruptMismatch);
     assert_eq!(c.runs.get(), 0);
-    assert_eq!(c.execution.pending_interrupt().unwrap(), first, "a wrong id leaves the interrupt pending");
-    c.execution.respond(&first.interrupt_id, InterruptResponse::Approve).unwrap();
-    let error = c.execution.respond(&first.interrupt_id, InterruptResponse::Approve).unwrap_err();
+    assert_eq!(
+        c.execution.pending_interrupt().unwrap(),
+        first,
+        "a wrong id leaves the interrupt pending"
+    );
+    c.execution
+        .respond(&first.interrupt_id, InterruptResponse::Approve)
+        .unwrap();
+    let error = c
+        .execution
+        .respond(&first.interrupt_id, InterruptResponse::Approve)
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::InterruptAlreadyResolved);
     c.harness.stall();
     let second = c.execution.pending_interrupt().unwrap();
     assert_ne!(second.interrupt_id, first.interrupt_id);
     assert_eq!(second.call_id, "c2");
     assert_eq!(
-        c.execution.respond(&first.interrupt_id, InterruptResponse::Approve).unwrap_err().code,
+        c.execution
+            .respond(&first.interrupt_id, InterruptResponse::Approve)
+            .unwrap_err()
+            .code,
         ErrorCode::InterruptAlreadyResolved
     );
-    c.execution.respond(&second.interrupt_id, InterruptResponse::Approve).unwrap();
+    c.execution
+        .respond(&second.interrupt_id, InterruptResponse::Approve)
+        .unwrap();
     c.harness.stall();
     assert_eq!(c.runs.get(), 2);
-    assert_eq!(c.execution.respond("any", InterruptResponse::Approve).unwrap_err().code, ErrorCode::NoPendingInterrupt);
+    assert_eq!(
+        c.execution
+            .respond("any", InterruptResponse::Approve)
+            .unwrap_err()
+            .code,
+        ErrorCode::NoPendingInterrupt
+    );
 }
 
 #[test]
 fn rejection_becomes_an_error_tool_result_the_model_sees() {
     let mut c = confirm_setup(spec("danger", false, false), &[("c1", "danger", "{}")]);
     let pending = c.execution.pending_interrupt().unwrap();
-    c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some("not now".into()) }).unwrap();
+    c.execution
+        .respond(
+            &pending.interrupt_id,
+            InterruptResponse::Reject {
+                reason: Some("not now".into()),
+            },
+        )
+        .unwrap();
     c.harness.stall();
     assert_eq!(c.runs.get(), 0, "a rejected tool never runs");
     let result = peek(&c.execution).unwrap().unwrap();
     assert_eq!(result.outcome, Outcome::Completed);
     let sent = &c.model.requests.borrow()[1];
     match &sent.messages[2].blocks[0] {
-        Block::ToolResult { call_id, content, is_error } => {
+        Block::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } => {
             assert_eq!(call_id, "c1");
             assert!(*is_error);
-            assert!(content.contains("rejected") && content.contains("not now"), "{content}");
+            assert!(
+                content.contains("rejected") && content.contains("not now"),
+                "{content}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -323,17 +498,36 @@ fn a_rejection_is_always_accepted_and_its_text_is_cut_to_max_tool_result_charact
     let pending = c.execution.pending_interrupt().unwrap();
     let max = Limits::DEFAULT.max_tool_result_characters;
     let long = "r".repeat(max as usize);
-    c.execution.respond(&pending.interrupt_id, InterruptResponse::Reject { reason: Some(long) }).unwrap();
+    c.execution
+        .respond(
+            &pending.interrupt_id,
+            InterruptResponse::Reject { reason: Some(long) },
+        )
+        .unwrap();
     c.harness.stall();
-    assert_eq!(peek(&c.execution).unwrap().unwrap().outcome, Outcome::Completed);
+    assert_eq!(
+        peek(&c.execution).unwrap().unwrap().outcome,
+        Outcome::Completed
+    );
     assert_eq!(c.runs.get(), 0);
     let request = c.model.requests.borrow()[1].clone();
-    let content = request.messages.iter().flat_map(|m| m.blocks.iter()).find_map(|b| match b {
-        Block::ToolResult { content, is_error: true, .. } => Some(content.clone()),
-        _ => None,
-    });
+    let content = request
+        .messages
+        .iter()
+        .flat_map(|m| m.blocks.iter())
+        .find_map(|b| match b {
+            Block::ToolResult {
+                content,
+                is_error: true,
+                ..
+            } => Some(content.clone()),
+            _ => None,
+        });
     let content = content.expect("the rejection result");
-    assert!(content.starts_with("The user rejected the call to t. Reason: rrr"), "{content}");
+    assert!(
+        content.starts_with("The user rejected the call to t. Reason: rrr"),
+        "{content}"
+    );
     assert_eq!(content.chars().count() as u64, max, "cut to the limit");
 }
 
@@ -342,12 +536,21 @@ fn cancel_consumes_the_wait_and_a_late_approval_never_starts_the_tool() {
     let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}")]);
     let pending = c.execution.pending_interrupt().unwrap();
     c.execution.cancel();
-    assert!(c.execution.pending_interrupt().is_none(), "the wait is consumed");
-    let error = c.execution.respond(&pending.interrupt_id, InterruptResponse::Approve).unwrap_err();
+    assert!(
+        c.execution.pending_interrupt().is_none(),
+        "the wait is consumed"
+    );
+    let error = c
+        .execution
+        .respond(&pending.interrupt_id, InterruptResponse::Approve)
+        .unwrap_err();
     assert_eq!(error.code, ErrorCode::NoPendingInterrupt);
     c.harness.stall();
     assert_eq!(c.runs.get(), 0);
-    assert_eq!(peek(&c.execution).unwrap().unwrap().outcome, Outcome::Cancelled);
+    assert_eq!(
+        peek(&c.execution).unwrap().unwrap().outcome,
+        Outcome::Cancelled
+    );
 }
 
 #[test]
@@ -355,21 +558,41 @@ fn the_deadline_covers_the_confirmation_wait() {
     let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}")]);
     c.platform.advance(1000.0);
     c.harness.stall();
-    assert_eq!(peek(&c.execution).unwrap().unwrap_err().code, ErrorCode::ExecutionTimeout);
+    assert_eq!(
+        peek(&c.execution).unwrap().unwrap_err().code,
+        ErrorCode::ExecutionTimeout
+    );
     assert_eq!(c.runs.get(), 0);
     assert_eq!(c.model.calls(), 1);
 }
 
 #[test]
 fn interrupt_response_json_forms() {
-    assert_eq!(InterruptResponse::from_json(&json!(true)).unwrap(), InterruptResponse::Approve);
-    assert_eq!(InterruptResponse::from_json(&json!("reject")).unwrap(), InterruptResponse::Reject { reason: None });
+    assert_eq!(
+        InterruptResponse::from_json(&json!(true)).unwrap(),
+        InterruptResponse::Approve
+    );
+    assert_eq!(
+        InterruptResponse::from_json(&json!("reject")).unwrap(),
+        InterruptResponse::Reject { reason: None }
+    );
     assert_eq!(
         InterruptResponse::from_json(&json!({ "approved": false, "reason": "no" })).unwrap(),
-        InterruptResponse::Reject { reason: Some("no".into()) }
+        InterruptResponse::Reject {
+            reason: Some("no".into())
+        }
     );
-    for bad in [json!(1), json!({ "approved": "yes" }), json!({ "approved": true, "x": 1 }), json!(null)] {
-        assert_eq!(InterruptResponse::from_json(&bad).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
+    for bad in [
+        json!(1),
+        json!({ "approved": "yes" }),
+        json!({ "approved": true, "x": 1 }),
+        json!(null),
+    ] {
+        assert_eq!(
+            InterruptResponse::from_json(&bad).unwrap_err().code,
+            ErrorCode::InvalidInput,
+            "{bad}"
+        );
     }
 }
 

@@ -24,7 +24,13 @@ fn full_limits_parse_and_every_key_is_required() {
     let limits = Limits::from_full_json(&full()).unwrap();
     assert_eq!(limits.max_model_calls, 8);
     assert_eq!(limits.max_tool_result_characters, 20000);
-    for key in ["maxModelCalls", "maxToolCalls", "maxDurationMs", "maxModelOutputCharacters", "maxToolResultCharacters"] {
+    for key in [
+        "maxModelCalls",
+        "maxToolCalls",
+        "maxDurationMs",
+        "maxModelOutputCharacters",
+        "maxToolResultCharacters",
+    ] {
         let mut value = full();
         value.as_object_mut().unwrap().remove(key);
         let error = Limits::from_full_json(&value).unwrap_err();
@@ -35,14 +41,22 @@ fn full_limits_parse_and_every_key_is_required() {
 
 #[test]
 fn partial_limits_override_factory_defaults() {
-    let limits = Limits::from_partial_json(&json!({ "maxModelCalls": 8, "maxDurationMs": 120000 })).unwrap();
+    let limits =
+        Limits::from_partial_json(&json!({ "maxModelCalls": 8, "maxDurationMs": 120000 })).unwrap();
     assert_eq!(limits.max_model_calls, 8);
     assert_eq!(limits.max_duration_ms, 120000);
     assert_eq!(limits.max_tool_calls, 32);
     assert_eq!(limits.max_model_output_characters, 100000);
-    assert_eq!(Limits::from_partial_json(&serde_json::Value::Null).unwrap(), Limits::DEFAULT);
     assert_eq!(
-        (Limits::DEFAULT.max_model_calls, Limits::DEFAULT.max_tool_calls, Limits::DEFAULT.max_duration_ms),
+        Limits::from_partial_json(&serde_json::Value::Null).unwrap(),
+        Limits::DEFAULT
+    );
+    assert_eq!(
+        (
+            Limits::DEFAULT.max_model_calls,
+            Limits::DEFAULT.max_tool_calls,
+            Limits::DEFAULT.max_duration_ms
+        ),
         (16, 32, 300000)
     );
 }
@@ -65,7 +79,12 @@ fn invalid_limit_values_are_rejected_naming_the_key() {
         assert_eq!(error.limit, Some(LimitName::MaxToolCalls), "{value}");
     }
     // An integral float is a JavaScript integer.
-    assert_eq!(Limits::from_partial_json(&json!({ "maxToolCalls": 4.0 })).unwrap().max_tool_calls, 4);
+    assert_eq!(
+        Limits::from_partial_json(&json!({ "maxToolCalls": 4.0 }))
+            .unwrap()
+            .max_tool_calls,
+        4
+    );
     // maxDurationMs has the setTimeout cap.
     assert!(Limits::from_partial_json(&json!({ "maxDurationMs": 2147483647u64 })).is_ok());
     let error = Limits::from_partial_json(&json!({ "maxDurationMs": 2147483648u64 })).unwrap_err();
@@ -79,22 +98,35 @@ fn unknown_limit_keys_are_an_error() {
     assert!(error.message.contains("maxModelCall"));
     let mut value = full();
     value["extra"] = json!(1);
-    assert_eq!(Limits::from_full_json(&value).unwrap_err().code, ErrorCode::InvalidLimits);
-    assert_eq!(Limits::from_partial_json(&json!([1])).unwrap_err().code, ErrorCode::InvalidLimits);
+    assert_eq!(
+        Limits::from_full_json(&value).unwrap_err().code,
+        ErrorCode::InvalidLimits
+    );
+    assert_eq!(
+        Limits::from_partial_json(&json!([1])).unwrap_err().code,
+        ErrorCode::InvalidLimits
+    );
 }
 
 #[test]
 fn runtime_construction_validates_limits() {
     let mut limits = Limits::DEFAULT;
     limits.max_model_output_characters = 0;
-    let error = DefaultAgentRuntime::new(ScriptedModel::new(vec![]), RuntimeOptions::new(limits), ManualPlatform::new())
-        .err()
-        .unwrap();
+    let error = DefaultAgentRuntime::new(
+        ScriptedModel::new(vec![]),
+        RuntimeOptions::new(limits),
+        ManualPlatform::new(),
+    )
+    .err()
+    .unwrap();
     assert_eq!(error.code, ErrorCode::InvalidLimits);
     assert_eq!(error.limit, Some(LimitName::MaxModelOutputCharacters));
 }
 
-fn runtime_limits(change: impl FnOnce(&mut Limits), model: Rc<ScriptedModel>) -> DefaultAgentRuntime {
+fn runtime_limits(
+    change: impl FnOnce(&mut Limits),
+    model: Rc<ScriptedModel>,
+) -> DefaultAgentRuntime {
     let mut limits = Limits::DEFAULT;
     change(&mut limits);
     runtime_with(model, RuntimeOptions::new(limits), ManualPlatform::new())
@@ -127,7 +159,13 @@ fn max_model_output_characters_counts_text_reasoning_and_tool_arguments_as_scala
             block_start(1, BlockKind::Text),
             delta(1, "héé😀"),
             block_stop(1),
-            block_start(2, BlockKind::ToolCall { call_id: "c1".into(), name: "t".into() }),
+            block_start(
+                2,
+                BlockKind::ToolCall {
+                    call_id: "c1".into(),
+                    name: "t".into(),
+                },
+            ),
             delta(2, "{}"),
             block_stop(2),
             stop(StopReason::ToolUse),
@@ -138,7 +176,10 @@ fn max_model_output_characters_counts_text_reasoning_and_tool_arguments_as_scala
     // Exactly at the limit passes.
     let model = ScriptedModel::new(vec![steps(), text_reply("m2", "", StopReason::EndTurn)]);
     let rt = runtime_limits(|l| l.max_model_output_characters = 9, model);
-    assert_eq!(code_of(&run_to_end(&rt, input(vec![user("q")], tools.clone())).0), "completed");
+    assert_eq!(
+        code_of(&run_to_end(&rt, input(vec![user("q")], tools.clone())).0),
+        "completed"
+    );
     // One below fails, explicitly, with the limit's name and no truncated message.
     let model = ScriptedModel::new(vec![steps()]);
     let rt = runtime_limits(|l| l.max_model_output_characters = 8, model);
@@ -157,20 +198,39 @@ fn max_model_output_characters_is_per_model_call() {
         text_reply("m2", "123456789", StopReason::EndTurn),
     ]);
     let rt = runtime_limits(|l| l.max_model_output_characters = 9, model);
-    assert_eq!(code_of(&run_to_end(&rt, input(vec![user("q")], no_tools())).0), "completed");
+    assert_eq!(
+        code_of(&run_to_end(&rt, input(vec![user("q")], no_tools())).0),
+        "completed"
+    );
 }
 
 #[test]
 fn max_tool_result_characters_fails_without_publishing_or_calling_the_model_again() {
-    let model = ScriptedModel::new(vec![tool_calls("m1", &[("c1", "t", "{}")]), text_reply("m2", "never", StopReason::EndTurn)]);
+    let model = ScriptedModel::new(vec![
+        tool_calls("m1", &[("c1", "t", "{}")]),
+        text_reply("m2", "never", StopReason::EndTurn),
+    ]);
     let (tool, runs) = echo_tool("ünïcode!"); // 8 scalar values
     let rt = runtime_limits(|l| l.max_tool_result_characters = 7, model.clone());
-    let (result, log) = run_to_end(&rt, input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])));
+    let (result, log) = run_to_end(
+        &rt,
+        input(
+            vec![user("q")],
+            snapshot(vec![(spec("t", true, false), tool)]),
+        ),
+    );
     let error = result.unwrap_err();
     assert_eq!(error.limit, Some(LimitName::MaxToolResultCharacters));
-    assert_eq!(runs.get(), 1, "the tool ran (side effects cannot be rolled back)");
+    assert_eq!(
+        runs.get(),
+        1,
+        "the tool ran (side effects cannot be rolled back)"
+    );
     assert_eq!(model.calls(), 1, "no further model call");
-    assert!(!event_types(&log).contains(&"tool-result".to_string()), "result not published");
+    assert!(
+        !event_types(&log).contains(&"tool-result".to_string()),
+        "result not published"
+    );
 }
 
 #[test]
@@ -182,10 +242,20 @@ fn max_tool_calls_is_cumulative_over_batches() {
     ]);
     let (tool, runs) = echo_tool("ok");
     let rt = runtime_limits(|l| l.max_tool_calls = 2, model.clone());
-    let (result, _) = run_to_end(&rt, input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])));
+    let (result, _) = run_to_end(
+        &rt,
+        input(
+            vec![user("q")],
+            snapshot(vec![(spec("t", true, false), tool)]),
+        ),
+    );
     let error = result.unwrap_err();
     assert_eq!(error.limit, Some(LimitName::MaxToolCalls));
-    assert_eq!(runs.get(), 2, "the first batch ran, the second (over budget) ran nothing");
+    assert_eq!(
+        runs.get(),
+        2,
+        "the first batch ran, the second (over budget) ran nothing"
+    );
     assert_eq!(model.calls(), 2);
 }
 
@@ -194,7 +264,13 @@ fn a_batch_that_could_never_be_answered_is_refused_before_any_tool_runs() {
     let model = ScriptedModel::new(vec![tool_calls("m1", &[("c1", "t", "{}")])]);
     let (tool, runs) = echo_tool("ok");
     let rt = runtime_limits(|l| l.max_model_calls = 1, model);
-    let (result, _) = run_to_end(&rt, input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])));
+    let (result, _) = run_to_end(
+        &rt,
+        input(
+            vec![user("q")],
+            snapshot(vec![(spec("t", true, false), tool)]),
+        ),
+    );
     assert_eq!(result.unwrap_err().limit, Some(LimitName::MaxModelCalls));
     assert_eq!(runs.get(), 0);
 }
@@ -230,7 +306,13 @@ fn batch_with(defect: Defect, size: usize, at: usize) -> (Vec<Step>, Limits) {
             }
         }
         let i = i as u32;
-        steps.push(block_start(i, BlockKind::ToolCall { call_id, name: tool }));
+        steps.push(block_start(
+            i,
+            BlockKind::ToolCall {
+                call_id,
+                name: tool,
+            },
+        ));
         steps.push(delta(i, &args));
         steps.push(block_stop(i));
     }
@@ -245,7 +327,11 @@ fn batch_with(defect: Defect, size: usize, at: usize) -> (Vec<Step>, Limits) {
     (steps, limits)
 }
 
-fn run_defective(defect: Defect, size: usize, at: usize) -> (Result<ExecutionResult, AgentError>, usize) {
+fn run_defective(
+    defect: Defect,
+    size: usize,
+    at: usize,
+) -> (Result<ExecutionResult, AgentError>, usize) {
     let (mut steps, limits) = batch_with(defect, size, at);
     if let Defect::DuplicateCallId = defect {
         if at == 0 {
@@ -257,7 +343,13 @@ fn run_defective(defect: Defect, size: usize, at: usize) -> (Result<ExecutionRes
     let model = ScriptedModel::new(vec![steps, text_reply("m2", "never", StopReason::EndTurn)]);
     let (tool, runs) = echo_tool("ok");
     let rt = runtime_with(model, RuntimeOptions::new(limits), ManualPlatform::new());
-    let (result, _) = run_to_end(&rt, input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])));
+    let (result, _) = run_to_end(
+        &rt,
+        input(
+            vec![user("q")],
+            snapshot(vec![(spec("t", true, false), tool)]),
+        ),
+    );
     (result, runs.get())
 }
 

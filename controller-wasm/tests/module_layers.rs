@@ -1,7 +1,8 @@
 //! The module structure of `src/core` and `src/bindings` is one-way: each directory's `mod.rs` lists its modules
 //! in dependency order, and a module may use only modules listed above it. So every module can be read knowing
 //! only what is above it, and no import cycle can come back unnoticed. Also pinned here: the core knows nothing
-//! of `wasm_bindgen` (docs/adr/001), and `bindings/js.rs` only declares imports, one `extern` block per JS module.
+//! of `wasm_bindgen` (docs/adr/001), and `bindings/js.rs` only declares imports, one `extern` block per JS
+//! module.
 //!
 //! Dependencies are read from the source text: every `super::name` (in `use` lines, paths and `{…}` groups)
 //! outside comments and string literals. Inside `core`, `crate::core::…` and the root re-exports are refused, so
@@ -358,7 +359,7 @@ fn bindings_js_only_declares_imports_one_block_per_module() {
     assert_eq!(
         unique.len(),
         modules.len(),
-        "js.rs imports a JS module from two extern blocks (its key would repeat in the glue's import object): {modules:?}"
+        "js.rs imports a JS module from two extern blocks: {modules:?}"
     );
     assert!(
         modules.iter().any(|m| m.contains("adapter")),

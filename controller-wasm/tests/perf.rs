@@ -32,7 +32,10 @@ fn run_deltas(n: usize) -> (ExecutionResult, usize) {
 }
 
 fn run_prepared(n: usize, model: Rc<ScriptedModel>) -> (ExecutionResult, usize) {
-    let limits = Limits { max_model_output_characters: 10 * n as u64, ..Limits::DEFAULT };
+    let limits = Limits {
+        max_model_output_characters: 10 * n as u64,
+        ..Limits::DEFAULT
+    };
     let rt = runtime_with(model, RuntimeOptions::new(limits), ManualPlatform::new());
     let count = Rc::new(std::cell::Cell::new(0usize));
     let c2 = count.clone();
@@ -41,7 +44,9 @@ fn run_prepared(n: usize, model: Rc<ScriptedModel>) -> (ExecutionResult, usize) 
             c2.set(c2.get() + 1);
         }
     });
-    let execution = rt.start(input(vec![user("q")], no_tools()), observer).unwrap();
+    let execution = rt
+        .start(input(vec![user("q")], no_tools()), observer)
+        .unwrap();
     let result = futures::executor::block_on(execution.result()).unwrap();
     (result, count.get())
 }
@@ -81,24 +86,40 @@ fn best<P>(runs: usize, mut prepare: impl FnMut() -> P, mut f: impl FnMut(P)) ->
 fn bench_aggregate_deltas() {
     // Baseline in the same run: a bare loop appending the same deltas to a String.
     let deltas = |n: usize| -> Vec<String> {
-        (0..n).map(|i| if i % 2 == 0 { "tok ".to_string() } else { "én ".to_string() }).collect()
+        (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    "tok ".to_string()
+                } else {
+                    "én ".to_string()
+                }
+            })
+            .collect()
     };
     let mut figures = Vec::new();
     let mut bases = Vec::new();
     for n in [10_000usize, 100_000, 400_000] {
         // Baseline in the same run: a bare loop counting and appending the same deltas to one String.
-        let base = best(7, || deltas(n), |events| {
-            let mut s = String::new();
-            let mut chars = 0usize;
-            for e in events {
-                chars += e.chars().count();
-                s.push_str(&e);
-            }
-            std::hint::black_box((s, chars));
-        });
-        let ms = best(7, || ScriptedModel::new(vec![delta_script(n)]), |model| {
-            std::hint::black_box(run_prepared(n, model));
-        });
+        let base = best(
+            7,
+            || deltas(n),
+            |events| {
+                let mut s = String::new();
+                let mut chars = 0usize;
+                for e in events {
+                    chars += e.chars().count();
+                    s.push_str(&e);
+                }
+                std::hint::black_box((s, chars));
+            },
+        );
+        let ms = best(
+            7,
+            || ScriptedModel::new(vec![delta_script(n)]),
+            |model| {
+                std::hint::black_box(run_prepared(n, model));
+            },
+        );
         println!(
             "aggregate {n:>7} deltas through DefaultAgentRuntime: {ms:8.2} ms  ({:.2} M deltas/s; bare-loop baseline {base:.2} ms, ratio {:.1}x)",
             n as f64 / ms / 1000.0,
@@ -123,23 +144,43 @@ fn bench_tool_loop_50_steps() {
     let prepare = |steps: usize| {
         let mut scripts = Vec::new();
         for i in 0..steps {
-            scripts.push(tool_calls(&format!("m{i}"), &[(&format!("c{i}"), "t", "{\"i\":1}")]));
+            scripts.push(tool_calls(
+                &format!("m{i}"),
+                &[(&format!("c{i}"), "t", "{\"i\":1}")],
+            ));
         }
         scripts.push(text_reply("end", "done", StopReason::EndTurn));
         ScriptedModel::new(scripts)
     };
     let run = |steps: usize, model: Rc<ScriptedModel>| {
-        let limits = Limits { max_model_calls: steps as u64 + 1, max_tool_calls: steps as u64, ..Limits::DEFAULT };
-        let (tool, _) = fn_tool(|_, ctx| futures::future::ready(Ok(ok_result(&ctx.call_id, "ok"))).boxed_local());
+        let limits = Limits {
+            max_model_calls: steps as u64 + 1,
+            max_tool_calls: steps as u64,
+            ..Limits::DEFAULT
+        };
+        let (tool, _) = fn_tool(|_, ctx| {
+            futures::future::ready(Ok(ok_result(&ctx.call_id, "ok"))).boxed_local()
+        });
         let rt = runtime_with(model, RuntimeOptions::new(limits), ManualPlatform::new());
-        let execution =
-            rt.start(input(vec![user("q")], snapshot(vec![(spec("t", true, false), tool)])), Box::new(|_| {})).unwrap();
+        let execution = rt
+            .start(
+                input(
+                    vec![user("q")],
+                    snapshot(vec![(spec("t", true, false), tool)]),
+                ),
+                Box::new(|_| {}),
+            )
+            .unwrap();
         futures::executor::block_on(execution.result()).unwrap()
     };
     for steps in [10usize, 50] {
-        let ms = best(7, || prepare(steps), |model| {
-            std::hint::black_box(run(steps, model));
-        });
+        let ms = best(
+            7,
+            || prepare(steps),
+            |model| {
+                std::hint::black_box(run(steps, model));
+            },
+        );
         println!("{steps}-step tool loop: {ms:.3} ms total, {:.4} ms per step (model call + tool call + result per step)", ms / steps as f64);
     }
 }

@@ -48,7 +48,10 @@ pub enum BlockKind {
     Text,
     Reasoning,
     #[serde(rename_all = "camelCase")]
-    ToolCall { call_id: String, name: String },
+    ToolCall {
+        call_id: String,
+        name: String,
+    },
 }
 
 /// Why the model stopped (closed set; see the provider mapping in `docs/protocol.md`).

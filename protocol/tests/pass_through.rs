@@ -7,7 +7,8 @@ use patchbridge_protocol::{
     unique, Block, ConversationContext, Message, ModelRequest, StreamEvent, ToolDefinition,
 };
 
-const DATA: &str = r#"{"z":1,"a":{"y":2,"b":3},"big":12345678901234567890123,"f":1.50,"e":1e+5,"neg":-0.0}"#;
+const DATA: &str =
+    r#"{"z":1,"a":{"y":2,"b":3},"big":12345678901234567890123,"f":1.50,"e":1e+5,"neg":-0.0}"#;
 
 /// The one normalisation serde_json makes to number text: the exponent is written `e` with an explicit sign.
 #[test]
@@ -22,10 +23,15 @@ fn model_state_keeps_key_order_and_number_text_through_an_event_and_a_stored_con
         r#"{{"type":"message-stop","stopReason":"end-turn","modelState":{{"format":"f/v1","data":{DATA}}}}}"#
     );
     let parsed: StreamEvent = serde_json::from_str(&event).unwrap();
-    let StreamEvent::MessageStop { model_state, .. } = &parsed else { panic!() };
+    let StreamEvent::MessageStop { model_state, .. } = &parsed else {
+        panic!()
+    };
     let state = model_state.clone().unwrap();
     assert_eq!(serde_json::to_string(&state.data).unwrap(), DATA);
-    let context = ConversationContext { messages: vec![], model_state: Some(state) };
+    let context = ConversationContext {
+        messages: vec![],
+        model_state: Some(state),
+    };
     let stored = serde_json::to_string(&context).unwrap();
     assert!(stored.contains(DATA), "{stored}");
     let reread: ConversationContext = serde_json::from_str(&stored).unwrap();
@@ -50,11 +56,20 @@ fn tool_call_arguments_and_input_schemas_keep_key_order_and_number_text() {
 
 #[test]
 fn tool_call_arguments_with_a_repeated_key_are_refused_at_any_depth() {
-    for input in [r#"{"path":"a","path":"b"}"#, r#"{"outer":{"k":1,"k":2}}"#, r#"{"list":[{"x":1,"x":1}]}"#] {
+    for input in [
+        r#"{"path":"a","path":"b"}"#,
+        r#"{"outer":{"k":1,"k":2}}"#,
+        r#"{"list":[{"x":1,"x":1}]}"#,
+    ] {
         let block = format!(r#"{{"type":"tool-call","callId":"c1","name":"t","input":{input}}}"#);
-        let error = serde_json::from_str::<Block>(&block).unwrap_err().to_string();
+        let error = serde_json::from_str::<Block>(&block)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("duplicate key"), "{input}: {error}");
-        assert!(unique::from_str(input).unwrap_err().to_string().contains("duplicate key"));
+        assert!(unique::from_str(input)
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate key"));
     }
     // Equal keys in different objects are fine, and numbers keep their text.
     let fine = r#"{"a":{"k":1},"b":{"k":2.50},"n":123456789012345678901234567890}"#;
@@ -74,20 +89,34 @@ fn events_and_usage_ignore_unknown_keys_but_requests_and_messages_stay_strict() 
     for event in events {
         serde_json::from_str::<StreamEvent>(event).unwrap_or_else(|e| panic!("{event}: {e}"));
     }
-    let usage: patchbridge_protocol::Usage = serde_json::from_str(r#"{"inputTokens":3,"audioTokens":9}"#).unwrap();
+    let usage: patchbridge_protocol::Usage =
+        serde_json::from_str(r#"{"inputTokens":3,"audioTokens":9}"#).unwrap();
     assert_eq!(usage.input_tokens, 3);
     // Still refused: a repeated key, a wrong type, a missing required key.
-    assert!(serde_json::from_str::<StreamEvent>(r#"{"type":"block-stop","index":0,"index":1}"#).is_err());
+    assert!(
+        serde_json::from_str::<StreamEvent>(r#"{"type":"block-stop","index":0,"index":1}"#)
+            .is_err()
+    );
     assert!(serde_json::from_str::<StreamEvent>(r#"{"type":"block-stop","index":"0"}"#).is_err());
-    assert!(serde_json::from_str::<StreamEvent>(r#"{"type":"message-stop","stopReason":"end-turn"}"#).is_err());
+    assert!(serde_json::from_str::<StreamEvent>(
+        r#"{"type":"message-stop","stopReason":"end-turn"}"#
+    )
+    .is_err());
     // The modelState itself is exactly { format, data }: it is stored and sent back verbatim.
     assert!(serde_json::from_str::<StreamEvent>(
         r#"{"type":"message-stop","stopReason":"end-turn","modelState":{"format":"f","data":1,"x":2}}"#
     )
     .is_err());
     // Requests and messages (what the runtime writes and the relay stores) refuse unknown keys.
-    assert!(serde_json::from_str::<Message>(r#"{"id":"m","role":"user","blocks":[],"x":1}"#).is_err());
+    assert!(
+        serde_json::from_str::<Message>(r#"{"id":"m","role":"user","blocks":[],"x":1}"#).is_err()
+    );
     assert!(serde_json::from_str::<Block>(r#"{"type":"text","text":"a","x":1}"#).is_err());
-    assert!(serde_json::from_str::<ModelRequest>(r#"{"messages":[],"modelState":null,"x":1}"#).is_err());
-    assert!(serde_json::from_str::<ConversationContext>(r#"{"messages":[],"modelState":null,"x":1}"#).is_err());
+    assert!(
+        serde_json::from_str::<ModelRequest>(r#"{"messages":[],"modelState":null,"x":1}"#).is_err()
+    );
+    assert!(serde_json::from_str::<ConversationContext>(
+        r#"{"messages":[],"modelState":null,"x":1}"#
+    )
+    .is_err());
 }

@@ -25,22 +25,41 @@ mod reference {
     #[allow(dead_code)]
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
     pub enum Block {
-        Text { text: String },
-        Image { source: ImageSource },
-        Reasoning { text: String },
+        Text {
+            text: String,
+        },
+        Image {
+            source: ImageSource,
+        },
+        Reasoning {
+            text: String,
+        },
         #[serde(rename_all = "camelCase")]
-        ToolCall { call_id: String, name: String, input: Map<String, Value> },
+        ToolCall {
+            call_id: String,
+            name: String,
+            input: Map<String, Value>,
+        },
         #[serde(rename_all = "camelCase")]
-        ToolResult { call_id: String, content: String, is_error: bool },
+        ToolResult {
+            call_id: String,
+            content: String,
+            is_error: bool,
+        },
     }
 
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
     pub enum ImageSource {
-        Url { url: String },
+        Url {
+            url: String,
+        },
         #[serde(rename_all = "camelCase")]
-        Base64 { media_type: String, data: String },
+        Base64 {
+            media_type: String,
+            data: String,
+        },
     }
 
     /// Events (and their block kinds and usage) ignore unknown keys: forward compatibility with a newer relay.
@@ -52,9 +71,17 @@ mod reference {
             #[serde(default)]
             id: Option<String>,
         },
-        BlockStart { index: u32, block: BlockKind },
-        BlockDelta { index: u32, delta: String },
-        BlockStop { index: u32 },
+        BlockStart {
+            index: u32,
+            block: BlockKind,
+        },
+        BlockDelta {
+            index: u32,
+            delta: String,
+        },
+        BlockStop {
+            index: u32,
+        },
         #[serde(rename_all = "camelCase")]
         MessageStop {
             stop_reason: p::StopReason,
@@ -78,7 +105,10 @@ mod reference {
         Text,
         Reasoning,
         #[serde(rename_all = "camelCase")]
-        ToolCall { call_id: String, name: String },
+        ToolCall {
+            call_id: String,
+            name: String,
+        },
     }
 }
 
@@ -90,12 +120,17 @@ fn normalise(text: String) -> String {
     for kind in ["integer `", "floating point `"] {
         while let Some(start) = out.find(&format!("invalid type: {kind}")) {
             let open = start + "invalid type: ".len() + kind.len();
-            let Some(close) = out[open..].find('`') else { break };
+            let Some(close) = out[open..].find('`') else {
+                break;
+            };
             out.replace_range(start..open + close + 1, "invalid type: number");
         }
     }
     // The derive buffers a number that is not a u64 (1.5) as serde_json's private number map.
-    out.replace("invalid type: map, expected u32", "invalid type: number, expected u32")
+    out.replace(
+        "invalid type: map, expected u32",
+        "invalid type: number, expected u32",
+    )
 }
 
 /// Compares both impls on one input: the same acceptance, the same Debug rendering of the value, the same
@@ -105,16 +140,24 @@ where
     New: for<'de> Deserialize<'de> + std::fmt::Debug,
     Old: for<'de> Deserialize<'de> + std::fmt::Debug,
 {
-    let new = serde_json::from_str::<New>(text).map(|v| format!("{v:?}")).map_err(|e| normalise(e.to_string()));
-    let old = serde_json::from_str::<Old>(text).map(|v| format!("{v:?}")).map_err(|e| normalise(e.to_string()));
+    let new = serde_json::from_str::<New>(text)
+        .map(|v| format!("{v:?}"))
+        .map_err(|e| normalise(e.to_string()));
+    let old = serde_json::from_str::<Old>(text)
+        .map(|v| format!("{v:?}"))
+        .map_err(|e| normalise(e.to_string()));
     match (&new, &old) {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "value differs for {text}"),
         (Err(a), Err(b)) => assert_eq!(a, b, "error text differs for {text}"),
         _ => panic!("acceptance differs for {text}: new {new:?}, old {old:?}"),
     }
     if let Ok(value) = serde_json::from_str::<Value>(text) {
-        let new = serde_json::from_value::<New>(value.clone()).map(|_| ()).map_err(|e| normalise(e.to_string()));
-        let old = serde_json::from_value::<Old>(value).map(|_| ()).map_err(|e| normalise(e.to_string()));
+        let new = serde_json::from_value::<New>(value.clone())
+            .map(|_| ())
+            .map_err(|e| normalise(e.to_string()));
+        let old = serde_json::from_value::<Old>(value)
+            .map(|_| ())
+            .map_err(|e| normalise(e.to_string()));
         assert_eq!(new, old, "from_value differs for {text}");
     }
 }
@@ -167,8 +210,10 @@ fn blocks_deserialise_exactly_as_the_derive_did() {
 #[test]
 fn messages_with_blocks_deserialise_exactly_as_the_derive_did() {
     for block in BLOCKS {
-        let text = format!(r#"{{"id":"m1","role":"assistant","blocks":[{{"type":"text","text":"first"}},
-            {block}]}}"#);
+        let text = format!(
+            r#"{{"id":"m1","role":"assistant","blocks":[{{"type":"text","text":"first"}},
+            {block}]}}"#
+        );
         same::<p::Message, reference::Message>(&text);
     }
 }
@@ -247,9 +292,20 @@ fn block_kinds_deserialise_exactly_as_the_derive_did() {
 fn the_undocumented_sequence_form_is_rejected() {
     assert!(serde_json::from_str::<reference::Block>(r#"["text","hi"]"#).is_ok());
     for text in [r#"["text","hi"]"#, "[]"] {
-        let error = serde_json::from_str::<p::Block>(text).unwrap_err().to_string();
-        assert!(error.starts_with("invalid type: sequence, expected internally tagged enum Block"), "{error}");
-        let error = serde_json::from_str::<p::StreamEvent>(text).unwrap_err().to_string();
-        assert!(error.starts_with("invalid type: sequence, expected internally tagged enum StreamEvent"), "{error}");
+        let error = serde_json::from_str::<p::Block>(text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("invalid type: sequence, expected internally tagged enum Block"),
+            "{error}"
+        );
+        let error = serde_json::from_str::<p::StreamEvent>(text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error
+                .starts_with("invalid type: sequence, expected internally tagged enum StreamEvent"),
+            "{error}"
+        );
     }
 }

@@ -32,20 +32,33 @@ fn message_stop_requires_the_model_state_key() {
     let null = json!({"type":"message-stop","stopReason":"end-turn","modelState":null});
     assert!(matches!(
         serde_json::from_value::<StreamEvent>(null).unwrap(),
-        StreamEvent::MessageStop { model_state: None, .. }
+        StreamEvent::MessageStop {
+            model_state: None,
+            ..
+        }
     ));
 }
 
 #[test]
 fn conversation_context_requires_model_state_key_and_serialises_null() {
     assert!(serde_json::from_value::<ConversationContext>(json!({"messages":[]})).is_err());
-    let ctx: ConversationContext = serde_json::from_value(json!({"messages":[],"modelState":null})).unwrap();
-    assert_eq!(serde_json::to_value(&ctx).unwrap(), json!({"messages":[],"modelState":null}));
+    let ctx: ConversationContext =
+        serde_json::from_value(json!({"messages":[],"modelState":null})).unwrap();
+    assert_eq!(
+        serde_json::to_value(&ctx).unwrap(),
+        json!({"messages":[],"modelState":null})
+    );
 }
 
 #[test]
 fn stream_events_use_kebab_case_tags() {
-    let ev = StreamEvent::BlockStart { index: 0, block: BlockKind::ToolCall { call_id: "c1".into(), name: "n".into() } };
+    let ev = StreamEvent::BlockStart {
+        index: 0,
+        block: BlockKind::ToolCall {
+            call_id: "c1".into(),
+            name: "n".into(),
+        },
+    };
     assert_eq!(
         serde_json::to_value(&ev).unwrap(),
         json!({"type":"block-start","index":0,"block":{"type":"tool-call","callId":"c1","name":"n"}})

@@ -1,8 +1,9 @@
 //! Imports from JavaScript, and nothing else: the host adapters of `npm/adapter.js` (resolved relative to the
 //! generated glue in `npm/pkg/`, hence `raw_module = "../adapter.js"`) and the few globals the bindings use.
 //!
-//! One `extern` block per JS module: wasm-bindgen writes one import-object key per block, so a module imported
-//! from two blocks appears twice in the glue's import object ("Duplicate key" warnings in every bundler).
+//! One `extern` block per JS module, so everything the bindings need from a module is read in one place.
+//! (wasm-bindgen still gives each function the wasm imports directly its own namespace import of that module;
+//! `scripts/build-wasm.sh` merges them into one import-object key, so bundlers see no duplicate key.)
 //! Rust values exported to JS (`RustEventStream`, `RequestHandle`) cross as `JsValue`, so this file depends on
 //! no other module of the bindings.
 

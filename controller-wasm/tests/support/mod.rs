@@ -15,8 +15,8 @@ use futures::future::{FutureExt, LocalBoxFuture};
 use futures::stream::Stream;
 use futures::task::LocalSpawnExt;
 use patchbridge_agent::core::protocol::{
-    Block, BlockKind, ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary, Message, ModelRequest,
-    ModelState, Role, StopReason, StreamEvent, Usage,
+    Block, BlockKind, ConversationContext, ConversationPage, ConversationSnapshot,
+    ConversationSummary, Message, ModelRequest, ModelState, Role, StopReason, StreamEvent, Usage,
 };
 use patchbridge_agent::core::*;
 use serde_json::{json, Map, Value};
@@ -90,7 +90,8 @@ impl ManualPlatform {
         let now = self.now.get();
         let due: Vec<Latch> = {
             let mut timers = self.timers.borrow_mut();
-            let (fire, keep): (Vec<Timer>, Vec<Timer>) = timers.drain(..).partition(|t| t.due <= now);
+            let (fire, keep): (Vec<Timer>, Vec<Timer>) =
+                timers.drain(..).partition(|t| t.due <= now);
             *timers = keep;
             fire.into_iter().map(|t| t.latch).collect()
         };
@@ -103,7 +104,10 @@ impl ManualPlatform {
 impl Platform for ManualPlatform {
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {
         let latch = Latch::new();
-        self.timers.borrow_mut().push(Timer { due: self.now.get() + ms as f64, latch: latch.clone() });
+        self.timers.borrow_mut().push(Timer {
+            due: self.now.get() + ms as f64,
+            latch: latch.clone(),
+        });
         latch.wait().boxed_local()
     }
     fn now_ms(&self) -> f64 {
@@ -149,7 +153,10 @@ pub struct ScriptedModel {
 
 impl ScriptedModel {
     pub fn new(scripts: Vec<Vec<Step>>) -> Rc<Self> {
-        Rc::new(ScriptedModel { scripts: RefCell::new(scripts.into()), ..ScriptedModel::default() })
+        Rc::new(ScriptedModel {
+            scripts: RefCell::new(scripts.into()),
+            ..ScriptedModel::default()
+        })
     }
     pub fn calls(&self) -> usize {
         self.requests.borrow().len()
@@ -173,7 +180,9 @@ impl Stream for ScriptStream {
                     Poll::Ready(()) => self.waiting = None,
                 }
             }
-            let Some(step) = self.steps.pop_front() else { return Poll::Ready(None) };
+            let Some(step) = self.steps.pop_front() else {
+                return Poll::Ready(None);
+            };
             match step {
                 Step::Event(event) => {
                     self.pulled.set(self.pulled.get() + 1);
@@ -182,7 +191,10 @@ impl Stream for ScriptStream {
                 Step::Fail(error) => return Poll::Ready(Some(Err(error))),
                 Step::HangUntilAbort => {
                     let signal = self.signal.clone();
-                    self.steps.push_front(Step::Fail(AgentError::new(ErrorCode::ModelFailed, "aborted")));
+                    self.steps.push_front(Step::Fail(AgentError::new(
+                        ErrorCode::ModelFailed,
+                        "aborted",
+                    )));
                     self.waiting = Some(Box::pin(signal.aborted()));
                 }
                 Step::HangForever => {
@@ -199,12 +211,22 @@ impl Stream for ScriptStream {
 impl Model for ScriptedModel {
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
         // Recorded as the protocol value (a deep copy) so tests compare plain messages.
-        self.requests.borrow_mut().push(Rc::new(request.to_request()));
+        self.requests
+            .borrow_mut()
+            .push(Rc::new(request.to_request()));
         self.signals.borrow_mut().push(signal.clone());
         let steps = self.scripts.borrow_mut().pop_front().unwrap_or_else(|| {
-            vec![Step::Fail(AgentError::new(ErrorCode::ModelFailed, "test model: no script left for this call"))]
+            vec![Step::Fail(AgentError::new(
+                ErrorCode::ModelFailed,
+                "test model: no script left for this call",
+            ))]
         });
-        Box::pin(ScriptStream { steps: steps.into(), signal, waiting: None, pulled: self.pulled.clone() })
+        Box::pin(ScriptStream {
+            steps: steps.into(),
+            signal,
+            waiting: None,
+            pulled: self.pulled.clone(),
+        })
     }
 }
 
@@ -215,7 +237,9 @@ pub fn ev(e: StreamEvent) -> Step {
 }
 
 pub fn start(id: &str) -> Step {
-    ev(StreamEvent::MessageStart { id: Some(id.to_string()) })
+    ev(StreamEvent::MessageStart {
+        id: Some(id.to_string()),
+    })
 }
 
 pub fn block_start(index: u32, block: BlockKind) -> Step {
@@ -223,7 +247,10 @@ pub fn block_start(index: u32, block: BlockKind) -> Step {
 }
 
 pub fn delta(index: u32, text: &str) -> Step {
-    ev(StreamEvent::BlockDelta { index, delta: text.to_string() })
+    ev(StreamEvent::BlockDelta {
+        index,
+        delta: text.to_string(),
+    })
 }
 
 pub fn block_stop(index: u32) -> Step {
@@ -235,12 +262,22 @@ pub fn stop(reason: StopReason) -> Step {
 }
 
 pub fn stop_with(reason: StopReason, usage: Usage, model_state: Option<ModelState>) -> Step {
-    ev(StreamEvent::MessageStop { stop_reason: reason, usage, model_state })
+    ev(StreamEvent::MessageStop {
+        stop_reason: reason,
+        usage,
+        model_state,
+    })
 }
 
 /// A complete text message.
 pub fn text_reply(id: &str, text: &str, reason: StopReason) -> Vec<Step> {
-    vec![start(id), block_start(0, BlockKind::Text), delta(0, text), block_stop(0), stop(reason)]
+    vec![
+        start(id),
+        block_start(0, BlockKind::Text),
+        delta(0, text),
+        block_stop(0),
+        stop(reason),
+    ]
 }
 
 /// A complete message with one tool call per `(call_id, tool, raw_args)`, stopping with tool-use.
@@ -248,7 +285,13 @@ pub fn tool_calls(id: &str, calls: &[(&str, &str, &str)]) -> Vec<Step> {
     let mut steps = vec![start(id)];
     for (i, (call_id, tool, args)) in calls.iter().enumerate() {
         let i = i as u32;
-        steps.push(block_start(i, BlockKind::ToolCall { call_id: call_id.to_string(), name: tool.to_string() }));
+        steps.push(block_start(
+            i,
+            BlockKind::ToolCall {
+                call_id: call_id.to_string(),
+                name: tool.to_string(),
+            },
+        ));
         steps.push(delta(i, args));
         steps.push(block_stop(i));
     }
@@ -257,7 +300,13 @@ pub fn tool_calls(id: &str, calls: &[(&str, &str, &str)]) -> Vec<Step> {
 }
 
 pub fn user(text: &str) -> Message {
-    Message { id: format!("u-{text}"), role: Role::User, blocks: vec![Block::Text { text: text.to_string() }] }
+    Message {
+        id: format!("u-{text}"),
+        role: Role::User,
+        blocks: vec![Block::Text {
+            text: text.to_string(),
+        }],
+    }
 }
 
 // ---------------------------------------------------------------- tools
@@ -277,9 +326,17 @@ impl ToolHandler for FnTool {
     }
 }
 
-pub fn fn_tool(f: impl Fn(Rc<Map<String, Value>>, ToolContext) -> ToolOutput + 'static) -> (Rc<FnTool>, Rc<Cell<usize>>) {
+pub fn fn_tool(
+    f: impl Fn(Rc<Map<String, Value>>, ToolContext) -> ToolOutput + 'static,
+) -> (Rc<FnTool>, Rc<Cell<usize>>) {
     let runs = Rc::new(Cell::new(0));
-    (Rc::new(FnTool { f: Box::new(f), runs: runs.clone() }), runs)
+    (
+        Rc::new(FnTool {
+            f: Box::new(f),
+            runs: runs.clone(),
+        }),
+        runs,
+    )
 }
 
 pub fn ok_result(call_id: &str, content: &str) -> Value {
@@ -288,7 +345,9 @@ pub fn ok_result(call_id: &str, content: &str) -> Value {
 
 /// A tool that answers `content` immediately.
 pub fn echo_tool(content: &'static str) -> (Rc<FnTool>, Rc<Cell<usize>>) {
-    fn_tool(move |_, ctx| futures::future::ready(Ok(ok_result(&ctx.call_id, content))).boxed_local())
+    fn_tool(move |_, ctx| {
+        futures::future::ready(Ok(ok_result(&ctx.call_id, content))).boxed_local()
+    })
 }
 
 pub fn spec(name: &str, read_only: bool, require_confirmation: bool) -> ToolSpec {
@@ -321,9 +380,16 @@ pub struct RecordingHook {
 
 impl AgentHook for RecordingHook {
     fn on_event(&self, event: &HookEvent, _ctx: &HookContext) -> Result<(), AgentError> {
-        self.log.borrow_mut().push((self.name.to_string(), event.type_name().to_string(), event.to_json()));
+        self.log.borrow_mut().push((
+            self.name.to_string(),
+            event.type_name().to_string(),
+            event.to_json(),
+        ));
         if self.fail_on == Some(event.type_name()) {
-            return Err(AgentError::new(ErrorCode::HookFailed, format!("{} refuses {}", self.name, event.type_name())));
+            return Err(AgentError::new(
+                ErrorCode::HookFailed,
+                format!("{} refuses {}", self.name, event.type_name()),
+            ));
         }
         Ok(())
     }
@@ -332,7 +398,11 @@ impl AgentHook for RecordingHook {
 pub type HookLog = Rc<RefCell<Vec<(String, String, Value)>>>;
 
 pub fn hook(name: &'static str, log: &HookLog, fail_on: Option<&'static str>) -> Rc<dyn AgentHook> {
-    Rc::new(RecordingHook { name, log: log.clone(), fail_on })
+    Rc::new(RecordingHook {
+        name,
+        log: log.clone(),
+        fail_on,
+    })
 }
 
 pub fn hook_types(log: &HookLog) -> Vec<String> {
@@ -345,7 +415,11 @@ pub fn limits() -> Limits {
     Limits::DEFAULT
 }
 
-pub fn runtime_with(model: Rc<dyn Model>, options: RuntimeOptions, platform: Rc<ManualPlatform>) -> DefaultAgentRuntime {
+pub fn runtime_with(
+    model: Rc<dyn Model>,
+    options: RuntimeOptions,
+    platform: Rc<ManualPlatform>,
+) -> DefaultAgentRuntime {
     DefaultAgentRuntime::new(model, options, platform).expect("valid options")
 }
 
@@ -359,7 +433,13 @@ pub type EventLog = Rc<RefCell<Vec<(String, Value)>>>;
 pub fn recorder() -> (EventLog, Observer) {
     let log: EventLog = Rc::default();
     let sink = log.clone();
-    (log, Box::new(move |event: &ExecutionEvent<'_>| sink.borrow_mut().push((event.type_name().to_string(), event.to_json()))))
+    (
+        log,
+        Box::new(move |event: &ExecutionEvent<'_>| {
+            sink.borrow_mut()
+                .push((event.type_name().to_string(), event.to_json()))
+        }),
+    )
 }
 
 pub fn event_types(log: &EventLog) -> Vec<String> {
@@ -373,7 +453,9 @@ pub struct Harness {
 
 impl Harness {
     pub fn new() -> Self {
-        Harness { pool: LocalPool::new() }
+        Harness {
+            pool: LocalPool::new(),
+        }
     }
     pub fn spawn(&mut self, execution: &AgentExecution) {
         self.pool.spawner().spawn_local(execution.driver()).unwrap();
@@ -392,7 +474,10 @@ pub fn peek(execution: &AgentExecution) -> Option<Result<ExecutionResult, AgentE
 }
 
 /// Starts and runs to completion on a fresh pool (for executions that must settle without outside help).
-pub fn run_to_end(runtime: &DefaultAgentRuntime, input: ExecutionInput) -> (Result<ExecutionResult, AgentError>, EventLog) {
+pub fn run_to_end(
+    runtime: &DefaultAgentRuntime,
+    input: ExecutionInput,
+) -> (Result<ExecutionResult, AgentError>, EventLog) {
     let (log, observer) = recorder();
     let execution = runtime.start(input, observer).expect("valid input");
     let mut pool = LocalPool::new();
@@ -436,7 +521,11 @@ impl MemoryStore {
         Rc::new(MemoryStore::default())
     }
     fn find(&self, id: &str) -> Option<(ConversationSummary, ConversationContext)> {
-        self.conversations.borrow().iter().find(|(s, _)| s.id == id).cloned()
+        self.conversations
+            .borrow()
+            .iter()
+            .find(|(s, _)| s.id == id)
+            .cloned()
     }
     /// Simulates another tab saving: bumps the stored revision.
     pub fn bump_elsewhere(&self, id: &str) {
@@ -452,7 +541,10 @@ impl MemoryStore {
     fn take_failure(&self) -> Option<AgentError> {
         self.fail_next.borrow_mut().take()
     }
-    fn gated<T: 'static>(&self, value: Result<T, AgentError>) -> LocalBoxFuture<'static, Result<T, AgentError>> {
+    fn gated<T: 'static>(
+        &self,
+        value: Result<T, AgentError>,
+    ) -> LocalBoxFuture<'static, Result<T, AgentError>> {
         match self.gate.borrow().clone() {
             Some(latch) => async move {
                 latch.wait().await;
@@ -465,12 +557,22 @@ impl MemoryStore {
 }
 
 impl ConversationStore for MemoryStore {
-    fn list(&self, limit: Option<u32>, cursor: Option<&str>) -> LocalBoxFuture<'static, Result<ConversationPage, AgentError>> {
+    fn list(
+        &self,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> LocalBoxFuture<'static, Result<ConversationPage, AgentError>> {
         if let Some(error) = self.take_failure() {
             return futures::future::ready(Err(error)).boxed_local();
         }
         // Newest first = reverse creation order here; the cursor is the index to continue from.
-        let all: Vec<ConversationSummary> = self.conversations.borrow().iter().rev().map(|(s, _)| s.clone()).collect();
+        let all: Vec<ConversationSummary> = self
+            .conversations
+            .borrow()
+            .iter()
+            .rev()
+            .map(|(s, _)| s.clone())
+            .collect();
         let start: usize = cursor.map(|c| c.parse().unwrap()).unwrap_or(0);
         let limit = limit.unwrap_or(20) as usize;
         let items: Vec<ConversationSummary> = all.iter().skip(start).take(limit).cloned().collect();
@@ -495,15 +597,25 @@ impl ConversationStore for MemoryStore {
     }
     fn load(&self, id: &str) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         let result = if self.corrupt.borrow().iter().any(|c| c == id) {
-            Err(AgentError::new(ErrorCode::ConversationCorrupt, "stored context does not parse"))
+            Err(AgentError::new(
+                ErrorCode::ConversationCorrupt,
+                "stored context does not parse",
+            ))
         } else {
             self.find(id)
-                .map(|(conversation, context)| ConversationSnapshot { conversation, context })
+                .map(|(conversation, context)| ConversationSnapshot {
+                    conversation,
+                    context,
+                })
                 .ok_or_else(|| AgentError::new(ErrorCode::RelayError, "NOT_FOUND"))
         };
         futures::future::ready(result).boxed_local()
     }
-    fn create(&self, title: &str, ctx: &ConversationContext) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+    fn create(
+        &self,
+        title: &str,
+        ctx: &ConversationContext,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         self.creates.set(self.creates.get() + 1);
         let summary = ConversationSummary {
             id: format!("c{}", self.conversations.borrow().len() + 1),
@@ -512,10 +624,22 @@ impl ConversationStore for MemoryStore {
             created_at: "2026-01-01T00:00:00Z".into(),
             updated_at: "2026-01-01T00:00:00Z".into(),
         };
-        self.conversations.borrow_mut().push((summary.clone(), ctx.clone()));
-        futures::future::ready(Ok(ConversationSnapshot { conversation: summary, context: ctx.clone() })).boxed_local()
+        self.conversations
+            .borrow_mut()
+            .push((summary.clone(), ctx.clone()));
+        futures::future::ready(Ok(ConversationSnapshot {
+            conversation: summary,
+            context: ctx.clone(),
+        }))
+        .boxed_local()
     }
-    fn save(&self, id: &str, expected_revision: u64, title: Option<&str>, ctx: &ConversationContext) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
+    fn save(
+        &self,
+        id: &str,
+        expected_revision: u64,
+        title: Option<&str>,
+        ctx: &ConversationContext,
+    ) -> LocalBoxFuture<'static, Result<ConversationSnapshot, AgentError>> {
         if let Some(error) = self.take_failure() {
             return self.gated(Err(error));
         }
@@ -524,7 +648,10 @@ impl ConversationStore for MemoryStore {
             None => Err(AgentError::new(ErrorCode::RelayError, "NOT_FOUND")),
             Some((summary, _)) if summary.revision != expected_revision => Err(AgentError::new(
                 ErrorCode::RevisionConflict,
-                format!("stale revision {expected_revision}, current {}", summary.revision),
+                format!(
+                    "stale revision {expected_revision}, current {}",
+                    summary.revision
+                ),
             )),
             Some((summary, context)) => {
                 self.saves.set(self.saves.get() + 1);
@@ -533,7 +660,10 @@ impl ConversationStore for MemoryStore {
                     summary.title = title.to_string();
                 }
                 *context = ctx.clone();
-                Ok(ConversationSnapshot { conversation: summary.clone(), context: ctx.clone() })
+                Ok(ConversationSnapshot {
+                    conversation: summary.clone(),
+                    context: ctx.clone(),
+                })
             }
         };
         drop(conversations);
