@@ -11,18 +11,34 @@
 
 import { AgentError } from './errors.js';
 
-/** Builds the error class instance for the Rust side (details arrive as JSON text). */
+/** @typedef {import('./errors.js').AgentErrorCode} AgentErrorCode */
+/** @typedef {import('./errors.js').LimitName} LimitName */
+
+/**
+ * Builds the error class instance for the Rust side (details arrive as JSON text).
+ * @param {string} code one of the core's codes
+ * @param {string} message
+ * @param {string | null | undefined} limit
+ * @param {string | null | undefined} detailsJson
+ * @param {unknown} cause
+ */
 export function makeAgentError(code, message, limit, detailsJson, cause) {
+  /** @type {{ limit?: LimitName; details?: unknown; cause?: unknown }} */
   const options = {};
-  if (limit !== undefined && limit !== null) options.limit = limit;
+  if (limit !== undefined && limit !== null) options.limit = /** @type {LimitName} */ (limit);
   if (detailsJson !== undefined && detailsJson !== null) options.details = parseFrozen(detailsJson);
   if (cause !== undefined && cause !== null) options.cause = cause;
-  return new AgentError(code, message, options);
+  return new AgentError(/** @type {AgentErrorCode} */ (code), message, options);
 }
 
-/** Describes a thrown value for Rust: `[code|null, message, limit|null, detailsJson|null]`. */
+/**
+ * Describes a thrown value for Rust: `[code|null, message, limit|null, detailsJson|null]`.
+ * @param {unknown} error
+ * @returns {[string | null, string, string | null, string | null]}
+ */
 export function describeError(error) {
   if (error instanceof AgentError) {
+    /** @type {string | null} */
     let details = null;
     try { details = error.details == null ? null : JSON.stringify(error.details); } catch { details = null; }
     return [error.code, String(error.message), error.limit ?? null, details];
@@ -33,24 +49,43 @@ export function describeError(error) {
   return [null, text, null, null];
 }
 
+/**
+ * Freezes `value` and everything reachable through its own enumerable keys; returns it.
+ * @template T
+ * @param {T} value
+ * @returns {T}
+ */
 export function deepFreeze(value) {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze(value[key]);
+    const record = /** @type {Record<string, unknown>} */ (value);
+    for (const key of Object.keys(record)) deepFreeze(record[key]);
   }
   return value;
 }
 
-/** JSON text from Rust as a deep-frozen value (hook data, tool results, state snapshots). */
+/**
+ * JSON text from Rust as a deep-frozen value (hook data, tool results, state snapshots).
+ * @param {string} text
+ * @returns {unknown}
+ */
 export function parseFrozen(text) {
   return deepFreeze(JSON.parse(text));
 }
 
-/** JSON text from Rust as a fresh mutable value (requests handed to models and interceptors). */
+/**
+ * JSON text from Rust as a fresh mutable value (requests handed to models and interceptors).
+ * @param {string} text
+ * @returns {unknown}
+ */
 export function parseJson(text) {
   return JSON.parse(text);
 }
 
+/**
+ * @param {string} key
+ * @param {unknown} value
+ */
 function strictReplacer(key, value) {
   switch (typeof value) {
     case 'undefined':
@@ -58,7 +93,7 @@ function strictReplacer(key, value) {
     case 'function': case 'symbol': case 'bigint':
       throw new TypeError(`"${key}" is a ${typeof value}, which is not JSON`);
     case 'number':
-      if (!Number.isFinite(value)) throw new TypeError(`"${key}" is ${value}, which is not JSON`);
+      if (!Number.isFinite(value)) throw new TypeError(`"${key}" is ${String(value)}, which is not JSON`);
       return value;
     default:
       return value;
@@ -68,6 +103,8 @@ function strictReplacer(key, value) {
 /**
  * Strict JSON text of a host value, or throws TypeError: `undefined` members, functions and non-finite numbers
  * are refused instead of being silently dropped, so Rust's exact-shape validation sees what the host returned.
+ * @param {unknown} value
+ * @returns {string | undefined} `undefined` only where JSON.stringify gives it (a bare symbol, say)
  */
 export function toJson(value) {
   return JSON.stringify(value, strictReplacer);
@@ -79,6 +116,8 @@ export function toJson(value) {
  * Boolean objects, calls toJSON, so a Date becomes a string, and skips symbol-keyed and non-enumerable
  * properties); here every own key is kept (a symbol as its description text) and a member that is not a JSON
  * primitive becomes `null`, which no field of a valid result accepts, so Rust rejects it with the field's name.
+ * @param {unknown} value
+ * @returns {string | undefined}
  */
 export function toolResultJson(value) {
   return ownMembersJson(value, false);
@@ -89,13 +128,18 @@ export function toolResultJson(value) {
  * every own key is kept (a symbol as its description text) and a member that is not a JSON primitive (string,
  * boolean, finite number) becomes `null`, which none of the checked fields accepts, so Rust names the field.
  * With `skipUndefined`, an `undefined` member counts as not written. Anything but a plain object is strict JSON.
+ * @param {unknown} value
+ * @param {boolean} skipUndefined
+ * @returns {string | undefined}
  */
 function ownMembersJson(value, skipUndefined) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return tryToJson(value);
   try {
+    /** @type {Record<string, unknown>} */
     const plain = {};
-    for (const key of Reflect.ownKeys(value)) {
-      const member = value[key];
+    const record = /** @type {Record<string | symbol, unknown>} */ (value);
+    for (const key of Reflect.ownKeys(record)) {
+      const member = record[key];
       if (member === undefined && skipUndefined) continue;
       const primitive = typeof member === 'string' || typeof member === 'boolean'
         || (typeof member === 'number' && Number.isFinite(member));
@@ -107,7 +151,11 @@ function ownMembersJson(value, skipUndefined) {
   }
 }
 
-/** Like toJson but returns `undefined` on failure (callers turn that into a typed error). */
+/**
+ * Like toJson but returns `undefined` on failure (callers turn that into a typed error).
+ * @param {unknown} value
+ * @returns {string | undefined}
+ */
 export function tryToJson(value) {
   try { return toJson(value); } catch { return undefined; }
 }
@@ -115,13 +163,18 @@ export function tryToJson(value) {
 // Flushing a partially filled batch waits for the event loop to be idle (a macrotask), so a producer that yields
 // synchronously-available events fills whole batches while a network stream is still delivered without delay.
 // A full batch or a message-stop (nothing may follow it) is handed over at once.
-const scheduleIdle = typeof setImmediate === 'function'
-  ? (fn) => setImmediate(fn)
+/** Node's setImmediate where there is one (not in browsers). */
+const nodeSetImmediate = /** @type {((fn: () => void) => unknown) | undefined} */ (
+  /** @type {{ setImmediate?: unknown }} */ (globalThis).setImmediate);
+/** @type {(fn: () => void) => void} */
+const scheduleIdle = typeof nodeSetImmediate === 'function'
+  ? (fn) => { nodeSetImmediate(fn); }
   : (() => {
     const channel = new MessageChannel();
+    /** @type {Array<() => void>} */
     const queue = [];
     channel.port1.onmessage = () => { const fn = queue.shift(); if (fn) fn(); };
-    return (fn) => { queue.push(fn); channel.port2.postMessage(0); };
+    return (/** @type {() => void} */ fn) => { queue.push(fn); channel.port2.postMessage(0); };
   })();
 
 const BATCH = 512;        // events per batch handed to Rust when the producer is fast
@@ -144,14 +197,16 @@ export const PUMP_FAILED = 2;
 /**
  * A block-delta whose `delta` is a string and `index` a valid block index, read as own data properties. Other keys
  * are ignored, as the protocol ignores unknown keys in events (docs/protocol.md, forward compatibility).
+ * @param {{ index?: unknown; delta?: unknown }} value
+ * @returns {value is { index: number; delta: string }}
  */
 function isPlainDelta(value) {
-  const index = value.index;
+  const index = /** @type {number} */ (value.index);
   return typeof value.delta === 'string' && Number.isInteger(index) && index >= 0 && index <= 0xffffffff
     && Object.hasOwn(value, 'index') && Object.hasOwn(value, 'delta');
 }
 
-const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
+const isHighSurrogate = (/** @type {number} */ code) => code >= 0xd800 && code <= 0xdbff;
 
 /**
  * Drains an async (or sync) iterable into one batch for Rust: `text` (all payloads concatenated) plus `meta`,
@@ -165,24 +220,36 @@ const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
  * the buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored).
  */
 export class Pump {
+  /**
+   * @param {unknown} iterable an async (or sync) iterable of events, or of JSON text when `raw`
+   * @param {boolean} raw
+   */
   constructor(iterable, raw) {
     this.raw = raw;
     this.text = '';
+    /** @type {number[]} */
     this.meta = [];
+    /** @type {Uint32Array | null} */
     this.taken = null;
     this.done = false;
     this.failed = false;
+    /** @type {unknown} */
     this.error = undefined;
     this.stopped = false;
+    /** @type {((value: void) => void) | null} */
     this.waiter = null;
+    /** @type {((value: void) => void) | null} */
     this.resume = null;
     this.idleScheduled = false;
+    /** @type {{ index: number; text: string } | null} */
     this.held = null;
+    const source = /** @type {any} */ (iterable);
+    /** @type {AsyncIterator<any> | Iterator<any>} */
     let iterator;
-    if (iterable != null && typeof iterable[Symbol.asyncIterator] === 'function') {
-      iterator = iterable[Symbol.asyncIterator]();
-    } else if (iterable != null && typeof iterable[Symbol.iterator] === 'function' && typeof iterable !== 'string') {
-      iterator = iterable[Symbol.iterator]();
+    if (source != null && typeof source[Symbol.asyncIterator] === 'function') {
+      iterator = source[Symbol.asyncIterator]();
+    } else if (source != null && typeof source[Symbol.iterator] === 'function' && typeof source !== 'string') {
+      iterator = source[Symbol.iterator]();
     } else {
       throw new TypeError('model stream is not an async iterable');
     }
@@ -220,7 +287,7 @@ export class Pump {
           if (n >= BATCH * META_FIELDS || last) this.wake();
           else if (!this.idleScheduled) { this.idleScheduled = true; scheduleIdle(() => { this.idleScheduled = false; this.wake(); }); }
         }
-        if (n >= HIGH_WATER * META_FIELDS) await new Promise((resolve) => { this.resume = resolve; });
+        if (n >= HIGH_WATER * META_FIELDS) await /** @type {Promise<void>} */ (new Promise((resolve) => { this.resume = resolve; }));
         if (this.stopped) return;
       }
       this.releaseHeld();
@@ -237,6 +304,8 @@ export class Pump {
    * A model that slices text by JavaScript string length can cut a surrogate pair in two. A delta ending in a
    * high surrogate keeps it back and puts it in front of the next delta of the same block, so the pair travels
    * whole (split across two batches it would otherwise become two U+FFFD, or misalign the batch lengths).
+   * @param {number} index
+   * @param {string} delta
    */
   pushDelta(index, delta) {
     let text = delta;
@@ -301,6 +370,7 @@ export class Pump {
     return this.error;
   }
 
+  /** @returns {Promise<void>} */
   wait() {
     return new Promise((resolve) => {
       if (this.meta.length > 0 || this.done || this.failed) resolve();
@@ -318,7 +388,7 @@ export class Pump {
     const it = this.iterator;
     if (!this.done && !this.failed && typeof it.return === 'function') {
       try {
-        const pending = it.return();
+        const pending = /** @type {any} */ (it.return());
         if (pending && typeof pending.then === 'function') pending.then(undefined, () => {});
       } catch { /* a late exception of an abandoned stream is isolated by design */ }
     }
@@ -328,10 +398,13 @@ export class Pump {
 /**
  * A Rust event stream as an async iterable of fresh event objects (the `next` given to model interceptors).
  * `handle.next()` resolves to JSON text or undefined at the end; `handle.close()` drops the Rust stream.
+ * @param {{ next(): Promise<string | undefined>; close(): void }} handle a `RustEventStream`
+ * @returns {AsyncIterableIterator<unknown>}
  */
 export function iterableFromRust(handle) {
   let closed = false;
   const close = () => { if (!closed) { closed = true; handle.close(); } };
+  /** @type {AsyncIterableIterator<unknown>} */
   const iterator = {
     [Symbol.asyncIterator]() { return iterator; },
     async next() {
@@ -341,11 +414,18 @@ export function iterableFromRust(handle) {
       if (text === undefined) { close(); return { done: true, value: undefined }; }
       return { done: false, value: JSON.parse(text) };
     },
-    async return(value) { close(); return { done: true, value }; },
+    async return(/** @type {unknown} */ value) { close(); return { done: true, value }; },
   };
   return iterator;
 }
 
+/** @typedef {Record<string, string> | Headers} HeaderValues */
+
+/**
+ * The host's `headers` option for one request: an object, or a (possibly async) function returning one.
+ * @param {HeaderValues | (() => HeaderValues | Promise<HeaderValues>) | null | undefined} provider
+ * @returns {Promise<Record<string, string>>}
+ */
 async function resolveHeaders(provider) {
   if (provider == null) return {};
   const value = typeof provider === 'function' ? await provider() : provider;
@@ -357,12 +437,21 @@ async function resolveHeaders(provider) {
 /**
  * One JSON request to the relay. Resolves to `[status, bodyText]` for any HTTP status (Rust maps statuses and
  * error bodies to codes); rejects only when the request could not be made at all.
+ * @param {string} method
+ * @param {string} url
+ * @param {Parameters<typeof resolveHeaders>[0]} headersProvider
+ * @param {string | null | undefined} bodyText
+ * @param {AbortSignal | null | undefined} signal
+ * @returns {Promise<[number, string]>}
  */
 export async function relayRequest(method, url, headersProvider, bodyText, signal) {
   const headers = await resolveHeaders(headersProvider);
-  const init = { method, headers: { accept: 'application/json', ...headers }, signal: signal ?? undefined };
+  /** @type {Record<string, string>} */
+  const requestHeaders = { accept: 'application/json', ...headers };
+  /** @type {RequestInit} */
+  const init = { method, headers: requestHeaders, signal: signal ?? undefined };
   if (bodyText !== undefined && bodyText !== null) {
-    init.headers['content-type'] = 'application/json';
+    requestHeaders['content-type'] = 'application/json';
     init.body = bodyText;
   }
   const response = await fetch(url, init);
@@ -373,6 +462,11 @@ export async function relayRequest(method, url, headersProvider, bodyText, signa
  * POST {endpoint}/model and frame its text/event-stream body into JSON payloads. Resolves to
  * `[status, body]`: for 2xx `body` is an async iterable of `data:` payloads (JSON text, for a raw Pump); for any
  * other status it is the error body text.
+ * @param {string} url
+ * @param {Parameters<typeof resolveHeaders>[0]} headersProvider
+ * @param {string} bodyText
+ * @param {AbortSignal | null | undefined} signal
+ * @returns {Promise<[number, string | AsyncGenerator<string>]>}
  */
 export async function relayStream(url, headersProvider, bodyText, signal) {
   const headers = await resolveHeaders(headersProvider);
@@ -383,12 +477,18 @@ export async function relayStream(url, headersProvider, bodyText, signal) {
     signal: signal ?? undefined,
   });
   if (response.status < 200 || response.status > 299) return [response.status, await response.text()];
-  return [response.status, sseData(response.body)];
+  return [response.status, sseData(/** @type {ReadableStream<BufferSource>} */ (response.body))];
 }
 
+/**
+ * The `data:` payloads of a text/event-stream body, one string per event.
+ * @param {ReadableStream<BufferSource>} body
+ * @returns {AsyncGenerator<string>}
+ */
 async function* sseData(body) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
+  /** @type {string[]} */
   let data = [];
   try {
     for (;;) {
@@ -417,6 +517,7 @@ async function* sseData(body) {
   }
 }
 
+/** A fresh AbortController (one per execution, mirrored from the core's signal). */
 export function newAbortController() {
   return new AbortController();
 }
@@ -435,22 +536,39 @@ export function newId() {
  * description text); an `undefined` member counts as not written (a partial override leaves it at the default,
  * a full one reports it missing); any other member that is not a primitive becomes `null`, which no limit
  * accepts. Plain JSON.stringify would unbox `new Number(5)` and call toJSON, passing loose values as integers.
+ * @param {unknown} value
+ * @returns {string | undefined}
  */
 export function limitsJson(value) {
   return ownMembersJson(value, true);
 }
 
-/** Observer call for the hot event (a block-delta) without a JSON round trip. */
+/**
+ * Observer call for the hot event (a block-delta) without a JSON round trip.
+ * @param {(event: unknown) => unknown} observer
+ * @param {number} index
+ * @param {string} delta
+ */
 export function emitDelta(observer, index, delta) {
   observer(Object.freeze({ type: 'block-delta', index, delta }));
 }
 
-/** Marks a promise handled and logs its rejection to console.error with `label` and `subject`. */
+/**
+ * Marks a promise handled and logs its rejection to console.error with `label` and `subject`.
+ * @param {unknown} promise a thenable
+ * @param {string} label
+ * @param {unknown} subject
+ */
 export function logRejection(promise, label, subject) {
   Promise.resolve(promise).then(undefined, (error) => console.error(label, subject, error));
 }
 
-/** Marks a promise as handled (it still rejects for whoever awaits it) and returns it. */
+/**
+ * Marks a promise as handled (it still rejects for whoever awaits it) and returns it.
+ * @template {Promise<unknown>} P
+ * @param {P} promise
+ * @returns {P}
+ */
 export function quiet(promise) {
   promise.then(undefined, () => {});
   return promise;
@@ -459,11 +577,13 @@ export function quiet(promise) {
 /**
  * The request a custom model receives: a frozen object whose fields are materialised from Rust on first access
  * (one JSON parse for the whole request). A model that never reads the history does not pay for copying it.
+ * @param {{ json(): string; free(): void }} handle a `RequestHandle`
  */
 export function lazyRequest(handle) {
+  /** @type {Record<string, unknown> | null} */
   let data = null;
   const load = () => {
-    if (data === null) { data = parseFrozen(handle.json()); handle.free(); }
+    if (data === null) { data = /** @type {Record<string, unknown>} */ (parseFrozen(handle.json())); handle.free(); }
     return data;
   };
   return Object.freeze({
@@ -475,12 +595,20 @@ export function lazyRequest(handle) {
   });
 }
 
-/** A tool's context `{ signal, callId }` (frozen; the signal itself stays live). */
+/**
+ * A tool's context `{ signal, callId }` (frozen; the signal itself stays live).
+ * @param {AbortSignal} signal
+ * @param {string} callId
+ */
 export function toolContext(signal, callId) {
   return Object.freeze({ signal, callId });
 }
 
-/** Frozen data plus a live AbortSignal (which must stay unfrozen to be abortable). */
+/**
+ * Frozen data plus a live AbortSignal (which must stay unfrozen to be abortable).
+ * @param {object} data
+ * @param {AbortSignal} signal
+ */
 export function withSignal(data, signal) {
   return Object.freeze({ ...data, signal });
 }

@@ -2,6 +2,9 @@
 // `result` promises, thrown controller calls) is an AgentError whose `code` is one of the stable strings below;
 // the Rust core owns the closed set (controller-wasm/src/core), this file only names it for JavaScript.
 
+/** @typedef {import('./errors.js').AgentErrorCode} AgentErrorCode */
+/** @typedef {import('./errors.js').LimitName} LimitName */
+
 /** Stable error codes (string constants, safe to compare and to log). */
 export const AGENT_EXECUTION_TIMEOUT = 'AGENT_EXECUTION_TIMEOUT';
 export const AGENT_LIMIT_EXCEEDED = 'AGENT_LIMIT_EXCEEDED';
@@ -42,6 +45,11 @@ export const ErrorCodes = Object.freeze({
  * `cause` is the original thrown value when a host callback (tool, hook, interceptor, model) failed.
  */
 export class AgentError extends Error {
+  /**
+   * @param {AgentErrorCode} code
+   * @param {string} message
+   * @param {{ limit?: LimitName | null; details?: unknown; cause?: unknown }} [options]
+   */
   constructor(code, message, options = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AgentError';
@@ -51,7 +59,12 @@ export class AgentError extends Error {
   }
 }
 
-/** True for an AgentError, optionally with the given code. */
+/**
+ * True for an AgentError, optionally with the given code.
+ * @param {unknown} value
+ * @param {AgentErrorCode} [code]
+ * @returns {value is AgentError}
+ */
 export function isAgentError(value, code) {
   return value instanceof AgentError && (code === undefined || value.code === code);
 }

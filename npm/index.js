@@ -6,7 +6,10 @@ import init, * as wasm from './pkg/patchbridge_agent.js';
 
 const wasmUrl = new URL('./pkg/patchbridge_agent_bg.wasm', import.meta.url);
 let wasmSource = wasmUrl;
-if (wasmUrl.protocol === 'file:' && typeof process === 'object' && process.versions?.node) {
+/** Node's `process` where there is one (typed here so that no Node typings are needed). */
+const nodeProcess = /** @type {{ versions?: { node?: string } } | undefined} */ (
+  /** @type {{ process?: unknown }} */ (globalThis).process);
+if (wasmUrl.protocol === 'file:' && typeof nodeProcess === 'object' && nodeProcess.versions?.node) {
   // Node's fetch cannot read file: URLs. The specifier is not a literal so that browser bundlers leave this
   // Node-only branch alone instead of externalising (and warning about) Node's built-in module.
   const fsModule = 'node:fs/promises';

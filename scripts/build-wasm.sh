@@ -36,7 +36,9 @@ fi
 
 cargo build --profile wasm-release --target wasm32-unknown-unknown -p patchbridge-agent
 rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
-wasm-bindgen --target web --no-typescript --out-dir "$OUT.tmp" \
+# The declarations wasm-bindgen writes (pkg/*.d.ts, not shipped) let `tsc -p npm` type-check index.js against
+# the glue.
+wasm-bindgen --target web --out-dir "$OUT.tmp" \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
 # wasm-bindgen (--target web) gives every function the wasm imports directly from a JS module its own
 # `import * as importN` and its own key in the import object, so "../adapter.js" repeats there and bundlers warn

@@ -1,5 +1,6 @@
 // The TypeScript declarations (npm/index.d.ts, npm/errors.d.ts) compile under --strict and describe the API the
-// way tests/types/usage.ts uses it; and every runtime export has a declaration.
+// way tests/types/usage.ts uses it; the package's own JavaScript type-checks against them; and every runtime
+// export has a declaration.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -26,6 +27,15 @@ test('widget.d.ts compiles with tsc --strict against a usage file', () => {
       '--lib', 'es2022,dom', '--skipLibCheck', 'false', 'tests/node/types/widget-usage.ts'], { cwd: root, stdio: 'pipe' });
   } catch (error) {
     assert.fail(`tsc failed:\n${error.stdout}${error.stderr}`);
+  }
+});
+
+test("the package's JavaScript type-checks under --strict with checkJs (npm/tsconfig.json)", () => {
+  const tsc = `${root}/node_modules/.bin/tsc`;
+  try {
+    execFileSync(tsc, ['-p', 'npm'], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    assert.fail(`tsc -p npm failed:\n${error.stdout}${error.stderr}`);
   }
 });
 
