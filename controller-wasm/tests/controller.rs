@@ -1,5 +1,5 @@
-//! The controller: draft and state projection (item 1), persistence by revision (item 4), pendingConfirmation
-//! with approve/reject (item 8), abort (item 9), registry snapshots and inspection source (item 10).
+//! The controller: draft and state projection, persistence by revision, pendingConfirmation with approve/reject,
+//! abort, registry snapshots and the inspection source.
 
 mod support;
 

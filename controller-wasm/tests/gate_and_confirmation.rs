@@ -1,6 +1,6 @@
-//! The terminal gate (items 6 and 9: cancel and deadline close the gate first, then abort; hosts that ignore
-//! abort cannot stop settling; late completions are isolated) and confirmation interrupts (item 8). Ends with a
-//! property test over arbitrary interleavings of cancel / clock / releases / responses.
+//! The terminal gate (cancel and deadline close the gate first, then abort; hosts that ignore abort cannot stop
+//! settling; late completions are isolated) and confirmation interrupts. Ends with a property test over
+//! arbitrary interleavings of cancel / clock / releases / responses.
 
 mod support;
 
@@ -489,9 +489,9 @@ fn rejection_becomes_an_error_tool_result_the_model_sees() {
     }
 }
 
-/// Bug: a rejection reason became the content of the error tool result the model sees without any check against
-/// maxToolResultCharacters, so a long reason sent an unbounded tool result to the model. Now `respond` refuses it
-/// clearly and the interrupt stays pending (nothing the host already did is lost).
+/// A person can always reject: `respond` accepts any rejection, and the error tool result the model sees (the
+/// fixed text plus the reason) is cut to maxToolResultCharacters, so a long reason never sends an unbounded tool
+/// result to the model.
 #[test]
 fn a_rejection_is_always_accepted_and_its_text_is_cut_to_max_tool_result_characters() {
     let mut c = confirm_setup(spec("t", false, false), &[("c1", "t", "{}")]);

@@ -1,4 +1,4 @@
-//! Hooks (item 11) and interceptors (item 12).
+//! Hooks (stable lifecycle events, failure rules, onHookError) and model / tool interceptors.
 
 mod support;
 
@@ -505,9 +505,9 @@ fn an_interceptor_throw_ends_the_execution() {
     assert_eq!(model.calls(), 1);
 }
 
-/// Bug: a hook that cancelled while handling the batch's last `tool-call-completed` (the only / last hook, so
-/// the dispatch had no further gate check) let the loop push the tool message into the stable progress after
-/// the gate had closed: the cancelled result reported a message that became stable after the terminal decision.
+/// A hook may cancel while handling the batch's last `tool-call-completed` (as the only or last hook, with no
+/// later gate check in the dispatch): the loop still checks the gate before the tool message becomes stable, so
+/// the cancelled result reports nothing that became stable after the terminal decision.
 #[test]
 fn a_hook_cancelling_on_the_last_tool_call_completed_leaves_no_state_change_after_the_gate() {
     struct Canceller(Rc<RefCell<Option<AgentExecution>>>);

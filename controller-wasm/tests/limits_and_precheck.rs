@@ -1,5 +1,5 @@
-//! Limits (item 3): validation at construction and explicit failure when exceeded; the whole-batch precheck
-//! (item 5), including a property test that any batch with one defect executes zero tools.
+//! Limits: validation at construction and explicit failure when exceeded; the whole-batch precheck, including a
+//! property test that any batch with one defect executes zero tools.
 
 mod support;
 

@@ -1,5 +1,5 @@
-//! The agent loop through `DefaultAgentRuntime`: aggregation (item 1), ModelState pass-through (2), limits
-//! while running (3), outcomes (4), isError vs throw and result validation (7), pause-turn, independence (13).
+//! The agent loop through `DefaultAgentRuntime`: aggregation, ModelState pass-through, limits while running,
+//! outcomes, isError vs throw and result validation, pause-turn, independent executions.
 
 mod support;
 
@@ -677,11 +677,10 @@ fn tool_loop_requests_share_the_history_and_serialise_as_model_request() {
     assert_eq!(serde_json::to_value(&back).unwrap(), json);
 }
 
-/// Bug: a model whose `message-start` reused the id of a message already in the conversation (a user message, or
-/// its own earlier answer in a tool loop) produced a stable history with duplicate ids: the execution completed
-/// (and the controller saved it), but the next `start` rejected that history as invalid input and a reload
-/// rejected it as corrupt. Ids are unique within a conversation (docs/protocol.md §1), so this is a protocol
-/// error of the model call, before anything of it becomes stable.
+/// Ids are unique within a conversation (docs/protocol.md §1): a `message-start` that reuses the id of a message
+/// already there (a user message, or the model's own earlier answer in a tool loop) is a protocol error of that
+/// model call, before anything of it becomes stable. Accepted, it would leave a history with duplicate ids that
+/// the next `start` refuses as invalid input and a reload calls corrupt.
 #[test]
 fn a_message_start_id_already_in_the_conversation_is_a_protocol_error() {
     // Reuses the user's id.

@@ -1,6 +1,6 @@
-// The controller through the public API: issue 2 item 4 (saving by revision, conflicts, corruption), item 8 via
-// approveTool/rejectTool, item 10 (registry snapshots and the inspection source), state snapshots (stable
-// identity, coalescing, freezing), busy/destroy, and the relay adapters over real HTTP (headers per request).
+// The controller through the public API: saving by revision (conflicts, corruption), confirmation through
+// approveTool/rejectTool, registry snapshots and the inspection source, state snapshots (stable identity,
+// coalescing, freezing), busy/destroy, and the relay adapters over real HTTP (headers per request).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agent, scriptedModel, textMessage, toolMessage, recordingTool, ok, until } from './helpers.mjs';
@@ -17,7 +17,7 @@ function gatedTurn(events, gate) {
   })();
 }
 
-test('item 10: each turn freezes a registry snapshot; changes mid-turn only affect the next turn', async () => {
+test('each turn freezes a registry snapshot; changes mid-turn only affect the next turn', async () => {
   let release;
   const gate = new Promise((resolve) => { release = resolve; });
   const a = recordingTool('tool.a', (x, ctx) => ok(ctx, 'a ran'));
@@ -101,7 +101,7 @@ test('state: coalesced, frozen snapshots; unchanged messages keep their identity
   controller.destroy();
 });
 
-test('item 8 via the controller: pendingConfirmation, approveTool and rejectTool', async () => {
+test('the controller confirms tools through pendingConfirmation, approveTool and rejectTool', async () => {
   const write = recordingTool('write', (x, ctx) => ok(ctx, 'written'), { readOnly: false });
   const model = scriptedModel([
     toolMessage([{ callId: 'c1', name: 'write', input: { v: 1 } }]), textMessage('approved'),
@@ -154,7 +154,7 @@ test('controller: busy, abort, invalid input and destroy fail with stable codes'
   assert.throws(() => createAgentController({ model: 'gpt-x' }), { code: 'AGENT_INVALID_OPTIONS' });
 });
 
-test('item 4: completed and max-tokens turns are saved as one revision each; cancelled turns are not', async () => {
+test('completed and max-tokens turns are saved as one revision each; cancelled turns are not', async () => {
   const s1 = { format: 'test/v1', data: { n: 1 } };
   const s2 = { format: 'test/v1', data: { n: 2 } };
   const relay = await startRelay({
@@ -206,7 +206,7 @@ test('item 4: completed and max-tokens turns are saved as one revision each; can
   }
 });
 
-test('item 4: a revision conflict is an explicit error and nothing is overwritten; corrupt state never falls back', async () => {
+test('a revision conflict is an explicit error and nothing is overwritten; corrupt state never falls back', async () => {
   const relay = await startRelay({ turns: [textMessage('one'), textMessage('two'), textMessage('three')] });
   const headers = { authorization: 'Bearer test-token' };
   const controller = createAgentController({ endpoint: relay.endpoint, headers });

@@ -1,4 +1,4 @@
-// Issue 2 items 11 (hooks) and 12 (interceptors) through the public API.
+// Hooks and interceptors through the public API.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput } from './helpers.mjs';
@@ -9,7 +9,7 @@ function runWith(model, runtimeOptions, tools = []) {
   return new DefaultAgentRuntime(model, { limits: fullLimits(), ...runtimeOptions }).start({ ...userInput('go'), tools });
 }
 
-test('item 11: hooks see stable lifecycle events in order, deep-frozen, without deltas or ModelState', async () => {
+test('hooks see stable lifecycle events in order, deep-frozen, without deltas or ModelState', async () => {
   const calls = [];
   const hooks = [
     { onEvent: (event, context) => calls.push(['first', event, context]) },
@@ -51,7 +51,7 @@ test('item 11: hooks see stable lifecycle events in order, deep-frozen, without 
   assert.equal(typeof context.traceId, 'string');
 });
 
-test('item 11: a hook throwing on a non-terminal event fails the turn with AGENT_HOOK_FAILED', async () => {
+test('a hook throwing on a non-terminal event fails the turn with AGENT_HOOK_FAILED', async () => {
   const t = recordingTool('t', (x, ctx) => ok(ctx));
   const model = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('never')]);
   const hooks = [{ onEvent: (event) => { if (event.type === 'tool-call-started') throw new Error('audit down'); } }];
@@ -63,7 +63,7 @@ test('item 11: a hook throwing on a non-terminal event fails the turn with AGENT
   assert.equal(t.calls.length, 0);
 });
 
-test('item 11: a hook throwing on the terminal event cannot change the outcome; onHookError gets it; later hooks still see it', async () => {
+test('a hook throwing on the terminal event cannot change the outcome; onHookError gets it; later hooks still see it', async () => {
   const failures = [];
   const seenByLater = [];
   const hooks = [
@@ -91,8 +91,8 @@ test('item 11: a hook throwing on the terminal event cannot change the outcome; 
   assert.equal(logged.length, 1, 'without onHookError the failure goes to console.error');
 });
 
-// Bug: when onHookError itself threw, both the hook failure and the diagnostics error were silently dropped.
-test('item 11 (bug): an onHookError that throws loses nothing: both errors reach console.error, the outcome stands', async () => {
+// When onHookError itself throws, neither the hook failure nor the diagnostics error may be dropped silently.
+test('an onHookError that throws loses nothing: both errors reach console.error, the outcome stands', async () => {
   const seenByLater = [];
   const hooks = [
     { onEvent: (event) => { if (event.type === 'execution-completed') throw new Error('terminal boom'); } },
@@ -114,11 +114,10 @@ test('item 11 (bug): an onHookError that throws loses nothing: both errors reach
   assert.ok(flat.some((v) => v?.error instanceof AgentError && /terminal boom/.test(v.error.message)), 'the hook failure is logged');
 });
 
-// Bug: an async onEvent (a hook returning a promise) was accepted; its throw became a rejected promise nobody saw,
-// so the turn went on as if the hook had succeeded and Node reported an unhandled rejection. Hooks observe
-// synchronously: returning a thenable is a hook failure (fails the turn, or goes to onHookError on the terminal
-// event), and the returned promise is marked handled.
-test('item 11 (bug): a hook returning a promise is a hook failure, never an unhandled rejection', async () => {
+// Hooks observe synchronously: an async onEvent's throw would be a rejected promise nobody sees (the turn going on
+// as if the hook had succeeded, and an unhandled rejection in Node). So returning a thenable is a hook failure
+// (it fails the turn, or goes to onHookError on the terminal event), and the returned promise is marked handled.
+test('a hook returning a promise is a hook failure, never an unhandled rejection', async () => {
   const stray = [];
   const onStray = (error) => stray.push(error);
   process.on('unhandledRejection', onStray);
@@ -143,8 +142,8 @@ test('item 11 (bug): a hook returning a promise is a hook failure, never an unha
   }
 });
 
-// Bug: an async onHookError whose promise rejected became an unhandled rejection (fatal in Node by default).
-test('item 11 (bug): an onHookError returning a rejected promise is logged, never an unhandled rejection', async () => {
+// An async onHookError whose promise rejects is logged; an unhandled rejection would be fatal in Node by default.
+test('an onHookError returning a rejected promise is logged, never an unhandled rejection', async () => {
   const stray = [];
   const onStray = (error) => stray.push(error);
   process.on('unhandledRejection', onStray);
@@ -164,7 +163,7 @@ test('item 11 (bug): an onHookError returning a rejected promise is logged, neve
   assert.ok(logged.flat().some((v) => v instanceof Error && /diagnostics boom/.test(v.message)), 'the rejection is logged');
 });
 
-test('item 11: cancelled and failed executions end with their own terminal events', async () => {
+test('cancelled and failed executions end with their own terminal events', async () => {
   const types = [];
   const hooks = [{ onEvent: (event) => types.push(event.type) }];
   const bad = scriptedModel([[{ type: 'message-start' }, { type: 'bogus' }]]);
@@ -180,7 +179,7 @@ test('item 11: cancelled and failed executions end with their own terminal event
   assert.equal(types.filter((t) => t.startsWith('execution-') && t !== 'execution-started').length, 1);
 });
 
-test('item 12: a model interceptor wraps the call and may rewrite events; next(request) forwards', async () => {
+test('a model interceptor wraps the call and may rewrite events; next(request) forwards', async () => {
   const seen = [];
   const modelInterceptors = [{
     async *intercept(request, context, signal, next) {
@@ -195,7 +194,7 @@ test('item 12: a model interceptor wraps the call and may rewrite events; next(r
   assert.deepEqual(seen, [{ messages: 1, modelCall: 1, aborted: false }]);
 });
 
-test('item 12: calling next twice fails clearly (model and tool interceptors)', async () => {
+test('calling next twice fails clearly (model and tool interceptors)', async () => {
   const twiceModel = [{
     async *intercept(request, context, signal, next) {
       next(request, context, signal);
@@ -219,7 +218,7 @@ test('item 12: calling next twice fails clearly (model and tool interceptors)', 
   assert.equal(t.calls.length, 1, 'the tool ran once');
 });
 
-test('item 12: a tool interceptor wraps one tool call, may change arguments, and its throw ends the run', async () => {
+test('a tool interceptor wraps one tool call, may change arguments, and its throw ends the run', async () => {
   const t = recordingTool('t', (args, ctx) => ok(ctx, `got ${args.v}`));
   const invocations = [];
   const toolInterceptors = [{
@@ -244,7 +243,7 @@ test('item 12: a tool interceptor wraps one tool call, may change arguments, and
   assert.equal(t2.calls.length, 0);
 });
 
-test('item 12: interceptor options are validated', () => {
+test('interceptor options are validated', () => {
   const model = scriptedModel([]);
   assert.throws(() => new DefaultAgentRuntime(model, { limits: fullLimits(), modelInterceptors: [{}] }), { code: 'AGENT_INVALID_OPTIONS' });
   assert.throws(() => new DefaultAgentRuntime(model, { limits: fullLimits(), toolInterceptors: {} }), { code: 'AGENT_INVALID_OPTIONS' });

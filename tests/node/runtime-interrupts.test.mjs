@@ -1,4 +1,5 @@
-// Issue 2 items 8 (confirmation interrupts), 9 (cancel / deadline gate and abort) and 13 (independent executions).
+// Confirmation interrupts, the terminal gate (cancel, deadline, abort) and independent executions through the
+// public API.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput, until, hangingStream } from './helpers.mjs';
@@ -13,7 +14,7 @@ function confirmRun(toolExtra = {}, observerEvents = []) {
   return { t, m, execution };
 }
 
-test('item 8: a non-read-only tool raises a tool-confirmation interrupt; approval runs it', async () => {
+test('a non-read-only tool raises a tool-confirmation interrupt; approval runs it', async () => {
   const events = [];
   const { t, execution } = confirmRun({}, events);
   await until(() => execution.pendingInterrupt !== null);
@@ -33,7 +34,7 @@ test('item 8: a non-read-only tool raises a tool-confirmation interrupt; approva
   assert.ok(events.some((e) => e.type === 'interrupt-resolved' && e.approved === true));
 });
 
-test('item 8: readOnly tools run without confirmation unless requireConfirmation is true', async () => {
+test('readOnly tools run without confirmation unless requireConfirmation is true', async () => {
   const free = recordingTool('read', (x, ctx) => ok(ctx));
   const m = scriptedModel([toolMessage([{ callId: 'c1', name: 'read' }]), textMessage('ok')]);
   const result = await new DefaultAgentRuntime(m, { limits: fullLimits() }).start({ ...userInput('go'), tools: [free] }).result;
@@ -44,7 +45,7 @@ test('item 8: readOnly tools run without confirmation unless requireConfirmation
   assert.equal((await execution.result).outcome, 'cancelled');
 });
 
-test('item 8: rejection becomes an error tool result the model sees', async () => {
+test('rejection becomes an error tool result the model sees', async () => {
   const { t, m, execution } = confirmRun();
   await until(() => execution.pendingInterrupt !== null);
   execution.respond({ interruptId: execution.pendingInterrupt.interruptId, value: { approved: false, reason: 'not now' } });
@@ -57,7 +58,7 @@ test('item 8: rejection becomes an error tool result the model sees', async () =
   assert.deepEqual(m.requests[1].messages[2].blocks[0], toolResult);
 });
 
-test('item 8: wrong id, second response and no pending interrupt fail clearly', async () => {
+test('wrong id, second response and no pending interrupt fail clearly', async () => {
   const { execution } = confirmRun();
   assert.throws(() => execution.respond({ interruptId: 'nope', value: true }), { code: 'AGENT_NO_PENDING_INTERRUPT' });
   await until(() => execution.pendingInterrupt !== null);
@@ -73,7 +74,7 @@ test('item 8: wrong id, second response and no pending interrupt fail clearly', 
   await execution.result;
 });
 
-test('item 8: cancel consumes the wait and a late approval never starts the tool', async () => {
+test('cancel consumes the wait and a late approval never starts the tool', async () => {
   const { t, execution } = confirmRun();
   await until(() => execution.pendingInterrupt !== null);
   const id = execution.pendingInterrupt.interruptId;
@@ -86,7 +87,7 @@ test('item 8: cancel consumes the wait and a late approval never starts the tool
   assert.equal(execution.cancel(), false, 'a second cancel decides nothing');
 });
 
-test('item 9: cancel settles even when the model ignores abort; the shared signal is aborted after the gate', async () => {
+test('cancel settles even when the model ignores abort; the shared signal is aborted after the gate', async () => {
   const m = scriptedModel([(request, signal) => hangingStream()]);
   const execution = new DefaultAgentRuntime(m, { limits: fullLimits() }).start(userInput('go'));
   await until(() => m.requests.length === 1);
@@ -98,7 +99,7 @@ test('item 9: cancel settles even when the model ignores abort; the shared signa
   assert.deepEqual(result.messages.map((x) => x.id), ['u1'], 'nothing of the turn is in the cancelled result');
 });
 
-test('item 9: cancel while streaming drops the unfinished block; a tool that ignores abort cannot block settling', async () => {
+test('cancel while streaming drops the unfinished block; a tool that ignores abort cannot block settling', async () => {
   const m = scriptedModel([async function* () {
     yield { type: 'message-start' };
     yield { type: 'block-start', index: 0, block: { type: 'text' } };
@@ -122,7 +123,7 @@ test('item 9: cancel while streaming drops the unfinished block; a tool that ign
   assert.equal(stuck.calls[0].ctx.signal.aborted, true);
 });
 
-test('item 9: the model, the interceptors and the tools of one execution get the SAME AbortSignal; cancel aborts it', async () => {
+test('the model, the interceptors and the tools of one execution get the SAME AbortSignal; cancel aborts it', async () => {
   let signalSeenByTool;
   let toolStarted;
   const started = new Promise((resolve) => { toolStarted = resolve; });
@@ -172,7 +173,7 @@ test('item 9: the model, the interceptors and the tools of one execution get the
   assert.equal(m2.signals[0].aborted, false);
 });
 
-test('item 9: the deadline rejects with AGENT_EXECUTION_TIMEOUT even for a model that ignores abort', async () => {
+test('the deadline rejects with AGENT_EXECUTION_TIMEOUT even for a model that ignores abort', async () => {
   const m = scriptedModel([() => hangingStream()]);
   const started = Date.now();
   const execution = new DefaultAgentRuntime(m, { limits: fullLimits({ maxDurationMs: 40 }) }).start(userInput('go'));
@@ -186,7 +187,7 @@ test('item 9: the deadline rejects with AGENT_EXECUTION_TIMEOUT even for a model
   assert.equal(execution.cancel(), false, 'cancel after the deadline changes nothing');
 });
 
-test('item 9: the deadline also covers a pending confirmation', async () => {
+test('the deadline also covers a pending confirmation', async () => {
   const t = recordingTool('w', (x, ctx) => ok(ctx), { readOnly: false });
   const m = scriptedModel([toolMessage([{ callId: 'c1', name: 'w' }])]);
   const execution = new DefaultAgentRuntime(m, { limits: fullLimits({ maxDurationMs: 40 }) }).start({ ...userInput('go'), tools: [t] });
@@ -194,7 +195,7 @@ test('item 9: the deadline also covers a pending confirmation', async () => {
   assert.equal(t.calls.length, 0);
 });
 
-test('item 13: each start() is independent: own signal, interrupt, budget and result', async () => {
+test('each start() is independent: own signal, interrupt, budget and result', async () => {
   const t = recordingTool('w', (x, ctx) => ok(ctx), { readOnly: false });
   const turns = [];
   for (let i = 0; i < 2; i += 1) turns.push(toolMessage([{ callId: `c${i}`, name: 'w' }]));

@@ -1,4 +1,5 @@
-// Issue 2 item 3: limit validation at construction, partial override in the controller, explicit failures.
+// Limits through the public API: validation at construction, partial override in the controller, explicit
+// failures when one is exceeded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput } from './helpers.mjs';
@@ -15,7 +16,7 @@ function rejectsLimits(options, limit) {
   });
 }
 
-test('item 3: DEFAULT_LIMITS are the factory defaults and frozen', () => {
+test('DEFAULT_LIMITS are the factory defaults and frozen', () => {
   assert.deepEqual({ ...DEFAULT_LIMITS }, {
     maxModelCalls: 16, maxToolCalls: 32, maxDurationMs: 300000,
     maxModelOutputCharacters: 100000, maxToolResultCharacters: 100000,
@@ -23,7 +24,7 @@ test('item 3: DEFAULT_LIMITS are the factory defaults and frozen', () => {
   assert.ok(Object.isFrozen(DEFAULT_LIMITS));
 });
 
-test('item 3: DefaultAgentRuntime requires all five limits and merges no defaults', () => {
+test('DefaultAgentRuntime requires all five limits and merges no defaults', () => {
   const runtime = new DefaultAgentRuntime(model, { limits: fullLimits({ maxModelCalls: 3 }) });
   assert.equal(runtime.limits.maxModelCalls, 3);
   for (const key of Object.keys(fullLimits())) {
@@ -35,7 +36,7 @@ test('item 3: DefaultAgentRuntime requires all five limits and merges no default
   assert.throws(() => new DefaultAgentRuntime(model, undefined), { code: 'AGENT_INVALID_LIMITS' });
 });
 
-test('item 3: limits must be safe positive integers, maxDurationMs <= 2147483647', () => {
+test('limits must be safe positive integers, maxDurationMs <= 2147483647', () => {
   for (const bad of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity, '5', null, true]) {
     rejectsLimits({ limits: fullLimits({ maxToolCalls: bad }) }, 'maxToolCalls');
   }
@@ -45,9 +46,9 @@ test('item 3: limits must be safe positive integers, maxDurationMs <= 2147483647
   assert.equal(max.limits.maxModelOutputCharacters, Number.MAX_SAFE_INTEGER);
 });
 
-// Bug: limits went through JSON.stringify, which unboxes Number objects and calls toJSON, so a `new Number(5)` or
-// an object with toJSON passed as a safe positive integer.
-test('item 3 (bug): boxed numbers and toJSON objects are not safe positive integers', () => {
+// Limits are read member by member: JSON.stringify would unbox Number objects and call toJSON, letting a
+// `new Number(5)` or an object with toJSON pass as a safe positive integer.
+test('boxed numbers and toJSON objects are not safe positive integers', () => {
   for (const bad of [new Number(5), { toJSON: () => 5 }, new Date(5000)]) {
     rejectsLimits({ limits: fullLimits({ maxToolCalls: bad }) }, 'maxToolCalls');
     assert.throws(() => createAgentController({ model, runtime: { limits: { maxToolCalls: bad } } }), { code: 'AGENT_INVALID_LIMITS', limit: 'maxToolCalls' });
@@ -55,7 +56,7 @@ test('item 3 (bug): boxed numbers and toJSON objects are not safe positive integ
   assert.throws(() => new DefaultAgentRuntime(model, { limits: { toJSON: () => fullLimits() } }), { code: 'AGENT_INVALID_LIMITS' });
 });
 
-test('item 3: unknown limit keys and unknown runtime options are errors', () => {
+test('unknown limit keys and unknown runtime options are errors', () => {
   assert.throws(() => new DefaultAgentRuntime(model, { limits: { ...fullLimits(), maxModelCall: 3 } }), (error) => {
     assert.equal(error.code, 'AGENT_INVALID_LIMITS');
     assert.match(error.message, /maxModelCall/);
@@ -64,14 +65,14 @@ test('item 3: unknown limit keys and unknown runtime options are errors', () => 
   assert.throws(() => new DefaultAgentRuntime(model, { limits: fullLimits(), hook: [] }), { code: 'AGENT_INVALID_OPTIONS' });
 });
 
-test('item 3: the controller takes a partial override and validates it the same way', () => {
+test('the controller takes a partial override and validates it the same way', () => {
   const controller = createAgentController({ model, runtime: { limits: { maxModelCalls: 8, maxDurationMs: 120000 } } });
   controller.destroy();
   assert.throws(() => createAgentController({ model, runtime: { limits: { maxModelCalls: 0 } } }), { code: 'AGENT_INVALID_LIMITS', limit: 'maxModelCalls' });
   assert.throws(() => createAgentController({ model, runtime: { limits: { maxTokens: 5 } } }), { code: 'AGENT_INVALID_LIMITS' });
 });
 
-test('item 3: maxModelCalls is enforced without a partial answer', async () => {
+test('maxModelCalls is enforced without a partial answer', async () => {
   const tool = recordingTool('t', (a, ctx) => ok(ctx));
   const loop = () => toolMessage([{ callId: `c${Math.random()}`, name: 't', input: {} }]);
   const m = scriptedModel([loop(), loop(), loop(), loop()]);
@@ -80,7 +81,7 @@ test('item 3: maxModelCalls is enforced without a partial answer', async () => {
   assert.equal(m.requests.length, 2, 'no third model call');
 });
 
-test('item 3: maxToolCalls counts accepted calls cumulatively across batches', async () => {
+test('maxToolCalls counts accepted calls cumulatively across batches', async () => {
   const tool = recordingTool('t', (a, ctx) => ok(ctx));
   const m = scriptedModel([
     toolMessage([{ callId: 'a', name: 't' }, { callId: 'b', name: 't' }]),
@@ -95,7 +96,7 @@ test('item 3: maxToolCalls counts accepted calls cumulatively across batches', a
   assert.deepEqual(tool.calls.map((c) => c.ctx.callId), ['a', 'b'], 'the second batch ran no tool at all');
 });
 
-test('item 3: maxModelOutputCharacters counts text + shown reasoning + tool arguments of one call', async () => {
+test('maxModelOutputCharacters counts text + shown reasoning + tool arguments of one call', async () => {
   // 4 reasoning + 3 text + 7 argument characters = 14.
   const events = [
     { type: 'message-start' },
@@ -112,7 +113,7 @@ test('item 3: maxModelOutputCharacters counts text + shown reasoning + tool argu
   assert.equal(tool.calls.length, 1, 'only the run within the limit executed the tool');
 });
 
-test('item 3: exceeding maxModelOutputCharacters mid-stream fails without truncating into a message', async () => {
+test('exceeding maxModelOutputCharacters mid-stream fails without truncating into a message', async () => {
   const seen = [];
   const m = scriptedModel([textMessage('x'.repeat(50), { pieces: 10 })]);
   const runtime = new DefaultAgentRuntime(m, { limits: fullLimits({ maxModelOutputCharacters: 20 }) });

@@ -1,4 +1,4 @@
-// Issue 2 items 1 and 2 through the public API: message/block shapes and order, deltas only in the draft,
+// Messages and ModelState through the public API: message/block shapes and order, deltas only in the draft,
 // ModelState passed through verbatim and never shown.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTo
 
 const { DefaultAgentRuntime, AgentError } = agent;
 
-test('item 1: an assistant message keeps reasoning, text and tool-call blocks in produced order', async () => {
+test('an assistant message keeps reasoning, text and tool-call blocks in produced order', async () => {
   const events = [
     { type: 'message-start', id: 'm-assistant' },
     { type: 'block-start', index: 0, block: { type: 'reasoning' } },
@@ -51,7 +51,7 @@ test('item 1: an assistant message keeps reasoning, text and tool-call blocks in
   assert.ok(Object.isFrozen(result.messages[1].blocks[2].input), 'result data is deep-frozen');
 });
 
-test('item 1: user image blocks (URL and base64) pass through unchanged', async () => {
+test('user image blocks (URL and base64) pass through unchanged', async () => {
   const model = scriptedModel([textMessage('nice picture')]);
   const runtime = new DefaultAgentRuntime(model, { limits: fullLimits() });
   const messages = [{
@@ -66,7 +66,7 @@ test('item 1: user image blocks (URL and base64) pass through unchanged', async 
   assert.deepEqual(result.messages[0], messages[0]);
 });
 
-test('item 1: deltas are only in the draft; the stable message appears after block-stop and message-stop', async () => {
+test('deltas are only in the draft; the stable message appears after block-stop and message-stop', async () => {
   const seen = [];
   let release;
   const gate = new Promise((resolve) => { release = resolve; });
@@ -95,7 +95,7 @@ test('item 1: deltas are only in the draft; the stable message appears after blo
   assert.deepEqual(result.messages[1].blocks, [{ type: 'text', text: 'Hello' }]);
 });
 
-test('item 1: a tool-call whose arguments are not a JSON object fails the execution (protocol)', async () => {
+test('a tool-call whose arguments are not a JSON object fails the execution (protocol)', async () => {
   const model = scriptedModel([toolMessage([{ callId: 'c1', name: 't', rawArguments: '[1,2]' }])]);
   const tool = recordingTool('t', (a, ctx) => ok(ctx));
   const runtime = new DefaultAgentRuntime(model, { limits: fullLimits() });
@@ -107,7 +107,7 @@ test('item 1: a tool-call whose arguments are not a JSON object fails the execut
   assert.equal(tool.calls.length, 0);
 });
 
-test('item 1: a stream that ends without message-stop, or sends deltas to a closed block, is a protocol error', async () => {
+test('a stream that ends without message-stop, or sends deltas to a closed block, is a protocol error', async () => {
   const truncated = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }, { type: 'block-delta', index: 0, delta: 'x' }];
   const wrongIndex = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }, { type: 'block-delta', index: 1, delta: 'x' }];
   const unknownType = [{ type: 'message-begin' }];
@@ -117,7 +117,7 @@ test('item 1: a stream that ends without message-stop, or sends deltas to a clos
   }
 });
 
-test('item 1: deltas with escapes, quotes, newlines and non-ASCII text aggregate exactly', async () => {
+test('deltas with escapes, quotes, newlines and non-ASCII text aggregate exactly', async () => {
   const pieces = ['a "quoted" ', 'back\\slash ', 'new\nline\t', 'ümlaut 漢字 ', '😀 emoji', '\u0001ctl'];
   const events = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } },
     ...pieces.map((delta) => ({ type: 'block-delta', index: 0, delta })),
@@ -127,7 +127,7 @@ test('item 1: deltas with escapes, quotes, newlines and non-ASCII text aggregate
   assert.equal(result.messages[1].blocks[0].text, pieces.join(''));
 });
 
-test('item 2: ModelState is passed through verbatim, replaced by non-null and cleared by null, never in messages', async () => {
+test('ModelState is passed through verbatim, replaced by non-null and cleared by null, never in messages', async () => {
   const s1 = { format: 'test-format/v1', data: { secret: 'sig-1', nested: [1, { deep: true }] } };
   const s2 = { format: 'test-format/v1', data: 'opaque-2' };
   const tool = recordingTool('t', (a, ctx) => ok(ctx));
@@ -151,7 +151,7 @@ test('item 2: ModelState is passed through verbatim, replaced by non-null and cl
   assert.deepEqual(kept.modelState, s2);
 });
 
-test('item 2: message-stop without the modelState key is a protocol error (a forgotten key cannot clear state)', async () => {
+test('message-stop without the modelState key is a protocol error (a forgotten key cannot clear state)', async () => {
   const events = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } },
     { type: 'block-delta', index: 0, delta: 'x' }, { type: 'block-stop', index: 0 },
     { type: 'message-stop', stopReason: 'end-turn' }];
@@ -159,7 +159,7 @@ test('item 2: message-stop without the modelState key is a protocol error (a for
   await assert.rejects(runtime.start(userInput('x')).result, { code: 'AGENT_PROTOCOL_ERROR' });
 });
 
-test('regression: the batched delta path stays strict (bad index, bad delta) and exact (surrogates); unknown keys are ignored', async () => {
+test('the batched delta path stays strict (bad index, bad delta) and exact (surrogates); unknown keys are ignored', async () => {
   const wrap = (delta) => [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }, delta,
     { type: 'block-stop', index: 0 }, { type: 'message-stop', stopReason: 'end-turn', modelState: null }];
   for (const bad of [

@@ -1,5 +1,5 @@
-// Issue 2 items 4 (runtime outcomes), 5 (whole-batch precheck), 6 (result limit / deadline isolation) and
-// 7 (isError continues, throws end the run, exact result validation, frozen results).
+// Tools through the public API: how turns end (outcomes, usage), the whole-batch precheck, the result limit and
+// deadline isolation, and tool results (isError continues, throws end the run, exact validation, frozen results).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput } from './helpers.mjs';
@@ -9,7 +9,7 @@ const { DefaultAgentRuntime, AgentError } = agent;
 const run = (model, tools, limits = {}, observer) =>
   new DefaultAgentRuntime(model, { limits: fullLimits(limits) }).start({ ...userInput('go'), tools }, observer);
 
-test('item 4: end-turn, stop-sequence and other complete; max-tokens keeps the sealed message', async () => {
+test('end-turn, stop-sequence and other complete; max-tokens keeps the sealed message', async () => {
   for (const stopReason of ['end-turn', 'stop-sequence', 'other']) {
     const result = await run(scriptedModel([textMessage('hi', { stopReason })]), []).result;
     assert.equal(result.outcome, 'completed', stopReason);
@@ -21,7 +21,7 @@ test('item 4: end-turn, stop-sequence and other complete; max-tokens keeps the s
   assert.deepEqual(result.modelState, state);
 });
 
-test('item 4: usage is summed over model calls', async () => {
+test('usage is summed over model calls', async () => {
   const tool = recordingTool('t', (a, ctx) => ok(ctx));
   const m = scriptedModel([
     [...toolMessage([{ callId: 'c', name: 't' }]).slice(0, -1), { type: 'message-stop', stopReason: 'tool-use', modelState: null, usage: { inputTokens: 10, outputTokens: 2 } }],
@@ -33,7 +33,7 @@ test('item 4: usage is summed over model calls', async () => {
   assert.equal(result.usage.reasoningTokens, 1);
 });
 
-test('item 5: duplicate call ids, unknown tools, bad arguments or a wrong stop reason run zero tools', async () => {
+test('duplicate call ids, unknown tools, bad arguments or a wrong stop reason run zero tools', async () => {
   const cases = [
     ['duplicate call id', toolMessage([{ callId: 'same', name: 'a' }, { callId: 'same', name: 'b' }])],
     ['tool not in snapshot', toolMessage([{ callId: 'c1', name: 'a' }, { callId: 'c2', name: 'missing' }])],
@@ -53,14 +53,14 @@ test('item 5: duplicate call ids, unknown tools, bad arguments or a wrong stop r
   }
 });
 
-test('item 5: the call budget is checked for the whole batch before any tool runs', async () => {
+test('the call budget is checked for the whole batch before any tool runs', async () => {
   const a = recordingTool('a', (x, ctx) => ok(ctx));
   const events = toolMessage([{ callId: 'c1', name: 'a' }, { callId: 'c2', name: 'a' }, { callId: 'c3', name: 'a' }]);
   await assert.rejects(run(scriptedModel([events]), [a], { maxToolCalls: 2 }).result, { limit: 'maxToolCalls' });
   assert.equal(a.calls.length, 0);
 });
 
-test('item 6: a tool result over maxToolResultCharacters is not published and no further model call happens', async () => {
+test('a tool result over maxToolResultCharacters is not published and no further model call happens', async () => {
   const seen = [];
   const big = recordingTool('big', (x, ctx) => ok(ctx, 'y'.repeat(11)));
   const m = scriptedModel([toolMessage([{ callId: 'c1', name: 'big' }]), textMessage('never')]);
@@ -74,7 +74,7 @@ test('item 6: a tool result over maxToolResultCharacters is not published and no
   assert.equal(fine.outcome, 'completed');
 });
 
-test('item 6/9: the deadline while a tool runs rejects with AGENT_EXECUTION_TIMEOUT and isolates the late result', async () => {
+test('the deadline while a tool runs rejects with AGENT_EXECUTION_TIMEOUT and isolates the late result', async () => {
   const seen = [];
   let finishLate;
   let toolSignal;
@@ -92,7 +92,7 @@ test('item 6/9: the deadline while a tool runs rejects with AGENT_EXECUTION_TIME
   assert.equal(seen.filter((e) => e.type === 'tool-result').length, 0, 'the late completion never reached the observer');
 });
 
-test('item 7: isError results go back to the model and the loop continues', async () => {
+test('isError results go back to the model and the loop continues', async () => {
   const t = recordingTool('t', (x, ctx) => ok(ctx, 'device offline', true));
   const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('sorry')]);
   const result = await run(m, [t]).result;
@@ -101,7 +101,7 @@ test('item 7: isError results go back to the model and the loop continues', asyn
   assert.deepEqual(m.requests[1].messages[2].blocks[0], { type: 'tool-result', callId: 'c1', content: 'device offline', isError: true });
 });
 
-test('item 7: a throwing or rejecting tool ends the execution with AGENT_TOOL_FAILED', async () => {
+test('a throwing or rejecting tool ends the execution with AGENT_TOOL_FAILED', async () => {
   for (const impl of [() => { throw new Error('boom'); }, async () => { throw new TypeError('async boom'); }]) {
     const t = recordingTool('t', impl);
     const m = scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('never')]);
@@ -114,7 +114,7 @@ test('item 7: a throwing or rejecting tool ends the execution with AGENT_TOOL_FA
   }
 });
 
-test('item 7: a tool may answer with a plain value, a promise or any thenable; a thenable that rejects ends the execution', async () => {
+test('a tool may answer with a plain value, a promise or any thenable; a thenable that rejects ends the execution', async () => {
   const answers = [
     ['plain', (ctx) => ok(ctx, 'plain')],
     ['promise', (ctx) => Promise.resolve(ok(ctx, 'promise'))],
@@ -132,7 +132,7 @@ test('item 7: a tool may answer with a plain value, a promise or any thenable; a
   assert.equal(m.requests.length, 1);
 });
 
-test('item 7: results must be exactly { toolCallId, content, isError } for the call', async () => {
+test('results must be exactly { toolCallId, content, isError } for the call', async () => {
   const bad = [
     (ctx) => ({ toolCallId: 'other', content: 'x', isError: false }),
     (ctx) => ({ toolCallId: null, content: 'x', isError: false }),
@@ -152,10 +152,10 @@ test('item 7: results must be exactly { toolCallId, content, isError } for the c
   }
 });
 
-// Bug: the result went through JSON.stringify, which unboxes String/Boolean objects, calls toJSON (a Date became an
-// ISO string) and skips symbol-keyed and non-enumerable properties, so loosely typed results and results with
-// hidden extra fields were accepted although the contract requires exactly string / string / boolean fields.
-test('item 7 (bug): loosely typed results and hidden extra fields are not accepted as ToolCallResult', async () => {
+// The contract requires exactly string / string / boolean fields. JSON.stringify would unbox String/Boolean
+// objects, call toJSON (a Date becomes an ISO string) and skip symbol-keyed and non-enumerable properties, so the
+// result is read member by member instead and loosely typed or hidden extra fields are refused.
+test('loosely typed results and hidden extra fields are not accepted as ToolCallResult', async () => {
   const bad = {
     dateContent: (ctx) => ({ toolCallId: ctx.callId, content: new Date(0), isError: false }),
     boxedContent: (ctx) => ({ toolCallId: ctx.callId, content: new String('x'), isError: false }),
@@ -181,7 +181,7 @@ test('item 7 (bug): loosely typed results and hidden extra fields are not accept
   assert.equal(result.outcome, 'completed');
 });
 
-test('item 7: tool-result events carry frozen results', async () => {
+test('tool-result events carry frozen results', async () => {
   const seen = [];
   const t = recordingTool('t', (x, ctx) => ok(ctx, 'fine'));
   await run(scriptedModel([toolMessage([{ callId: 'c1', name: 't' }]), textMessage('ok')]), [t], {}, (e) => seen.push(e)).result;
@@ -191,7 +191,7 @@ test('item 7: tool-result events carry frozen results', async () => {
   assert.throws(() => { 'use strict'; event.result.content = 'changed'; }, TypeError);
 });
 
-test('item 6: late exceptions of a tool or model after the gate closed reach nothing (no hook, no unhandled rejection)', async () => {
+test('late exceptions of a tool or model after the gate closed reach nothing (no hook, no unhandled rejection)', async () => {
   const stray = [];
   const onStray = (error) => stray.push(error);
   process.on('unhandledRejection', onStray);
