@@ -1,5 +1,5 @@
 // Type declarations of @patchbridge/agent. Wire shapes follow docs/protocol.md; runtime behaviour follows the
-// runtime contract (issue 2). Every value the runtime hands to JavaScript (results, hook data, state, events)
+// runtime contract (npm/README.md). Every value the runtime hands to JavaScript (results, hook data, state, events)
 // is deep-frozen, hence the Readonly types.
 
 import type { AgentError, AgentErrorCode, LimitName } from './errors.js';
