@@ -9,6 +9,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use js_sys::{Array, Function, Promise, Reflect};
 use patchbridge_protocol::{Block, Message};
 use wasm_bindgen::prelude::*;
@@ -22,7 +23,7 @@ use super::relay::{Relay, RelayModel, RelayStore};
 use super::values::{from_host, frozen, get, is_missing};
 use crate::core::{
     AgentError, Controller, ControllerOptions, ControllerState, ConversationStore,
-    DefaultAgentRuntime, ErrorCode, Model,
+    DefaultAgentRuntime, ErrorCode, Model, Outcome,
 };
 
 const OPTION_KEYS: [&str; 6] = [
@@ -281,6 +282,17 @@ where
     js::quiet(&future_to_promise(future))
 }
 
+/// A turn's promise: resolves with its outcome (`completed`, `max-tokens`, `cancelled`), rejects with the
+/// `AgentError`.
+fn turn_promise(turn: LocalBoxFuture<'static, Result<Outcome, AgentError>>) -> Promise {
+    quiet_promise(async move {
+        match turn.await {
+            Ok(outcome) => Ok(JsValue::from_str(outcome.as_str())),
+            Err(e) => Err(to_js(&e)),
+        }
+    })
+}
+
 fn rejected(error: &AgentError) -> Promise {
     js::quiet(&Promise::reject(&to_js(error)))
 }
@@ -413,25 +425,13 @@ impl JsController {
             Ok(blocks) => blocks,
             Err(e) => return rejected(&e),
         };
-        let turn = self.shared.core.send(blocks);
-        quiet_promise(async move {
-            match turn.await {
-                Ok(outcome) => Ok(JsValue::from_str(outcome.as_str())),
-                Err(e) => Err(to_js(&e)),
-            }
-        })
+        turn_promise(self.shared.core.send(blocks))
     }
 
     /// Runs the turn again from the stable messages without adding a user message (after a failed turn whose
     /// last stable message is the person's or a tool result). Resolves and rejects like `send`.
     pub fn retry(&self) -> Promise {
-        let turn = self.shared.core.retry();
-        quiet_promise(async move {
-            match turn.await {
-                Ok(outcome) => Ok(JsValue::from_str(outcome.as_str())),
-                Err(e) => Err(to_js(&e)),
-            }
-        })
+        turn_promise(self.shared.core.retry())
     }
 
     /// `setRuntimeOptions({ limits?, hooks?, onHookError?, modelInterceptors?, toolInterceptors? })`: the same
