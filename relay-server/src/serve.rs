@@ -1,7 +1,8 @@
 //! The accept loop: serves a [`Router`] on a TCP listener (HTTP/1.1 and h2c) with the connection-level bounds
 //! `axum::serve` does not offer, so slow or idle clients cannot hold the relay's file descriptors:
-//! - a header-read timeout (a connection that sends no complete request head in time is closed; this also
-//!   bounds idle keep-alive connections) and a bounded request head (`limits.maxHeaderBytes`);
+//! - a header-read timeout (a connection that sends no first byte, or no complete request head, in time is
+//!   closed; this also bounds idle HTTP/1 keep-alive connections) and a bounded request head
+//!   (`limits.maxHeaderBytes`);
 //! - a connection limit: at `limits.maxConnections` the loop stops accepting (new connections wait in the
 //!   kernel's listen backlog) and logs that it did;
 //! - `accept` failures are logged with their cause (`EMFILE`: out of file descriptors) and retried after a
@@ -119,7 +120,19 @@ pub async fn serve(
         });
         let builder = builder.clone();
         let watcher = graceful.watcher();
+        let first_byte_wait = options.header_read_timeout;
         connections.spawn(async move {
+            // Choosing HTTP/1 or HTTP/2 waits for the first bytes with no timeout of its own, and hyper's
+            // header-read timer starts only after that: a connection that never sends a byte would be held
+            // for ever. It gets the header-read timeout to send its first byte.
+            let mut probe = [0u8; 1];
+            match tokio::time::timeout(first_byte_wait, tcp.peek(&mut probe)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                _ => {
+                    drop(permit);
+                    return;
+                }
+            }
             let connection = builder.serve_connection_with_upgrades(TokioIo::new(tcp), service);
             if let Err(e) = watcher.watch(connection.into_owned()).await {
                 tracing::debug!(peer = %peer, error = %e, "connection ended with an error");
