@@ -32,6 +32,7 @@ pub mod serve;
 pub mod state;
 pub mod static_files;
 pub mod store;
+pub mod write_timeout;
 
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::routing::get;
@@ -132,8 +133,14 @@ pub fn router(state: AppState) -> Router {
         .with_state(state.clone());
 
     let trace = TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
-        let id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
-        tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = %id)
+        let id = request
+            .headers()
+            .get(&REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        // The path is bounded here too: JSON log lines repeat span fields on every event of the request.
+        let path = logging::escape(request.uri().path());
+        tracing::info_span!("request", method = %request.method(), path = %path, request_id = %id)
     });
     let app = app
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))

@@ -7,6 +7,7 @@
 //!   kernel's listen backlog) and logs that it did;
 //! - `accept` failures are logged with their cause (`EMFILE`: out of file descriptors) and retried after a
 //!   pause instead of spinning;
+//! - a client write timeout ([`WriteTimeout`]): a client that stops reading loses its connection;
 //! - graceful shutdown bounded by `limits.shutdownGraceMs`: after it, remaining connections are closed.
 //!
 //! Every request gets the peer address as `ConnectInfo<SocketAddr>` (the trusted-proxy identity needs it).
@@ -28,6 +29,7 @@ use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use crate::config::LimitsConfig;
+use crate::write_timeout::WriteTimeout;
 
 /// Connection-level bounds, from `limits`.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +38,7 @@ pub struct ServeOptions {
     pub max_connections: usize,
     pub max_header_bytes: usize,
     pub shutdown_grace: Duration,
+    pub client_write_timeout: Duration,
 }
 
 impl ServeOptions {
@@ -45,6 +48,7 @@ impl ServeOptions {
             max_connections: usize::try_from(limits.max_connections).unwrap_or(usize::MAX),
             max_header_bytes: usize::try_from(limits.max_header_bytes).unwrap_or(usize::MAX),
             shutdown_grace: Duration::from_millis(limits.shutdown_grace_ms),
+            client_write_timeout: Duration::from_millis(limits.client_write_timeout_ms),
         }
     }
 }
@@ -121,6 +125,7 @@ pub async fn serve(
         let builder = builder.clone();
         let watcher = graceful.watcher();
         let first_byte_wait = options.header_read_timeout;
+        let write_timeout = options.client_write_timeout;
         connections.spawn(async move {
             // Choosing HTTP/1 or HTTP/2 waits for the first bytes with no timeout of its own, and hyper's
             // header-read timer starts only after that: a connection that never sends a byte would be held
@@ -133,7 +138,8 @@ pub async fn serve(
                     return;
                 }
             }
-            let connection = builder.serve_connection_with_upgrades(TokioIo::new(tcp), service);
+            let io = TokioIo::new(WriteTimeout::new(tcp, write_timeout));
+            let connection = builder.serve_connection_with_upgrades(io, service);
             if let Err(e) = watcher.watch(connection.into_owned()).await {
                 tracing::debug!(peer = %peer, error = %e, "connection ended with an error");
             }

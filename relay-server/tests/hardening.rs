@@ -53,6 +53,7 @@ fn options(header_read_ms: u64) -> ServeOptions {
         max_connections: 64,
         max_header_bytes: 64 * 1024,
         shutdown_grace: Duration::from_secs(1),
+        client_write_timeout: Duration::from_secs(10),
     }
 }
 
@@ -338,6 +339,7 @@ fn new_limits_cannot_be_switched_off() {
         "maxStreamDurationMs",
         "headerReadTimeoutMs",
         "requestBodyTimeoutMs",
+        "clientWriteTimeoutMs",
         "maxConnections",
         "maxHeaderBytes",
         "shutdownGraceMs",

@@ -148,6 +148,8 @@ pub struct LimitsConfig {
     pub header_read_timeout_ms: u64,
     /// A client must send a request's complete body within this time (408 `REQUEST_TIMEOUT` after).
     pub request_body_timeout_ms: u64,
+    /// A client connection whose writes make no progress for this long (it stopped reading) is closed.
+    pub client_write_timeout_ms: u64,
     /// Open client connections at most; further connections wait in the listen backlog.
     pub max_connections: u64,
     /// Largest request head (request line and headers) accepted, in bytes.
@@ -173,6 +175,7 @@ impl Default for LimitsConfig {
             max_stream_duration_ms: 900_000,
             header_read_timeout_ms: 10_000,
             request_body_timeout_ms: 60_000,
+            client_write_timeout_ms: 60_000,
             max_connections: 1024,
             max_header_bytes: 64 * 1024,
             shutdown_grace_ms: 10_000,

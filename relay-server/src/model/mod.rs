@@ -73,7 +73,7 @@ pub async fn call(
     tracing::info!(
         model = %model.config.id,
         provider = kind.as_str(),
-        conversation = request.conversation_id.as_deref().unwrap_or(""),
+        conversation = %crate::logging::escape(request.conversation_id.as_deref().unwrap_or("")),
         messages = request.messages.len(),
         "model call"
     );
