@@ -14,7 +14,7 @@ use crate::error::RelayError;
 use crate::extract::StrictJson;
 use crate::identity::UserId;
 use crate::state::AppState;
-use crate::store::{Cursor, StoredConversation, StoredSummary, WriteOutcome};
+use crate::store::{Cursor, Quota, StoredConversation, StoredSummary, WriteOutcome};
 
 /// Longest title accepted, in characters.
 pub const MAX_TITLE_CHARS: usize = 500;
@@ -90,7 +90,11 @@ pub async fn create(
     });
     let text = encode_context(&state, &context)?;
     let id = format!("c_{}", uuid::Uuid::new_v4().simple());
-    let stored = state.store().create(&user.0, &id, &title, &text).await?;
+    let quota = Quota::from_limits(&state.inner.limits);
+    let stored = state
+        .store()
+        .create(&user.0, &id, &title, &text, quota)
+        .await?;
     tracing::info!(conversation = %id, "conversation created");
     Ok((
         StatusCode::CREATED,
@@ -110,7 +114,13 @@ pub async fn read(
         .get(&user.0, &id)
         .await?
         .ok_or(RelayError::NotFound)?;
-    Ok(Json(snapshot_of(stored)?).into_response())
+    // Parsing and re-serialising megabytes of stored context is CPU work: off the async workers when large.
+    if stored.context.len() <= 64 * 1024 {
+        return Ok(Json(snapshot_of(stored)?).into_response());
+    }
+    state
+        .heavy(move || snapshot_of(stored).map(|s| Json(s).into_response()))
+        .await?
 }
 
 pub async fn write(
@@ -126,7 +136,14 @@ pub async fn write(
         .map_err(|_| RelayError::InvalidRequest("expectedRevision is out of range".into()))?;
     match state
         .store()
-        .write(&user.0, &id, expected, title.as_deref(), &text)
+        .write(
+            &user.0,
+            &id,
+            expected,
+            title.as_deref(),
+            &text,
+            Quota::from_limits(&state.inner.limits),
+        )
         .await?
     {
         WriteOutcome::Written(stored) => {

@@ -18,6 +18,11 @@ pub enum RelayError {
     InvalidRequest(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
+    /// A per-user storage quota (`limits.maxConversationsPerUser` / `maxStoredBytesPerUser`) would be exceeded.
+    #[error("{0}")]
+    QuotaExceeded(String),
     #[error("not found")]
     NotFound,
     #[error("revision conflict: current revision is {current}")]
@@ -60,6 +65,8 @@ impl RelayError {
             RelayError::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             RelayError::InvalidRequest(_) => "INVALID_REQUEST",
             RelayError::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
+            RelayError::RequestTimeout => "REQUEST_TIMEOUT",
+            RelayError::QuotaExceeded(_) => "QUOTA_EXCEEDED",
             RelayError::NotFound => "NOT_FOUND",
             RelayError::RevisionConflict { .. } => "REVISION_CONFLICT",
             RelayError::ConversationCorrupt { .. } => "CONVERSATION_CORRUPT",
@@ -84,6 +91,8 @@ impl RelayError {
             | RelayError::UnknownModel(_)
             | RelayError::ModelStateMismatch { .. } => StatusCode::BAD_REQUEST,
             RelayError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            RelayError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            RelayError::QuotaExceeded(_) => StatusCode::FORBIDDEN,
             RelayError::NotFound => StatusCode::NOT_FOUND,
             RelayError::RevisionConflict { .. } => StatusCode::CONFLICT,
             RelayError::ConversationCorrupt { .. } | RelayError::Internal { .. } => {
@@ -135,14 +144,21 @@ impl RelayError {
     }
 
     /// Logs the error with its private detail; server-side faults at `error`, client mistakes at `info`.
+    /// Detail and message can quote request or upstream text: they are escaped and bounded here, so the JSON
+    /// log format gets the same length bound as the human one.
     pub fn log(&self) {
         let code = self.code();
         match self.log_detail() {
             Some(detail) if self.status().is_server_error() => {
-                tracing::error!(code, detail, "request failed")
+                tracing::error!(code, detail = %crate::logging::escape(detail), "request failed")
             }
-            Some(detail) => tracing::warn!(code, detail, "request failed"),
-            None => tracing::info!(code, message = %self, "request rejected"),
+            Some(detail) => {
+                tracing::warn!(code, detail = %crate::logging::escape(detail), "request failed")
+            }
+            None => {
+                let message = self.to_string();
+                tracing::info!(code, message = %crate::logging::escape(&message), "request rejected")
+            }
         }
     }
 

@@ -1,5 +1,7 @@
-//! [`StrictJson`]: reads a request body under the configured byte bound (413 past it) and parses it strictly
-//! (400 `INVALID_REQUEST` naming the path of the bad field; unknown keys are rejected by the wire types).
+//! [`StrictJson`]: reads a request body under the configured byte bound (413 past it) and time bound
+//! (`limits.requestBodyTimeoutMs`, 408 past it: a client that sends its body slowly cannot hold a connection
+//! and a task for ever) and parses it strictly (400 `INVALID_REQUEST` naming the path of the bad field;
+//! unknown keys are rejected by the wire types). Large bodies are parsed off the async workers.
 
 use axum::extract::{FromRequest, Request};
 use http_body_util::{BodyExt, Limited};
@@ -10,15 +12,28 @@ use crate::state::AppState;
 
 pub struct StrictJson<T>(pub T);
 
-impl<T: DeserializeOwned> FromRequest<AppState> for StrictJson<T> {
+impl<T: DeserializeOwned + Send + 'static> FromRequest<AppState> for StrictJson<T> {
     type Rejection = RelayError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, RelayError> {
-        let limit = usize::try_from(state.inner.limits.max_request_bytes).unwrap_or(usize::MAX);
-        let bytes = read_limited(request, limit).await?;
-        parse_json(&bytes).map(StrictJson)
+        let limits = state.inner.limits;
+        let limit = usize::try_from(limits.max_request_bytes).unwrap_or(usize::MAX);
+        let timeout = std::time::Duration::from_millis(limits.request_body_timeout_ms);
+        let bytes = tokio::time::timeout(timeout, read_limited(request, limit))
+            .await
+            .map_err(|_| RelayError::RequestTimeout)??;
+        if bytes.len() <= INLINE_PARSE_BYTES {
+            return parse_json(&bytes).map(StrictJson);
+        }
+        state
+            .heavy(move || parse_json(&bytes))
+            .await?
+            .map(StrictJson)
     }
 }
+
+/// Bodies up to this size are parsed in place (well under a millisecond); larger ones on the blocking pool.
+const INLINE_PARSE_BYTES: usize = 64 * 1024;
 
 /// Reads the whole body, failing with `PAYLOAD_TOO_LARGE` past `limit` bytes.
 pub async fn read_limited(request: Request, limit: usize) -> Result<bytes::Bytes, RelayError> {

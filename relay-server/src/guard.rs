@@ -1,6 +1,7 @@
 //! Middleware in front of every API route, in this order:
 //! 1. Origin: requests that change state (anything but GET/HEAD) need an `Origin` that is same-origin (its
-//!    host equals the `Host` header) or allow-listed, so a page on another site cannot drive the relay with
+//!    host equals the request's authority: the `Host` header, or over HTTP/2, which sends no `Host`, the
+//!    `:authority` in the request URI) or allow-listed, so a page on another site cannot drive the relay with
 //!    the user's credentials.
 //! 2. Content type: POST and PUT need `application/json` (which also forces browsers to preflight).
 //! 3. Identity: default deny; the resolved [`UserId`] is put in the request extensions.
@@ -48,16 +49,22 @@ fn check_origin(state: &AppState, request: &Request) -> Result<(), RelayError> {
         .ok_or(RelayError::ForbiddenOrigin)?;
     if origin_allowed(
         origin,
-        request
-            .headers()
-            .get(header::HOST)
-            .and_then(|v| v.to_str().ok()),
+        request_authority(request),
         &state.inner.allowed_origins,
     ) {
         Ok(())
     } else {
         tracing::info!(origin, "origin refused");
         Err(RelayError::ForbiddenOrigin)
+    }
+}
+
+/// The authority the client addressed: `Host` when present (HTTP/1.1), else the URI's authority (HTTP/2
+/// `:authority`). A `Host` that is not text means no authority rather than falling back.
+pub fn request_authority(request: &Request) -> Option<&str> {
+    match request.headers().get(header::HOST) {
+        Some(host) => host.to_str().ok(),
+        None => request.uri().authority().map(|a| a.as_str()),
     }
 }
 
@@ -115,7 +122,32 @@ pub fn user_of(parts: &axum::http::Extensions) -> Result<UserId, RelayError> {
 
 #[cfg(test)]
 mod tests {
-    use super::origin_allowed;
+    use super::{origin_allowed, request_authority};
+
+    #[test]
+    fn authority_comes_from_host_or_the_http2_uri() {
+        let h1 = axum::http::Request::builder()
+            .uri("/api/conversations")
+            .header("host", "relay.example:8787")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        assert_eq!(request_authority(&h1), Some("relay.example:8787"));
+        let h2 = axum::http::Request::builder()
+            .uri("http://relay.example:8787/api/conversations")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        assert_eq!(request_authority(&h2), Some("relay.example:8787"));
+        assert!(origin_allowed(
+            "http://relay.example:8787",
+            request_authority(&h2),
+            &[]
+        ));
+        let neither = axum::http::Request::builder()
+            .uri("/api/conversations")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        assert_eq!(request_authority(&neither), None);
+    }
 
     #[test]
     fn same_host_is_allowed_and_other_hosts_are_not() {

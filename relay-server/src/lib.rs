@@ -12,26 +12,34 @@
 //! - [`model`]: `POST {base}/model` and `GET {base}/models`.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus.
-//! - [`state`]: [`AppState`]; this file: [`router`].
+//! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
+//! - [`logging`]: escaped, bounded log output and request-id validation.
+//! - [`static_files`]: the `/npm/` and `/examples/` trees, confined to their directories.
+//! - [`state`]: [`AppState`]; this file: [`router`] and the security headers of every answer.
 
 pub mod config;
 pub mod conversations;
 pub mod error;
 pub mod extract;
+pub mod fdlimit;
 pub mod guard;
 pub mod identity;
+pub mod logging;
 pub mod metrics;
 pub mod model;
 pub mod ops;
+pub mod serve;
 pub mod state;
+pub mod static_files;
 pub mod store;
+pub mod write_timeout;
 
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::routing::get;
 use axum::{middleware, Router};
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 pub use error::RelayError;
@@ -39,6 +47,29 @@ pub use identity::{IdentityResolver, ResolveFuture, UserId};
 pub use state::AppState;
 
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Headers on every answer (API, errors, pages): no MIME sniffing, no framing by any origin, no referrer.
+/// Pages carry their own fuller policy ([`static_files::PAGE_CSP`]); everything else gets a policy that
+/// allows nothing, which only matters if a JSON answer is ever opened as a document.
+fn security_headers(app: Router) -> Router {
+    use axum::http::header;
+    app.layer(SetResponseHeaderLayer::overriding(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ))
+    .layer(SetResponseHeaderLayer::overriding(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("DENY"),
+    ))
+    .layer(SetResponseHeaderLayer::overriding(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    ))
+    .layer(SetResponseHeaderLayer::if_not_present(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
+    ))
+}
 
 /// The relay's routes: the API under the configured base path, `/healthz`, `/readyz`, `/metrics`, and (when
 /// configured) the static npm package at `/npm/` and example pages at `/examples/`.
@@ -77,10 +108,10 @@ pub fn router(state: AppState) -> Router {
         .nest(&base, api.fallback(not_found).layer(guard_layer))
     };
     if let Some(dir) = &state.inner.npm_dir {
-        app = app.nest_service("/npm", ServeDir::new(dir));
+        app = app.nest("/npm", static_files::tree(dir));
     }
     if let Some(dir) = &state.inner.examples_dir {
-        app = app.nest_service("/examples", ServeDir::new(dir));
+        app = app.nest("/examples", static_files::tree(dir));
         // `/` opens the demo page when the examples include it, else the examples directory.
         let target = if dir.join("demo/index.html").is_file() {
             "/examples/demo/"
@@ -102,13 +133,24 @@ pub fn router(state: AppState) -> Router {
         .with_state(state.clone());
 
     let trace = TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
-        let id = request.headers().get(&REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("");
-        tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = %id)
+        let id = request
+            .headers()
+            .get(&REQUEST_ID)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        // The path is bounded here too: JSON log lines repeat span fields on every event of the request.
+        let path = logging::escape(request.uri().path());
+        tracing::info_span!("request", method = %request.method(), path = %path, request_id = %id)
     });
     let app = app
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(trace)
-        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid));
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        // Outermost: a client id that is too long or not visible ASCII never reaches the span or the log.
+        .layer(middleware::map_request(
+            logging::drop_unacceptable_request_id,
+        ));
+    let app = security_headers(app);
 
     if state.inner.allowed_origins.is_empty() {
         app

@@ -2,13 +2,13 @@
 //! `PATCHBRIDGE_*` overrides), opens the database, and serves [`patchbridge_relay::router`] until SIGTERM or
 //! Ctrl-C. Any configuration problem stops it before the port opens (exit code 2).
 
-use axum::serve::ListenerExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use patchbridge_relay::config::RelayConfig;
+use patchbridge_relay::serve::{serve, Ended, ServeOptions};
 use patchbridge_relay::store::Store;
-use patchbridge_relay::{router, AppState};
+use patchbridge_relay::{fdlimit, router, AppState};
 
 const USAGE: &str = "usage: patchbridge-relay [--config FILE] [--demo]\n\
   --config FILE   strict JSON configuration (default: $PATCHBRIDGE_CONFIG, else built-in defaults)\n\
@@ -53,6 +53,8 @@ fn main() -> ExitCode {
         Err(e) => return config_error(&e.to_string()),
     };
 
+    check_descriptors(&validated);
+
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
         };
         let bind = validated.bind;
         let demo = validated.demo_active;
+        let options = ServeOptions::from_limits(&validated.limits);
         let state = match AppState::new(validated, store.clone()) {
             Ok(s) => s,
             Err(e) => return config_error(&e),
@@ -93,24 +96,22 @@ fn main() -> ExitCode {
         tracing::info!(%addr, "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
-        // SSE writes are small and latency-bound: without TCP_NODELAY each event waits for the browser's
-        // delayed ACK (Nagle), which the benchmark measured as ~0.3 ms added per chunk.
-        let listener = listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!(error = %e, "cannot set TCP_NODELAY on an accepted socket");
-            }
-        });
-        let served = axum::serve(listener, router(state))
-            .with_graceful_shutdown(shutdown_signal(term))
-            .await;
-        store.close().await;
-        match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                tracing::error!(error = %e, "server failed");
-                ExitCode::FAILURE
-            }
+        let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
+        // Bounded too: a database that does not answer must not keep the process alive after the grace.
+        if tokio::time::timeout(options.shutdown_grace, store.close())
+            .await
+            .is_err()
+        {
+            tracing::warn!("database pool did not close within the shutdown grace period");
         }
+        match ended {
+            Ended::Drained => tracing::info!("stopped"),
+            Ended::GraceElapsed(n) => tracing::warn!(
+                connections = n,
+                "stopped after closing unfinished connections"
+            ),
+        }
+        ExitCode::SUCCESS
     })
 }
 
@@ -128,13 +129,36 @@ fn config_error(message: &str) -> ExitCode {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("PATCHBRIDGE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    if std::env::var("PATCHBRIDGE_LOG_FORMAT").as_deref() == Ok("json") {
-        builder.json().init();
-    } else {
-        builder.init();
+    let json = std::env::var("PATCHBRIDGE_LOG_FORMAT").as_deref() == Ok("json");
+    patchbridge_relay::logging::init(filter, json);
+}
+
+/// Raises the descriptor soft limit to the hard limit and says whether it covers the connection limit.
+fn check_descriptors(validated: &patchbridge_relay::config::Validated) {
+    let needed = fdlimit::needed_descriptors(
+        validated.limits.max_connections,
+        validated.database.max_connections,
+    );
+    match fdlimit::raise_to_hard_limit() {
+        Ok(raised) => {
+            tracing::info!(
+                before = raised.before,
+                soft = raised.after,
+                hard = raised.hard,
+                needed,
+                "file descriptor limit (RLIMIT_NOFILE)"
+            );
+            if raised.after < needed {
+                tracing::warn!(
+                    soft = raised.after,
+                    needed,
+                    max_connections = validated.limits.max_connections,
+                    "the file descriptor limit is below what limits.maxConnections needs (2 per connection plus reserve): \
+                     accepts will fail with EMFILE under load; raise the hard limit (LimitNOFILE=, ulimit -Hn) or lower limits.maxConnections"
+                );
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot raise the file descriptor limit"),
     }
 }
 

@@ -11,6 +11,14 @@ use crate::metrics::Metrics;
 use crate::model::registry::ModelRegistry;
 use crate::store::Store;
 
+/// One heavy task per core, but at least two (so one long task never blocks the next).
+fn heavy_permits() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .max(2)
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub(crate) inner: Arc<Inner>,
@@ -28,6 +36,8 @@ pub(crate) struct Inner {
     pub models: ModelRegistry,
     pub http: reqwest::Client,
     pub metrics: Arc<Metrics>,
+    /// Permits for CPU-heavy request work run off the async workers (see [`AppState::heavy`]).
+    pub heavy: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -58,6 +68,7 @@ impl AppState {
                 models,
                 http,
                 metrics: Metrics::new(),
+                heavy: Arc::new(tokio::sync::Semaphore::new(heavy_permits())),
             }),
         })
     }
@@ -71,6 +82,26 @@ impl AppState {
                 ..inner
             }),
         }
+    }
+
+    /// Runs CPU-heavy work of one request (parsing or serialising megabytes of JSON, building a provider
+    /// request) on the blocking pool, at most one task per core at a time. On the async workers it would stall
+    /// every other request on that worker (`/healthz` included) for as long as it runs; with the permits, a
+    /// flood of heavy requests queues instead of taking every core.
+    pub async fn heavy<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, crate::RelayError> {
+        let _permit = self
+            .inner
+            .heavy
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(crate::RelayError::internal)?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| crate::RelayError::internal(format!("heavy task failed: {e}")))
     }
 
     pub fn store(&self) -> &Store {

@@ -252,14 +252,25 @@ async fn trusted_proxy_header_is_the_user() {
         json!({ "identity": { "mode": "trusted-proxy", "header": "X-Auth-User" } }),
     ))
     .await;
-    let ok = get_as("/api/conversations", &[("x-auth-user", "dave")]);
+    // The header is believed only from a trusted peer (loopback by default).
+    let from_proxy =
+        |mut request: Request<Body>| {
+            request.extensions_mut().insert(axum::extract::ConnectInfo(
+                std::net::SocketAddr::from(([127, 0, 0, 1], 40000)),
+            ));
+            request
+        };
+    let ok = from_proxy(get_as("/api/conversations", &[("x-auth-user", "dave")]));
     assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
-    let missing = get_as("/api/conversations", &[("x-patchbridge-user", "dave")]);
+    let missing = from_proxy(get_as(
+        "/api/conversations",
+        &[("x-patchbridge-user", "dave")],
+    ));
     assert_eq!(status_of(&r, missing).await.0, StatusCode::UNAUTHORIZED);
-    let doubled = get_as(
+    let doubled = from_proxy(get_as(
         "/api/conversations",
         &[("x-auth-user", "dave"), ("x-auth-user", "eve")],
-    );
+    ));
     assert_eq!(
         status_of(&r, doubled).await.0,
         StatusCode::UNAUTHORIZED,

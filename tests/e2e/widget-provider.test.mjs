@@ -175,6 +175,36 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     await page.context().close();
   });
 
+  test('a conversation whose provider state the relay refuses continues in a new conversation with its messages', async () => {
+    const page = await openPage();
+    upstream.script(textTurn('first answer'));
+    await sendInWidget(page, 'first question');
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().conversation?.revision === 1);
+    const first = (await state(page)).conversation;
+    // The relay's answer when a stored ModelState no longer matches its messages (its own test pins when).
+    await page.route('**/api/model', (route) => route.fulfill({
+      status: 400, contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'MODEL_STATE_MISMATCH', message: 'modelState entry does not match message m1; continue in a new conversation from these messages', messageId: 'm1' } }),
+    }), { times: 1 });
+    await sendInWidget(page, 'second question');
+    await waitInPage(page, () => /Continue in a new conversation/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]')?.textContent ?? ''));
+    page.problems.length = 0; // the scripted 400 is expected
+    upstream.script(textTurn('answer in the new conversation'));
+    const seen = upstream.requests.length;
+    await page.click('patchbridge-agent [part~=notice] button.primary');
+    // The refused turn runs again in a new conversation: same messages, no provider state.
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().conversation != null
+      && document.querySelector('patchbridge-agent').controller.getState().status === 'idle');
+    const sent = upstream.requests[seen].body.messages.map((m) => `${m.role}:${m.content}`);
+    assert.deepEqual(sent, ['user:first question', 'assistant:first answer', 'user:second question']);
+    assert.equal((await state(page)).messages, 4);
+    const next = (await state(page)).conversation;
+    assert.notEqual(next.id, first.id, 'a new stored conversation');
+    assert.equal(next.revision, 1);
+    assert.equal((await relay.fetchJson('GET', `/conversations/${first.id}`, { user: await page.evaluate(() => new URLSearchParams(location.search).get('user')) })).body.conversation.revision, 1, 'the old one is untouched');
+    await page.context().close();
+  });
+
   for (const when of ['before-load', 'before-connect', 'after-ready']) {
     test(`runtimeOptions set ${when}: the limit applies and names itself, the hooks run`, async () => {
       const page = await openPage(`&options=${when}&limits=${encodeURIComponent(JSON.stringify({ maxModelOutputCharacters: 5 }))}`);

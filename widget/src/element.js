@@ -364,6 +364,15 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.composer?.input.focus();
   }
 
+  /** The way forward from a conversation whose stored provider state the relay refuses: the same messages in a
+   *  new conversation without that state, and the refused turn runs again there. */
+  async #continueInNew() {
+    await this.#newConversation({ keepMessages: true });
+    const controller = this.#controller;
+    const last = controller?.getState().messages.at(-1);
+    if (controller && last?.role === 'user') controller.retry().catch(() => { /* shown from state.error */ });
+  }
+
   #approve() {
     try { this.#controller?.approveTool(); } catch (error) { this.#showError(error, null); }
   }
@@ -493,7 +502,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     const relayCode = error?.details?.relayCode;
     const actions = [];
     if (relayCode === 'MODEL_STATE_MISMATCH') {
-      actions.push(h('button', { type: 'button', className: 'primary', onclick: () => this.#newConversation({ keepMessages: true }) }, t('continueInNew')));
+      actions.push(h('button', { type: 'button', className: 'primary', onclick: () => this.#continueInNew() }, t('continueInNew')));
     } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
       const id = this.#controller?.getState().conversation?.id;
       if (id && code === 'AGENT_REVISION_CONFLICT') actions.push(h('button', { type: 'button', onclick: () => this.#open(id) }, t('reload')));

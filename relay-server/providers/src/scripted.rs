@@ -149,13 +149,22 @@ const TIME: Intent = Intent {
     needs_argument: false,
 };
 
+/// The scripted rules read at most this many characters of a message: matching every tool name against the
+/// text costs tools × text, which a megabyte message would turn into minutes of CPU.
+const MAX_MATCHED_CHARS: usize = 2000;
+
 fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Option<Call>) {
+    let text = match text.char_indices().nth(MAX_MATCHED_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let has = |w: &str| words.contains(&w);
+    let word_set: std::collections::HashSet<&str> = words.iter().copied().collect();
+    let has = |w: &str| word_set.contains(w);
 
     // A tool named outright wins: "run local.device_get".
     let named = |t: &&ToolDefinition| {

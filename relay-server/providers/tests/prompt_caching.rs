@@ -38,6 +38,8 @@ fn breakpoints(body: &Value) -> Vec<String> {
     }
     let mut out = Vec::new();
     walk(body, String::new(), &mut out);
+    // Object keys keep the request's own order; compare the set of places, not the walk order.
+    out.sort();
     out
 }
 

@@ -90,9 +90,15 @@ pub enum IdentityConfig {
         #[serde(default = "default_leeway")]
         leeway_seconds: u64,
     },
-    /// A reverse proxy that authenticates users sets this header (and strips it from client requests).
+    /// A reverse proxy that authenticates users sets this header (and strips it from client requests). The
+    /// header is believed only from peers in `trustedProxies` (IP addresses or CIDR ranges; loopback only when
+    /// absent).
     #[serde(rename_all = "camelCase")]
-    TrustedProxy { header: String },
+    TrustedProxy {
+        header: String,
+        #[serde(default)]
+        trusted_proxies: Option<Vec<String>>,
+    },
 }
 
 fn default_dev_header() -> String {
@@ -136,6 +142,24 @@ pub struct LimitsConfig {
     pub connect_timeout_ms: u64,
     pub first_byte_timeout_ms: u64,
     pub idle_timeout_ms: u64,
+    /// Longest a model stream may last in all, whatever the upstream sends (comments and pings included).
+    pub max_stream_duration_ms: u64,
+    /// A client must send a request's complete headers within this time (also bounds idle keep-alive).
+    pub header_read_timeout_ms: u64,
+    /// A client must send a request's complete body within this time (408 `REQUEST_TIMEOUT` after).
+    pub request_body_timeout_ms: u64,
+    /// A client connection whose writes make no progress for this long (it stopped reading) is closed.
+    pub client_write_timeout_ms: u64,
+    /// Open client connections at most; further connections wait in the listen backlog.
+    pub max_connections: u64,
+    /// Largest request head (request line and headers) accepted, in bytes.
+    pub max_header_bytes: u64,
+    /// On SIGTERM, how long open requests and streams may finish before their connections are closed.
+    pub shutdown_grace_ms: u64,
+    /// Conversations one user may store.
+    pub max_conversations_per_user: u64,
+    /// Bytes of conversation context one user may store in all.
+    pub max_stored_bytes_per_user: u64,
 }
 
 impl Default for LimitsConfig {
@@ -148,6 +172,15 @@ impl Default for LimitsConfig {
             connect_timeout_ms: 10_000,
             first_byte_timeout_ms: 120_000,
             idle_timeout_ms: 60_000,
+            max_stream_duration_ms: 900_000,
+            header_read_timeout_ms: 10_000,
+            request_body_timeout_ms: 60_000,
+            client_write_timeout_ms: 60_000,
+            max_connections: 1024,
+            max_header_bytes: 64 * 1024,
+            shutdown_grace_ms: 10_000,
+            max_conversations_per_user: 10_000,
+            max_stored_bytes_per_user: 1024 * 1024 * 1024,
         }
     }
 }

@@ -24,9 +24,15 @@ pub struct ValidatedModel {
 /// Identity settings after validation (keys loaded).
 #[derive(Debug, Clone)]
 pub enum ValidatedIdentity {
-    Development { header: String, query_param: String },
+    Development {
+        header: String,
+        query_param: String,
+    },
     Jwt(crate::identity::jwt::JwtSettings),
-    TrustedProxy { header: String },
+    TrustedProxy {
+        header: String,
+        trusted: Vec<ipnet::IpNet>,
+    },
 }
 
 /// Everything the relay needs, checked.
@@ -125,10 +131,33 @@ impl RelayConfig {
                 .map_err(|(field, m)| err(format!("identity.{field}"), m))?;
                 Some(ValidatedIdentity::Jwt(settings))
             }
-            Some(IdentityConfig::TrustedProxy { header }) => {
+            Some(IdentityConfig::TrustedProxy {
+                header,
+                trusted_proxies,
+            }) => {
                 check_header_name(header).map_err(|m| err("identity.header", m))?;
+                // Absent: a proxy on the same host (the common setup), never the whole internet.
+                let listed: Vec<String> = match trusted_proxies {
+                    None => DEFAULT_TRUSTED_PROXIES
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect(),
+                    Some(list) if list.is_empty() => return Err(err(
+                        "identity.trustedProxies",
+                        "must list at least one address or CIDR range (omit it for loopback only)",
+                    )),
+                    Some(list) => list.clone(),
+                };
+                let mut trusted = Vec::new();
+                for (i, text) in listed.iter().enumerate() {
+                    trusted.push(
+                        parse_proxy(text)
+                            .map_err(|m| err(format!("identity.trustedProxies[{i}]"), m))?,
+                    );
+                }
                 Some(ValidatedIdentity::TrustedProxy {
                     header: header.to_ascii_lowercase(),
+                    trusted,
                 })
             }
         };
@@ -170,6 +199,15 @@ impl RelayConfig {
             ("connectTimeoutMs", l.connect_timeout_ms),
             ("firstByteTimeoutMs", l.first_byte_timeout_ms),
             ("idleTimeoutMs", l.idle_timeout_ms),
+            ("maxStreamDurationMs", l.max_stream_duration_ms),
+            ("headerReadTimeoutMs", l.header_read_timeout_ms),
+            ("requestBodyTimeoutMs", l.request_body_timeout_ms),
+            ("clientWriteTimeoutMs", l.client_write_timeout_ms),
+            ("maxConnections", l.max_connections),
+            ("maxHeaderBytes", l.max_header_bytes),
+            ("shutdownGraceMs", l.shutdown_grace_ms),
+            ("maxConversationsPerUser", l.max_conversations_per_user),
+            ("maxStoredBytesPerUser", l.max_stored_bytes_per_user),
         ] {
             if value == 0 {
                 return Err(err(
@@ -194,6 +232,23 @@ impl RelayConfig {
             ("connectTimeoutMs", l.connect_timeout_ms, 600_000),
             ("firstByteTimeoutMs", l.first_byte_timeout_ms, 3_600_000),
             ("idleTimeoutMs", l.idle_timeout_ms, 3_600_000),
+            ("maxStreamDurationMs", l.max_stream_duration_ms, 86_400_000),
+            ("headerReadTimeoutMs", l.header_read_timeout_ms, 600_000),
+            ("requestBodyTimeoutMs", l.request_body_timeout_ms, 3_600_000),
+            ("clientWriteTimeoutMs", l.client_write_timeout_ms, 3_600_000),
+            ("maxConnections", l.max_connections, 1_000_000),
+            ("maxHeaderBytes", l.max_header_bytes, 1024 * 1024),
+            ("shutdownGraceMs", l.shutdown_grace_ms, 600_000),
+            (
+                "maxConversationsPerUser",
+                l.max_conversations_per_user,
+                100_000_000,
+            ),
+            (
+                "maxStoredBytesPerUser",
+                l.max_stored_bytes_per_user,
+                1024 * 1024 * 1024 * 1024,
+            ),
         ] {
             if value > max {
                 return Err(err(
@@ -201,6 +256,17 @@ impl RelayConfig {
                     format!("must be at most {max}"),
                 ));
             }
+        }
+
+        // hyper's read buffer cannot be smaller than 8 KiB.
+        if l.max_header_bytes < 8192 {
+            return Err(err("limits.maxHeaderBytes", "must be at least 8192"));
+        }
+        if l.max_stored_bytes_per_user < l.max_conversation_bytes {
+            return Err(err(
+                "limits.maxStoredBytesPerUser",
+                "must be at least limits.maxConversationBytes",
+            ));
         }
 
         let mut models = Vec::new();
@@ -333,6 +399,27 @@ fn validate_origin(origin: &str) -> Result<String, String> {
         return Err("must be scheme://host[:port] with no path".into());
     }
     Ok(url.origin().ascii_serialization())
+}
+
+/// The peers a trusted-proxy identity believes when `trustedProxies` is not given: loopback only.
+pub const DEFAULT_TRUSTED_PROXIES: [&str; 2] = ["127.0.0.0/8", "::1/128"];
+
+/// An address (`10.0.0.7`, `::1`) or a CIDR range (`10.0.0.0/8`); host bits set in a range are refused
+/// because they usually mean a typo in the prefix length.
+fn parse_proxy(text: &str) -> Result<ipnet::IpNet, String> {
+    if let Ok(ip) = text.parse::<std::net::IpAddr>() {
+        return Ok(ipnet::IpNet::from(ip));
+    }
+    let net: ipnet::IpNet = text
+        .parse()
+        .map_err(|_| format!("`{text}` is neither an IP address nor a CIDR range"))?;
+    if net.trunc() != net {
+        return Err(format!(
+            "`{text}` has host bits set; did you mean `{}`?",
+            net.trunc()
+        ));
+    }
+    Ok(net)
 }
 
 fn check_header_name(name: &str) -> Result<(), String> {

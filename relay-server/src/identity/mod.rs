@@ -44,17 +44,69 @@ pub fn from_config(identity: &ValidatedIdentity) -> Arc<dyn IdentityResolver> {
             query_param.clone(),
         )),
         ValidatedIdentity::Jwt(settings) => Arc::new(jwt::JwtResolver::new(settings.clone())),
-        ValidatedIdentity::TrustedProxy { header } => {
-            Arc::new(proxy::TrustedProxyResolver::new(header.clone()))
-        }
+        ValidatedIdentity::TrustedProxy { header, trusted } => Arc::new(
+            proxy::TrustedProxyResolver::new(header.clone(), trusted.clone()),
+        ),
     }
 }
 
-/// Accepts a user id only when it is non-empty, bounded and free of control characters.
+/// Accepts a user id exactly as the identity source gave it, or refuses it: never normalised, because two
+/// spellings that normalise to one id (`" zed"`, `"zed\u{3000}"`) would otherwise reach the same user's
+/// conversations. Refused: empty, longer than [`MAX_USER_ID_LEN`] bytes, any control character, any
+/// whitespace other than an interior U+0020, and invisible format characters (zero-width and bidi controls,
+/// which make two different ids look the same in logs and admin tools).
 pub(crate) fn acceptable(id: &str) -> Option<UserId> {
-    let id = id.trim();
-    if id.is_empty() || id.len() > MAX_USER_ID_LEN || id.chars().any(char::is_control) {
+    if id.is_empty() || id.len() > MAX_USER_ID_LEN {
+        return None;
+    }
+    if id.starts_with(' ') || id.ends_with(' ') {
+        return None;
+    }
+    if id
+        .chars()
+        .any(|c| c.is_control() || (c.is_whitespace() && c != ' ') || is_invisible_format(c))
+    {
         return None;
     }
     Some(UserId(id.to_owned()))
+}
+
+/// Format characters that render as nothing: zero-width spaces and joiners, bidi marks and overrides, word
+/// joiner and invisible operators, the BOM, soft hyphen and the Mongolian vowel separator.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::acceptable;
+
+    #[test]
+    fn user_ids_are_exact_strings_or_refused() {
+        assert_eq!(acceptable("zed").unwrap().0, "zed");
+        assert_eq!(acceptable("Zed Q. Public").unwrap().0, "Zed Q. Public");
+        assert_eq!(acceptable("tenant/ü-名前").unwrap().0, "tenant/ü-名前");
+        for refused in [
+            "",
+            " zed",
+            "zed ",
+            "zed\u{3000}",
+            "\u{3000}zed",
+            "zed\t",
+            "ze\nd",
+            "zed\u{a0}",
+            "zed\u{200b}",
+            "\u{feff}zed",
+            "zed\u{202e}",
+            "ze\u{2028}d",
+            "zed\u{0}",
+            "zed\u{85}",
+        ] {
+            assert!(acceptable(refused).is_none(), "{refused:?}");
+        }
+        assert!(acceptable(&"a".repeat(super::MAX_USER_ID_LEN)).is_some());
+        assert!(acceptable(&"a".repeat(super::MAX_USER_ID_LEN + 1)).is_none());
+    }
 }

@@ -43,7 +43,9 @@ pub async fn call(
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
-            let events = patchbridge_providers::scripted::respond(&request);
+            let events = state
+                .heavy(move || patchbridge_providers::scripted::respond(&request))
+                .await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
             let body = fstream::iter(
                 events
@@ -55,13 +57,23 @@ pub async fn call(
         ModelEntry::Upstream(model) => model,
     };
     let kind = model.config.provider;
-    let upstream_request = encode_request(kind, &model.options, &request).map_err(adapter_error)?;
-    // Fail early on requests the decoder cannot serve (before any upstream call).
-    let mut unused_decoder = Some(Decoder::new(kind, &request).map_err(adapter_error)?);
+    // Encoding walks every message, tool and ModelState item: linear, but megabytes of it, so it runs off the
+    // async workers. Building the decoder here too fails early on requests it cannot serve (before any
+    // upstream call).
+    let options = model.options.clone();
+    let (request, upstream_request, decoder) = state
+        .heavy(move || {
+            let upstream = encode_request(kind, &options, &request)?;
+            let decoder = Decoder::new(kind, &request)?;
+            Ok::<_, patchbridge_providers::AdapterError>((request, upstream, decoder))
+        })
+        .await?
+        .map_err(adapter_error)?;
+    let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,
         provider = kind.as_str(),
-        conversation = request.conversation_id.as_deref().unwrap_or(""),
+        conversation = %crate::logging::escape(request.conversation_id.as_deref().unwrap_or("")),
         messages = request.messages.len(),
         "model call"
     );
@@ -71,6 +83,7 @@ pub async fn call(
         max_events: limits.max_events_per_call,
         first_byte: Duration::from_millis(limits.first_byte_timeout_ms),
         idle: Duration::from_millis(limits.idle_timeout_ms),
+        total: Duration::from_millis(limits.max_stream_duration_ms),
     };
     // At most two upstream attempts in all. The response to the browser starts only once the first neutral
     // event exists, so a provider that accepts the call and then fails before producing anything (an

@@ -28,6 +28,9 @@ pub struct StreamBounds {
     pub max_events: u64,
     pub first_byte: Duration,
     pub idle: Duration,
+    /// The whole call, from the request's arrival to the last event: whatever the upstream sends (comments and
+    /// pings reset the idle timer), the stream ends here.
+    pub total: Duration,
 }
 
 /// Why the upstream byte stream ended early.
@@ -35,6 +38,7 @@ pub struct StreamBounds {
 enum ByteIssue {
     FirstByteTimeout,
     IdleTimeout,
+    DurationExceeded(Duration),
     TooLarge(u64),
     Transport(reqwest::Error),
 }
@@ -44,6 +48,13 @@ impl std::fmt::Display for ByteIssue {
         match self {
             ByteIssue::FirstByteTimeout => write!(f, "first byte timeout"),
             ByteIssue::IdleTimeout => write!(f, "idle timeout"),
+            ByteIssue::DurationExceeded(d) => {
+                write!(
+                    f,
+                    "stream exceeded limits.maxStreamDurationMs ({} ms)",
+                    d.as_millis()
+                )
+            }
             ByteIssue::TooLarge(n) => write!(f, "upstream response exceeds {n} bytes"),
             ByteIssue::Transport(e) => write!(f, "transport: {e}"),
         }
@@ -64,9 +75,22 @@ fn bounded_bytes(
         loop {
             let first = first_byte_at.get().is_none();
             let wait = if first { bounds.first_byte.saturating_sub(started.elapsed()) } else { bounds.idle };
-            match tokio::time::timeout(wait, body.next()).await {
+            let left = bounds.total.saturating_sub(started.elapsed());
+            // Checked before polling: `timeout` polls the body first, so an upstream whose bytes are always
+            // ready would never see a zero timeout fire.
+            if left.is_zero() {
+                yield Err(ByteIssue::DurationExceeded(bounds.total));
+                break;
+            }
+            match tokio::time::timeout(wait.min(left), body.next()).await {
                 Err(_) => {
-                    yield Err(if first { ByteIssue::FirstByteTimeout } else { ByteIssue::IdleTimeout });
+                    yield Err(if left <= wait {
+                        ByteIssue::DurationExceeded(bounds.total)
+                    } else if first {
+                        ByteIssue::FirstByteTimeout
+                    } else {
+                        ByteIssue::IdleTimeout
+                    });
                     break;
                 }
                 Ok(None) => {
@@ -202,7 +226,7 @@ pub fn relay(
                 }
                 Some(Err(EventStreamError::Transport(issue))) => {
                     failure = Some(match issue {
-                        ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout => RelayError::UpstreamTimeout { detail: issue.to_string() },
+                        ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout | ByteIssue::DurationExceeded(_) => RelayError::UpstreamTimeout { detail: issue.to_string() },
                         ByteIssue::TooLarge(_) => RelayError::UpstreamResponseTooLarge { detail: issue.to_string() },
                         ByteIssue::Transport(_) => RelayError::UpstreamUnavailable { detail: issue.to_string() },
                     });

@@ -201,29 +201,90 @@ async fn read_error_body(mut response: reqwest::Response) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Redacts an upstream text for the log: known secrets, `sk-…` style keys and bearer tokens are masked and
-/// the text is cut to a bounded length.
+/// Longest redacted text kept for the log, in characters.
+pub const REDACTED_MAX_CHARS: usize = 2000;
+/// Characters of an `sk-` style key after its prefix (OpenAI `sk-proj-…`, Anthropic `sk-ant-…`).
+const KEY_CHAR_MIN: usize = 8;
+
+/// Redacts an upstream text for the log: known secrets, `sk-…` style keys (also glued to the preceding text,
+/// as in `key=sk-…`) and bearer tokens are masked, a trailing piece of a known secret (the text was cut
+/// before it reached us) is masked too, and only then is the text cut to [`REDACTED_MAX_CHARS`]: cutting
+/// first would leave the start of a key that straddles the cut unrecognised.
 pub fn redact(text: &str, secrets: &[&str]) -> String {
-    let mut out = text.chars().take(2000).collect::<String>();
+    // Bound the work on huge texts without cutting through anything that could still be masked: the margin
+    // covers the longest secret, and an `sk-` key run is masked to its end even when it is cut here.
+    let margin = secrets.iter().map(|s| s.len()).max().unwrap_or(0) + 64;
+    let mut out = match text.char_indices().nth(REDACTED_MAX_CHARS + margin) {
+        Some((cut, _)) => text[..cut].to_owned(),
+        None => text.to_owned(),
+    };
     for secret in secrets {
         if secret.len() >= 4 {
             out = out.replace(secret, "<redacted>");
+            mask_trailing_prefix(&mut out, secret);
         }
     }
-    let mut result = String::with_capacity(out.len());
+    let out = mask_sk_keys(&out);
+    let out = mask_bearer_tokens(&out);
+    match out.char_indices().nth(REDACTED_MAX_CHARS) {
+        Some((cut, _)) => out[..cut].to_owned(),
+        None => out,
+    }
+}
+
+/// The text ends with the first 4 or more bytes of `secret`: the rest was cut off before redaction.
+fn mask_trailing_prefix(text: &mut String, secret: &str) {
+    let longest = secret.len().min(text.len());
+    for len in (4..=longest).rev() {
+        if secret.is_char_boundary(len) && text.ends_with(&secret[..len]) {
+            text.truncate(text.len() - len);
+            text.push_str("<redacted>");
+            return;
+        }
+    }
+}
+
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+/// Masks every `sk-` followed by at least [`KEY_CHAR_MIN`] key characters, wherever it starts.
+fn mask_sk_keys(text: &str) -> String {
+    let mut result = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("sk-") {
+        let after = &rest[at + 3..];
+        let run = after.find(|c: char| !is_key_char(c)).unwrap_or(after.len());
+        if run >= KEY_CHAR_MIN {
+            result.push_str(&rest[..at]);
+            result.push_str("<redacted>");
+            rest = &after[run..];
+        } else {
+            result.push_str(&rest[..at + 3]);
+            rest = after;
+        }
+    }
+    result.push_str(rest);
+    result
+}
+
+/// Masks the word after `bearer` (any case).
+fn mask_bearer_tokens(text: &str) -> String {
+    let mut result = String::with_capacity(text.len());
     let mut mask_next = false;
-    for (i, word) in out.split(' ').enumerate() {
+    for (i, word) in text.split(' ').enumerate() {
         if i > 0 {
             result.push(' ');
         }
         let trimmed = word.trim_matches(|c: char| c == '"' || c == '\'' || c == ',');
-        let looks_like_key = trimmed.starts_with("sk-") && trimmed.len() > 8;
-        if mask_next || looks_like_key {
+        if mask_next && !trimmed.is_empty() {
             result.push_str("<redacted>");
         } else {
             result.push_str(word);
         }
-        mask_next = trimmed.eq_ignore_ascii_case("bearer");
+        if !trimmed.is_empty() || !mask_next {
+            mask_next = trimmed.eq_ignore_ascii_case("bearer");
+        }
     }
     result
 }
@@ -253,6 +314,51 @@ mod tests {
         assert!(!red.contains("abc.def.ghi"), "{red}");
         assert!(!red.contains("mysecretvalue"), "{red}");
         assert!(red.contains("Incorrect API key provided"));
+    }
+
+    /// Every offset of a key around the cut, for an `sk-` key, one glued to the preceding text and a plain
+    /// configured key: no 6-character piece of the key survives.
+    #[test]
+    fn keys_straddling_the_cut_are_masked_whole() {
+        let sk = "sk-proj-QWERTYUIOPASDFGHJKLZXCVBNM0987654321";
+        let plain = "PLAINKEYqwertyuiopasdfghjklzxcvbnm";
+        let leaks = |text: &str, key: &str| {
+            key.as_bytes()
+                .windows(6)
+                .map(|w| std::str::from_utf8(w).unwrap())
+                .find(|piece| text.contains(piece) && !"<redacted>".contains(piece))
+                .map(str::to_owned)
+        };
+        for offset in REDACTED_MAX_CHARS - 60..REDACTED_MAX_CHARS + 10 {
+            for (key, glue, secrets) in [
+                (sk, " ", &[][..]),
+                (sk, "key=", &[][..]),
+                (sk, "xx", &[][..]),
+                (plain, " ", &[plain][..]),
+                (plain, "x", &[plain][..]),
+            ] {
+                let text = format!("{}{glue}{key} tail words", "é".repeat(offset));
+                let red = redact(&text, secrets);
+                assert!(red.chars().count() <= REDACTED_MAX_CHARS);
+                assert_eq!(
+                    leaks(&red, key),
+                    None,
+                    "offset {offset}, glue {glue:?}: {red:?}"
+                );
+            }
+        }
+        // A text already cut inside a configured key (a bounded error body) ends with its first part.
+        let cut = format!("error: {}", &plain[..20]);
+        assert_eq!(leaks(&redact(&cut, &[plain]), plain), None);
+    }
+
+    #[test]
+    fn ordinary_words_survive_redaction() {
+        let text = "task-list is fine; ask-me too; sk-short; the bearer of news";
+        assert_eq!(
+            redact(text, &[]),
+            "task-list is fine; ask-me too; sk-short; the bearer <redacted> news"
+        );
     }
 
     #[test]

@@ -5,6 +5,11 @@
 //! The revision check is one `UPDATE ... WHERE revision = $expected RETURNING ...` statement: the database
 //! makes it atomic, across connections and across relay processes.
 //!
+//! Per-user quotas (conversation count, total context bytes) live in `user_usage`, changed in the same
+//! transaction as the conversation row. SQLite transactions start with `BEGIN IMMEDIATE` (the write lock is
+//! taken up front, so a read-then-write transaction never fails to upgrade); in PostgreSQL the `user_usage`
+//! row lock serialises one user's concurrent creates and writes.
+//!
 //! - this file: [`Store`] and its operations.
 //! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
 
@@ -72,6 +77,39 @@ pub enum Store {
     Postgres(PgPool),
 }
 
+/// Per-user storage bounds, from `limits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    pub max_conversations: i64,
+    pub max_bytes: i64,
+}
+
+impl Quota {
+    pub fn from_limits(limits: &crate::config::LimitsConfig) -> Self {
+        Quota {
+            max_conversations: i64::try_from(limits.max_conversations_per_user).unwrap_or(i64::MAX),
+            max_bytes: i64::try_from(limits.max_stored_bytes_per_user).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// Runs `$body` inside a transaction on whichever pool is configured (`$tx` is the transaction). The body
+/// commits; returning early (`?`) rolls back.
+macro_rules! in_transaction {
+    ($store:expr, |$tx:ident| $body:expr) => {
+        match $store {
+            Store::Sqlite(pool) => {
+                let mut $tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+                $body
+            }
+            Store::Postgres(pool) => {
+                let mut $tx = pool.begin().await?;
+                $body
+            }
+        }
+    };
+}
+
 /// Runs the same expression against whichever pool is configured.
 macro_rules! on_pool {
     ($store:expr, |$pool:ident| $body:expr) => {
@@ -100,6 +138,14 @@ fn summary_row(r: SummaryRow) -> StoredSummary {
         created_at: r.3,
         updated_at: r.4,
     }
+}
+
+fn bytes_quota_error(used_by_others: i64, bytes: i64, quota: Quota) -> RelayError {
+    RelayError::QuotaExceeded(format!(
+        "storage quota reached: this conversation ({bytes} bytes) and the user's other conversations \
+         ({used_by_others} bytes) exceed {} bytes per user",
+        quota.max_bytes
+    ))
 }
 
 /// Now in unix microseconds.
@@ -162,29 +208,80 @@ impl Store {
         Ok((items, next))
     }
 
+    /// Creates a conversation if the user's quota allows one more of this size.
     pub async fn create(
         &self,
         user: &str,
         id: &str,
         title: &str,
         context: &str,
+        quota: Quota,
     ) -> Result<StoredConversation, RelayError> {
         let now = now_micros();
-        let r: Row = on_pool!(self, |pool| {
-            sqlx::query_as(
-            "INSERT INTO conversations (user_id, id, title, revision, context, created_at, updated_at) \
-             VALUES ($1, $2, $3, 1, $4, $5, $5) \
-             RETURNING id, title, revision, context, created_at, updated_at"
+        let bytes = i64::try_from(context.len()).unwrap_or(i64::MAX);
+        in_transaction!(self, |tx| {
+            sqlx::query(
+                "INSERT INTO user_usage (user_id, conversations, bytes) VALUES ($1, 0, 0) \
+                 ON CONFLICT (user_id) DO NOTHING",
+            )
+            .bind(user)
+            .execute(&mut *tx)
+            .await?;
+            let admitted: Option<(i64,)> = sqlx::query_as(
+                "UPDATE user_usage SET conversations = conversations + 1, bytes = bytes + $2 \
+                 WHERE user_id = $1 AND conversations + 1 <= $3 AND bytes + $2 <= $4 \
+                 RETURNING conversations",
+            )
+            .bind(user)
+            .bind(bytes)
+            .bind(quota.max_conversations)
+            .bind(quota.max_bytes)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if admitted.is_none() {
+                let (count, used): (i64, i64) = sqlx::query_as(
+                    "SELECT conversations, bytes FROM user_usage WHERE user_id = $1",
+                )
+                .bind(user)
+                .fetch_one(&mut *tx)
+                .await?;
+                return Err(if count >= quota.max_conversations {
+                    RelayError::QuotaExceeded(format!(
+                        "conversation quota reached: at most {} conversations per user",
+                        quota.max_conversations
+                    ))
+                } else {
+                    bytes_quota_error(used, bytes, quota)
+                });
+            }
+            let r: Row = sqlx::query_as(
+                "INSERT INTO conversations \
+                 (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
+                 VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
+                 RETURNING id, title, revision, context, created_at, updated_at",
+            )
+            .bind(user)
+            .bind(id)
+            .bind(title)
+            .bind(context)
+            .bind(now)
+            .bind(bytes)
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(row(r))
+        })
+    }
+
+    /// The user's stored conversation count and context bytes (what the quotas are checked against).
+    pub async fn usage(&self, user: &str) -> Result<(i64, i64), RelayError> {
+        let r: Option<(i64, i64)> = on_pool!(self, |pool| sqlx::query_as(
+            "SELECT conversations, bytes FROM user_usage WHERE user_id = $1"
         )
         .bind(user)
-        .bind(id)
-        .bind(title)
-        .bind(context)
-        .bind(now)
-        .fetch_one(pool)
-        .await?
-        });
-        Ok(row(r))
+        .fetch_optional(pool)
+        .await?);
+        Ok(r.unwrap_or((0, 0)))
     }
 
     pub async fn get(
@@ -203,7 +300,8 @@ impl Store {
         Ok(r.map(row))
     }
 
-    /// Compare-and-set in one statement: writes only when the stored revision equals `expected`.
+    /// Compare-and-set: writes only when the stored revision equals `expected` and the user's byte quota
+    /// allows the new size.
     pub async fn write(
         &self,
         user: &str,
@@ -211,26 +309,73 @@ impl Store {
         expected: i64,
         title: Option<&str>,
         context: &str,
+        quota: Quota,
     ) -> Result<WriteOutcome, RelayError> {
         let now = now_micros();
-        // updated_at never goes backwards for a row, so list order follows write order even if clocks step.
-        let r: Option<Row> = on_pool!(self, |pool| {
-            sqlx::query_as(
-            "UPDATE conversations SET title = COALESCE($1, title), context = $2, revision = revision + 1, \
-             updated_at = CASE WHEN updated_at >= $3 THEN updated_at + 1 ELSE $3 END \
-             WHERE user_id = $4 AND id = $5 AND revision = $6 \
-             RETURNING id, title, revision, context, created_at, updated_at"
-        )
-        .bind(title)
-        .bind(context)
-        .bind(now)
-        .bind(user)
-        .bind(id)
-        .bind(expected)
-        .fetch_optional(pool)
-        .await?
+        let bytes = i64::try_from(context.len()).unwrap_or(i64::MAX);
+        let written: Option<Row> = in_transaction!(self, |tx| {
+            let old: Option<(i64,)> = sqlx::query_as(
+                "SELECT context_bytes FROM conversations \
+                 WHERE user_id = $1 AND id = $2 AND revision = $3",
+            )
+            .bind(user)
+            .bind(id)
+            .bind(expected)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let written = match old {
+                None => None,
+                Some((old,)) => {
+                    // The same revision check as the SELECT: if another writer got in between (PostgreSQL),
+                    // this matches nothing and the outcome is a conflict.
+                    // updated_at never goes backwards for a row, so list order follows write order even if
+                    // clocks step.
+                    let r: Option<Row> = sqlx::query_as(
+                        "UPDATE conversations SET title = COALESCE($1, title), context = $2, \
+                         revision = revision + 1, context_bytes = $7, \
+                         updated_at = CASE WHEN updated_at >= $3 THEN updated_at + 1 ELSE $3 END \
+                         WHERE user_id = $4 AND id = $5 AND revision = $6 \
+                         RETURNING id, title, revision, context, created_at, updated_at",
+                    )
+                    .bind(title)
+                    .bind(context)
+                    .bind(now)
+                    .bind(user)
+                    .bind(id)
+                    .bind(expected)
+                    .bind(bytes)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    if r.is_some() && bytes != old {
+                        let delta = bytes - old;
+                        let admitted: Option<(i64,)> = sqlx::query_as(
+                            "UPDATE user_usage SET bytes = bytes + $2 \
+                             WHERE user_id = $1 AND ($2 <= 0 OR bytes + $2 <= $3) RETURNING bytes",
+                        )
+                        .bind(user)
+                        .bind(delta)
+                        .bind(quota.max_bytes)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                        if admitted.is_none() && delta > 0 {
+                            let (used,): (i64,) =
+                                sqlx::query_as("SELECT bytes FROM user_usage WHERE user_id = $1")
+                                    .bind(user)
+                                    .fetch_optional(&mut *tx)
+                                    .await?
+                                    .unwrap_or((0,));
+                            return Err(bytes_quota_error(used - old, bytes, quota));
+                        }
+                    }
+                    r
+                }
+            };
+            if written.is_some() {
+                tx.commit().await?;
+            }
+            written
         });
-        if let Some(r) = r {
+        if let Some(r) = written {
             return Ok(WriteOutcome::Written(row(r)));
         }
         let current: Option<(i64,)> = on_pool!(self, |pool| sqlx::query_as(
@@ -248,15 +393,28 @@ impl Store {
 
     /// Deletes; `false` when there was no such conversation for this user.
     pub async fn delete(&self, user: &str, id: &str) -> Result<bool, RelayError> {
-        let affected = on_pool!(self, |pool| sqlx::query(
-            "DELETE FROM conversations WHERE user_id = $1 AND id = $2"
-        )
-        .bind(user)
-        .bind(id)
-        .execute(pool)
-        .await?
-        .rows_affected());
-        Ok(affected == 1)
+        in_transaction!(self, |tx| {
+            let deleted: Option<(i64,)> = sqlx::query_as(
+                "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes",
+            )
+            .bind(user)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some((bytes,)) = deleted else {
+                return Ok(false);
+            };
+            sqlx::query(
+                "UPDATE user_usage SET conversations = conversations - 1, bytes = bytes - $2 \
+                 WHERE user_id = $1",
+            )
+            .bind(user)
+            .bind(bytes)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(true)
+        })
     }
 
     /// Closes the pool (waits for connections to finish).

@@ -2,6 +2,11 @@
 //! blobs) that gateways stream in fragments and want back unchanged on the assistant message. Fragments of one
 //! detail share an `index`; their string payloads (`text`, `summary`, `data`, `signature`) are concatenated,
 //! other fields take the latest non-null value.
+//!
+//! Fragments are found by `index` through a map, not a search of the merged list: an upstream streaming
+//! thousands of distinct indices must cost linear work, not one scan of every earlier detail per fragment.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -11,6 +16,10 @@ const CONCATENATED: [&str; 4] = ["text", "summary", "data", "signature"];
 pub(crate) struct Details {
     /// Merged details in first-seen order, with the `index` they were streamed under.
     items: Vec<(Option<u64>, Map<String, Value>)>,
+    /// `index` -> position in `items`.
+    by_index: HashMap<u64, usize>,
+    /// Merged details looked at while placing fragments (at most one per fragment).
+    probes: usize,
 }
 
 impl Details {
@@ -26,8 +35,9 @@ impl Details {
             };
             let index = fragment.get("index").and_then(Value::as_u64);
             // Without an index, a fragment continues the last detail of the same type.
+            self.probes += 1;
             let position = match index {
-                Some(_) => self.items.iter().position(|(i, _)| *i == index),
+                Some(i) => self.by_index.get(&i).copied(),
                 None => self
                     .items
                     .last()
@@ -35,6 +45,9 @@ impl Details {
                     .map(|_| self.items.len() - 1),
             };
             let Some(position) = position else {
+                if let Some(i) = index {
+                    self.by_index.insert(i, self.items.len());
+                }
                 self.items.push((index, fragment.clone()));
                 continue;
             };
@@ -88,6 +101,30 @@ mod tests {
                 { "type": "reasoning.encrypted", "data": "blob", "index": 1 },
             ])
         );
+    }
+
+    /// 3 MiB of fragments with distinct indices, then one more fragment for each: every fragment is placed
+    /// with one lookup, and each detail ends up with its two pieces.
+    #[test]
+    fn many_distinct_indices_merge_with_one_lookup_per_fragment() {
+        let count = 60_000u64;
+        let mut d = Details::default();
+        let first: Vec<Value> = (0..count)
+            .map(|i| json!({ "type": "reasoning.text", "text": "abcdefghijklmnopqrstuvwxyz0123456789", "index": i }))
+            .collect();
+        assert!(serde_json::to_vec(&first).unwrap().len() >= 3 * 1024 * 1024);
+        d.merge(&first);
+        let second: Vec<Value> = (0..count)
+            .rev()
+            .map(|i| json!({ "text": "!", "index": i }))
+            .collect();
+        d.merge(&second);
+        assert_eq!(d.probes, 2 * count as usize);
+        let merged = d.into_value();
+        let merged = merged.as_array().unwrap();
+        assert_eq!(merged.len(), count as usize);
+        assert_eq!(merged[7]["text"], "abcdefghijklmnopqrstuvwxyz0123456789!");
+        assert_eq!(merged[7]["index"], 7);
     }
 
     #[test]

@@ -1,0 +1,12 @@
+-- Per-user quotas: each conversation records the byte size of its context, and `user_usage` keeps each
+-- user's conversation count and total context bytes, updated in the same transaction as the conversation, so
+-- a quota check reads one row instead of summing every conversation of the user.
+ALTER TABLE conversations ADD COLUMN context_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE conversations SET context_bytes = LENGTH(CAST(context AS BLOB));
+CREATE TABLE user_usage (
+    user_id       TEXT    NOT NULL PRIMARY KEY,
+    conversations INTEGER NOT NULL,
+    bytes         INTEGER NOT NULL
+);
+INSERT INTO user_usage (user_id, conversations, bytes)
+    SELECT user_id, COUNT(*), SUM(context_bytes) FROM conversations GROUP BY user_id;
