@@ -14,7 +14,8 @@ pub struct ConversationContext {
     pub model_state: Option<ModelState>,
 }
 
-/// A conversation's metadata.
+/// `ConversationSummary { "id", "title", "revision", "createdAt", "updatedAt" }` (RFC 3339 times;
+/// `docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationSummary {
@@ -25,7 +26,8 @@ pub struct ConversationSummary {
     pub updated_at: String,
 }
 
-/// What reading a conversation returns.
+/// `ConversationSnapshot { "conversation": ConversationSummary, "context": { "messages", "modelState" } }`: what
+/// reading or writing a conversation returns (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationSnapshot {
@@ -33,8 +35,8 @@ pub struct ConversationSnapshot {
     pub context: ConversationContext,
 }
 
-/// One page of `GET {base}/conversations`: newest `updatedAt` first; `next_cursor` is opaque and `None` on the
-/// last page.
+/// `GET {base}/conversations?limit=N&cursor=C` → `{ "items": [ConversationSummary], "nextCursor": string | null }`:
+/// newest `updatedAt` first; `next_cursor` is opaque and `None` on the last page (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationPage {
@@ -42,4 +44,31 @@ pub struct ConversationPage {
     /// Always serialised (null on the last page).
     #[serde(default)]
     pub next_cursor: Option<String>,
+}
+
+/// `POST {base}/conversations` `{ "title"?: string, "context"?: ConversationContext }`: creates revision 1 (title
+/// defaults to `""`, context to no messages and a null modelState; `docs/protocol.md` §6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateConversation {
+    /// The title (at most 500 characters, no control characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The initial context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ConversationContext>,
+}
+
+/// `PUT {base}/conversations/{id}` `{ "expectedRevision": n, "title"?: string, "context": ConversationContext }`:
+/// writes revision n+1 if the stored one is n (title kept when absent; `docs/protocol.md` §6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveConversation {
+    /// The revision the writer read; a stale one is `409 REVISION_CONFLICT`.
+    pub expected_revision: u64,
+    /// The new title, when it changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The whole new context.
+    pub context: ConversationContext,
 }

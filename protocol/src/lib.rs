@@ -5,7 +5,10 @@
 //! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
 //! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`],
-//!   [`ConversationPage`].
+//!   [`ConversationPage`], and the request bodies [`CreateConversation`], [`SaveConversation`].
+//! - [`error`]: [`RelayErrorCode`] (with its HTTP status and retry advice) and the [`ErrorEnvelope`] of every
+//!   error answer.
+//! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
 //! - [`unique`]: JSON values whose objects have unique keys (tool-call arguments).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
@@ -15,8 +18,10 @@
 //! clients ignore unknown keys in responses, which is why response-only types do not deny them.
 
 pub mod conversation;
+pub mod error;
 pub mod event;
 pub mod message;
+pub mod models;
 pub mod request;
 mod string_enum;
 mod tagged;
@@ -31,9 +36,12 @@ pub mod __private {
 
 pub use conversation::{
     ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,
+    CreateConversation, SaveConversation,
 };
+pub use error::{ErrorBody, ErrorEnvelope, RelayErrorCode};
 pub use event::{BlockKind, StopReason, StreamEvent};
 pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
+pub use models::{Capabilities, ModelInfo, ModelsDocument};
 pub use request::ModelRequest;
 
 /// The protocol version reported by `GET {base}/models`.

@@ -19,8 +19,9 @@ use super::error::to_js;
 use super::host::{JsModel, JsPlatform};
 use super::js;
 use super::options;
-use super::relay::{Relay, RelayModel, RelayStore};
+use super::relay::FetchTransport;
 use super::values::{from_host, frozen, get, is_missing};
+use crate::core::relay::{RelayModel, RelayStore};
 use crate::core::{
     AgentError, Controller, ControllerOptions, ControllerState, ConversationStore,
     DefaultAgentRuntime, ErrorCode, Model, Outcome,
@@ -190,11 +191,13 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
             "options.headers must be an object or a function returning one (per request)",
         ));
     }
-    let relay = endpoint.as_deref().map(|e| Relay::new(e, headers.clone()));
+    let relay = endpoint
+        .as_deref()
+        .map(|e| Rc::new(FetchTransport::new(e, headers.clone())));
     let raw_model = get(options, "model");
     let relay_model = |id: Option<String>| -> Result<(Rc<dyn Model>, Option<String>), AgentError> {
         match &relay {
-            Some(relay) => Ok((Rc::new(RelayModel { relay: relay.clone() }), id)),
+            Some(relay) => Ok((Rc::new(RelayModel::new(relay.clone())), id)),
             None => Err(invalid(
                 "createAgentController needs options.endpoint (a relay) or options.model (a custom model object)",
             )),
@@ -218,7 +221,7 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
         options::runtime_options(&get(options, "runtime"), false, "options.runtime")?;
     let runtime = DefaultAgentRuntime::new(model, runtime_options, Rc::new(JsPlatform))?;
     let store: Option<Rc<dyn ConversationStore>> =
-        relay.map(|relay| Rc::new(RelayStore { relay }) as Rc<dyn ConversationStore>);
+        relay.map(|relay| Rc::new(RelayStore::new(relay)) as Rc<dyn ConversationStore>);
     let has_store = store.is_some();
     let core = Controller::new(
         runtime,

@@ -20,6 +20,7 @@
 //! - [`events`] — [`ExecutionEvent`] and the [`Observer`] that sees them.
 //! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
 //! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
+//! - [`relay`] — the relay client ([`RelayModel`], [`RelayStore`]) over a host's [`RelayTransport`].
 //! - [`registry`] — [`ToolRegistry`], [`ToolSpec`], per-turn [`ToolRegistrySnapshot`].
 //! - [`precheck`] — the whole-batch tool precheck (pure).
 //! - [`intercept`] — [`ModelInterceptor`], [`ToolInterceptor`] and their once-only [`ModelNext`] / [`ToolNext`].
@@ -55,6 +56,7 @@ pub mod options;
 pub mod outcome;
 pub mod precheck;
 pub mod registry;
+pub mod relay;
 pub mod request;
 pub mod runtime;
 pub mod tool_result;
@@ -84,6 +86,7 @@ pub use limits::Limits;
 pub use options::RuntimeOptions;
 pub use outcome::{ExecutionResult, Outcome};
 pub use registry::{RegisteredTool, ToolRegistry, ToolRegistrySnapshot, ToolSpec};
+pub use relay::{HttpAnswer, RelayModel, RelayStore, RelayTransport, StreamAnswer};
 pub use request::CallRequest;
 pub use runtime::DefaultAgentRuntime;
 pub use tool_result::ToolCallResult;

@@ -1,0 +1,137 @@
+//! Errors on the wire (`docs/protocol.md` §4): the stable codes, the status and retry advice each one carries,
+//! and the JSON body of every non-2xx answer.
+
+use serde::{Deserialize, Serialize};
+
+crate::string_enum! {
+    /// The relay's stable error codes (`docs/protocol.md` §4), in HTTP error bodies and in stream `error` events.
+    pub enum RelayErrorCode {
+        /// 401: no identity could be resolved; the response has `WWW-Authenticate: Bearer`.
+        Unauthenticated = "UNAUTHENTICATED",
+        /// 403: a POST/PUT/DELETE without an allowed `Origin`.
+        ForbiddenOrigin = "FORBIDDEN_ORIGIN",
+        /// 415: a POST/PUT whose `Content-Type` is not `application/json`.
+        UnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE",
+        /// 400: malformed JSON, unknown or missing keys, bad query parameters, a request an adapter cannot express.
+        InvalidRequest = "INVALID_REQUEST",
+        /// 413: a request body over `limits.maxRequestBytes`, or a context over `limits.maxConversationBytes`.
+        PayloadTooLarge = "PAYLOAD_TOO_LARGE",
+        /// 408: the request body did not arrive within `limits.requestBodyTimeoutMs`.
+        RequestTimeout = "REQUEST_TIMEOUT",
+        /// 403: a per-user storage quota would be exceeded (nothing is stored).
+        QuotaExceeded = "QUOTA_EXCEEDED",
+        /// 404: no such conversation for this user, unknown path.
+        NotFound = "NOT_FOUND",
+        /// 409: stale `expectedRevision`; the error has `currentRevision`.
+        RevisionConflict = "REVISION_CONFLICT",
+        /// 500: the stored context no longer parses.
+        ConversationCorrupt = "CONVERSATION_CORRUPT",
+        /// 400: `model` is not an id of `GET {base}/models`.
+        UnknownModel = "UNKNOWN_MODEL",
+        /// 400: the request's `modelState.format` belongs to another adapter.
+        ModelStateFormatMismatch = "MODEL_STATE_FORMAT_MISMATCH",
+        /// 400: the `modelState` entry of an assistant message no longer matches it; the error has `messageId`.
+        ModelStateMismatch = "MODEL_STATE_MISMATCH",
+        /// 502: connection failure or provider 5xx (after the one retry), or a provider overload event.
+        UpstreamUnavailable = "UPSTREAM_UNAVAILABLE",
+        /// 504: no upstream headers / bytes in time, or the call passed `limits.maxStreamDurationMs`.
+        UpstreamTimeout = "UPSTREAM_TIMEOUT",
+        /// 429: the provider answered 429 twice, or sent a rate-limit error event.
+        UpstreamRateLimited = "UPSTREAM_RATE_LIMITED",
+        /// 502: the provider refused the request (4xx other than 429, or a 3xx; never retried).
+        UpstreamRejected = "UPSTREAM_REJECTED",
+        /// 502: the provider's stream broke its own wire format or ended without its final event.
+        UpstreamProtocolError = "UPSTREAM_PROTOCOL_ERROR",
+        /// 502: the upstream body or event count passed the relay's bounds.
+        UpstreamResponseTooLarge = "UPSTREAM_RESPONSE_TOO_LARGE",
+        /// 500: anything else (details only in the relay's log).
+        Internal = "INTERNAL",
+    }
+}
+
+impl RelayErrorCode {
+    /// The HTTP status of an error answer with this code (`docs/protocol.md` §4).
+    pub const fn status(self) -> u16 {
+        match self {
+            RelayErrorCode::Unauthenticated => 401,
+            RelayErrorCode::ForbiddenOrigin | RelayErrorCode::QuotaExceeded => 403,
+            RelayErrorCode::UnsupportedMediaType => 415,
+            RelayErrorCode::InvalidRequest
+            | RelayErrorCode::UnknownModel
+            | RelayErrorCode::ModelStateFormatMismatch
+            | RelayErrorCode::ModelStateMismatch => 400,
+            RelayErrorCode::PayloadTooLarge => 413,
+            RelayErrorCode::RequestTimeout => 408,
+            RelayErrorCode::NotFound => 404,
+            RelayErrorCode::RevisionConflict => 409,
+            RelayErrorCode::ConversationCorrupt | RelayErrorCode::Internal => 500,
+            RelayErrorCode::UpstreamUnavailable
+            | RelayErrorCode::UpstreamRejected
+            | RelayErrorCode::UpstreamProtocolError
+            | RelayErrorCode::UpstreamResponseTooLarge => 502,
+            RelayErrorCode::UpstreamTimeout => 504,
+            RelayErrorCode::UpstreamRateLimited => 429,
+        }
+    }
+
+    /// Whether the same call may succeed when made again later (`retryable` of stream `error` events): provider
+    /// outages, timeouts and rate limits.
+    pub const fn retryable(self) -> bool {
+        matches!(
+            self,
+            RelayErrorCode::UpstreamUnavailable
+                | RelayErrorCode::UpstreamTimeout
+                | RelayErrorCode::UpstreamRateLimited
+        )
+    }
+}
+
+/// `{ "error": { "code", "message", … } }`: the body of every non-2xx JSON answer (`docs/protocol.md` §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorEnvelope {
+    /// The error.
+    pub error: ErrorBody,
+}
+
+/// The error of an [`ErrorEnvelope`]: a stable code, human text, and the documented extra fields. The code is
+/// kept as text when read, so a client still reports codes newer than it knows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// A [`RelayErrorCode`]'s text.
+    pub code: String,
+    /// Human-readable text (not stable).
+    #[serde(default)]
+    pub message: String,
+    /// `REVISION_CONFLICT` only: the stored revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_revision: Option<u64>,
+    /// `MODEL_STATE_MISMATCH` only: the message whose stored provider state was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// Whether retrying may help, when the relay says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+}
+
+impl ErrorEnvelope {
+    /// An error answer with `code` and `message` and no extra fields.
+    pub fn new(code: RelayErrorCode, message: impl Into<String>) -> Self {
+        ErrorEnvelope {
+            error: ErrorBody {
+                code: code.as_str().to_owned(),
+                message: message.into(),
+                current_revision: None,
+                message_id: None,
+                retryable: None,
+            },
+        }
+    }
+}
+
+impl ErrorBody {
+    /// The code, when it is one this crate knows.
+    pub fn known_code(&self) -> Option<RelayErrorCode> {
+        RelayErrorCode::parse(&self.code)
+    }
+}
