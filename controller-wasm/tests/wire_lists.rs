@@ -260,3 +260,275 @@ fn every_string_enum_value_parses_back_and_no_string_is_used_twice() {
         InterruptKind::parse,
     );
 }
+
+/// The `type: '…'` tags of the TypeScript union `export type {name} =` (up to the next blank line).
+fn ts_tags(text: &str, name: &str) -> Vec<String> {
+    let union = section(text, &format!("export type {name} ="), "\n\n");
+    union
+        .split("type: '")
+        .skip(1)
+        .map(|rest| rest[..rest.find('\'').expect("closing quote")].to_owned())
+        .collect()
+}
+
+/// The `type` of a serialised value.
+fn tag<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).unwrap()["type"]
+        .as_str()
+        .expect("a tagged value")
+        .to_owned()
+}
+
+/// One value of every variant. Each `match` is exhaustive, so a variant added in Rust fails to compile here
+/// until it is listed (and then the comparison with index.d.ts decides).
+mod every {
+    use patchbridge_agent::core::protocol::{
+        Block, BlockKind, ImageSource, Role, StopReason, StreamEvent, Usage,
+    };
+    use patchbridge_agent::core::{AgentError, ErrorCode, HookEvent, Outcome};
+
+    pub fn role() -> Vec<Role> {
+        let all = vec![Role::User, Role::Assistant, Role::Tool];
+        all.iter().for_each(|r| match r {
+            Role::User | Role::Assistant | Role::Tool => {}
+        });
+        all
+    }
+
+    pub fn stop_reason() -> Vec<StopReason> {
+        use StopReason::*;
+        let all = vec![
+            EndTurn,
+            ToolUse,
+            MaxTokens,
+            StopSequence,
+            PauseTurn,
+            Refusal,
+            Other,
+        ];
+        all.iter().for_each(|r| match r {
+            EndTurn | ToolUse | MaxTokens | StopSequence | PauseTurn | Refusal | Other => {}
+        });
+        all
+    }
+
+    pub fn block() -> Vec<Block> {
+        let all = vec![
+            Block::Text {
+                text: String::new(),
+            },
+            Block::Image {
+                source: ImageSource::Url { url: String::new() },
+            },
+            Block::Reasoning {
+                text: String::new(),
+            },
+            Block::ToolCall {
+                call_id: String::new(),
+                name: String::new(),
+                input: Default::default(),
+            },
+            Block::ToolResult {
+                call_id: String::new(),
+                content: String::new(),
+                is_error: false,
+            },
+        ];
+        all.iter().for_each(|b| match b {
+            Block::Text { .. }
+            | Block::Image { .. }
+            | Block::Reasoning { .. }
+            | Block::ToolCall { .. }
+            | Block::ToolResult { .. } => {}
+        });
+        all
+    }
+
+    pub fn block_kind() -> Vec<BlockKind> {
+        let all = vec![
+            BlockKind::Text,
+            BlockKind::Reasoning,
+            BlockKind::ToolCall {
+                call_id: String::new(),
+                name: String::new(),
+            },
+        ];
+        all.iter().for_each(|k| match k {
+            BlockKind::Text | BlockKind::Reasoning | BlockKind::ToolCall { .. } => {}
+        });
+        all
+    }
+
+    pub fn stream_event() -> Vec<StreamEvent> {
+        let all = vec![
+            StreamEvent::MessageStart { id: None },
+            StreamEvent::BlockStart {
+                index: 0,
+                block: BlockKind::Text,
+            },
+            StreamEvent::BlockDelta {
+                index: 0,
+                delta: String::new(),
+            },
+            StreamEvent::BlockStop { index: 0 },
+            StreamEvent::MessageStop {
+                stop_reason: StopReason::EndTurn,
+                usage: Usage::default(),
+                model_state: None,
+            },
+            StreamEvent::Error {
+                code: String::new(),
+                message: String::new(),
+                retryable: None,
+            },
+        ];
+        all.iter().for_each(|e| match e {
+            StreamEvent::MessageStart { .. }
+            | StreamEvent::BlockStart { .. }
+            | StreamEvent::BlockDelta { .. }
+            | StreamEvent::BlockStop { .. }
+            | StreamEvent::MessageStop { .. }
+            | StreamEvent::Error { .. } => {}
+        });
+        all
+    }
+
+    pub fn hook_event() -> Vec<HookEvent> {
+        let usage = Usage::default();
+        let all = vec![
+            HookEvent::ExecutionStarted {
+                tool_revision: 0,
+                message_count: 0,
+            },
+            HookEvent::ModelCallStarted { model_call: 1 },
+            HookEvent::ModelCallCompleted {
+                model_call: 1,
+                message_id: String::new(),
+                stop_reason: StopReason::EndTurn,
+                usage,
+                time_to_first_token_ms: None,
+                output_duration_ms: 0.0,
+                output_characters: 0,
+            },
+            HookEvent::ToolCallStarted {
+                call_id: String::new(),
+                tool: String::new(),
+                arguments: Default::default(),
+            },
+            HookEvent::ToolCallCompleted {
+                call_id: String::new(),
+                tool: String::new(),
+                is_error: false,
+                content_characters: 0,
+                rejected: false,
+            },
+            HookEvent::ConfirmationRequested {
+                interrupt_id: String::new(),
+                call_id: String::new(),
+                tool: String::new(),
+                arguments: Default::default(),
+            },
+            HookEvent::ConfirmationResolved {
+                interrupt_id: String::new(),
+                call_id: String::new(),
+                approved: true,
+            },
+            HookEvent::ExecutionCompleted {
+                outcome: Outcome::Completed,
+                usage,
+                model_calls: 0,
+                tool_calls: 0,
+            },
+            HookEvent::ExecutionCancelled { usage },
+            HookEvent::ExecutionFailed {
+                error: AgentError::new(ErrorCode::Busy, ""),
+            },
+        ];
+        all.iter().for_each(|e| match e {
+            HookEvent::ExecutionStarted { .. }
+            | HookEvent::ModelCallStarted { .. }
+            | HookEvent::ModelCallCompleted { .. }
+            | HookEvent::ToolCallStarted { .. }
+            | HookEvent::ToolCallCompleted { .. }
+            | HookEvent::ConfirmationRequested { .. }
+            | HookEvent::ConfirmationResolved { .. }
+            | HookEvent::ExecutionCompleted { .. }
+            | HookEvent::ExecutionCancelled { .. }
+            | HookEvent::ExecutionFailed { .. } => {}
+        });
+        all
+    }
+}
+
+#[test]
+fn index_d_ts_declares_exactly_the_wire_tags_of_messages_events_and_hooks() {
+    let dts = npm_file("index.d.ts");
+    let names = |values: Vec<String>| sorted(values);
+    assert_eq!(
+        sorted(ts_union(&dts, "Role")),
+        names(
+            every::role()
+                .iter()
+                .map(|r| serde_json::to_value(r)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned())
+                .collect()
+        ),
+        "Role"
+    );
+    assert_eq!(
+        sorted(ts_union(&dts, "StopReason")),
+        names(
+            every::stop_reason()
+                .iter()
+                .map(|r| r.as_str().to_owned())
+                .collect()
+        ),
+        "StopReason"
+    );
+    assert_eq!(
+        sorted(ts_tags(&dts, "BlockKind")),
+        names(every::block_kind().iter().map(tag).collect()),
+        "BlockKind"
+    );
+    assert_eq!(
+        sorted(ts_tags(&dts, "StreamEvent")),
+        names(every::stream_event().iter().map(tag).collect()),
+        "StreamEvent"
+    );
+    assert_eq!(
+        sorted(ts_tags(&dts, "HookEvent")),
+        names(every::hook_event().iter().map(tag).collect()),
+        "HookEvent"
+    );
+    assert_eq!(
+        sorted(every::hook_event().iter().map(tag).collect::<Vec<_>>()),
+        sorted(
+            every::hook_event()
+                .iter()
+                .map(|e| e.type_name().to_owned())
+                .collect::<Vec<_>>()
+        ),
+        "HookEvent::type_name agrees with its serialised type"
+    );
+    let blocks: Vec<String> = [
+        "TextBlock",
+        "ImageBlock",
+        "ReasoningBlock",
+        "ToolCallBlock",
+        "ToolResultBlock",
+    ]
+    .into_iter()
+    .map(|name| {
+        let declared = section(&dts, &format!("export type {name} = {{ type: '"), "'");
+        declared.to_owned()
+    })
+    .collect();
+    assert_eq!(
+        sorted(blocks),
+        names(every::block().iter().map(tag).collect()),
+        "Block"
+    );
+}
