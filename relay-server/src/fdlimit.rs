@@ -25,6 +25,7 @@ pub struct Raised {
 
 /// Raises the soft limit to the hard one. An infinite hard limit is capped at `/proc/sys/fs/nr_open` (the
 /// kernel refuses a soft limit above it), else 1 048 576.
+#[allow(clippy::unnecessary_cast)] // `rlim_t` is u64 on Linux, not on every Unix.
 pub fn raise_to_hard_limit() -> std::io::Result<Raised> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -68,6 +69,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::unnecessary_cast)]
     fn soft_limit_is_raised_to_the_hard_limit() {
         let raised = raise_to_hard_limit().unwrap();
         assert!(raised.after >= raised.before);

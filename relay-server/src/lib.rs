@@ -108,10 +108,12 @@ pub fn router(state: AppState) -> Router {
         .nest(&base, api.fallback(not_found).layer(guard_layer))
     };
     if let Some(dir) = &state.inner.npm_dir {
-        app = app.nest("/npm", static_files::tree(dir));
+        // `nest_service`, not `nest`: a nested router's wildcard needs a non-empty tail, so `/npm/` and
+        // `/examples/` (the directories' index pages) would miss it.
+        app = app.nest_service("/npm", static_files::tree::<()>(dir));
     }
     if let Some(dir) = &state.inner.examples_dir {
-        app = app.nest("/examples", static_files::tree(dir));
+        app = app.nest_service("/examples", static_files::tree::<()>(dir));
         // `/` opens the demo page when the examples include it, else the examples directory.
         let target = if dir.join("demo/index.html").is_file() {
             "/examples/demo/"

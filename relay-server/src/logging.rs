@@ -29,13 +29,11 @@ pub fn escape(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len().min(MAX_FIELD_CHARS * 2) + 32);
-    let mut written = 0usize;
-    for (at, c) in text.char_indices() {
+    for (written, (at, c)) in text.char_indices().enumerate() {
         if written == MAX_FIELD_CHARS {
             let _ = write!(out, "…[{} more bytes]", text.len() - at);
             break;
         }
-        written += 1;
         match c {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),

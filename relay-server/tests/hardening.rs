@@ -546,3 +546,23 @@ async fn concurrent_creates_respect_the_count_quota_on_postgres() {
     assert_eq!(created, 5);
     assert_eq!(r.state.store().usage("carol").await.unwrap().0, 5);
 }
+
+#[tokio::test]
+async fn static_tree_roots_serve_their_index_pages() {
+    let examples = tempfile::tempdir().unwrap();
+    std::fs::write(examples.path().join("index.html"), "<p>examples</p>").unwrap();
+    std::fs::create_dir(examples.path().join("demo")).unwrap();
+    std::fs::write(examples.path().join("demo/index.html"), "<p>demo</p>").unwrap();
+    let db = TestDb::new(Backend::Sqlite);
+    let r = relay(static_relay_config(&db, examples.path())).await;
+    for (path, body) in [("/examples/", "<p>examples</p>"), ("/examples/demo/", "<p>demo</p>")] {
+        let response = r.send(get_with(path, &[])).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            response.headers()["content-security-policy"],
+            patchbridge_relay::static_files::PAGE_CSP,
+            "{path}"
+        );
+        assert_eq!(body_text(response).await, body, "{path}");
+    }
+}

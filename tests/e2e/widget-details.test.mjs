@@ -1,38 +1,21 @@
 // Smaller promises of <patchbridge-agent>, each checked in headless Chromium on a bare page under the strict CSP:
 // the CustomEvents (bubbling, composed), overridden strings, the `inherit` theme, reduced motion, image
-// attachments (bounded size, sent as an image block), and a custom model instead of the relay.
+// attachments (bounded size, sent as an image block), and a custom model instead of the env.relay.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import path from 'node:path';
+import { describe, test } from 'node:test';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
-import { ROOT, startRelay } from './support/relay.mjs';
-import { sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
+import { sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
-let upstream;
-let relay;
-let browser;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await relay?.stop();
-  await upstream?.close();
-});
+const env = widgetEnvironment();
 
 /** A bare page with one element built by `setup` (a function body run in the page with `el`). */
 async function page(setup, { user = `d-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, emulate } = {}) {
-  const p = await newPage(browser);
+  const p = await newPage(env.browser);
   if (emulate) await p.emulateMedia(emulate);
-  await p.goto(`${relay.url}/examples/bare.html`);
+  await p.goto(`${env.relay.url}/examples/bare.html`);
   await p.waitForFunction(() => customElements.get('patchbridge-agent'));
   await p.evaluate(({ body, user: u }) => {
     window.events = [];
@@ -53,12 +36,12 @@ async function page(setup, { user = `d-${Date.now()}-${Math.random().toString(36
 describe('<patchbridge-agent> details', () => {
   test('dispatches bubbling, composed events for ready, confirmation, outcome, conversation and error', async () => {
     const p = await page(`el.setAttribute('endpoint', '/api'); el.tools = [{ name: 'todos.add', description: 'Add', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, execute: async (a, c) => ({ toolCallId: c.callId, content: 'ok', isError: false }) }];`);
-    upstream.script(toolCallTurn([{ id: 'call_ev', name: 'todos_add', arguments: { text: 'x' } }]), textTurn('done'));
+    env.upstream.script(toolCallTurn([{ id: 'call_ev', name: 'todos_add', arguments: { text: 'x' } }]), textTurn('done'));
     await sendInWidget(p, 'add x');
     await p.waitForSelector(sel.confirmation);
     await p.click(sel.approve);
     await waitInPage(p, () => window.events.some((e) => e.type === 'patchbridge-outcome'));
-    upstream.script({ provider: 'openai-chat', status: 401, frames: [] });
+    env.upstream.script({ provider: 'openai-chat', status: 401, frames: [] });
     await sendInWidget(p, 'fail please');
     await waitInPage(p, () => window.events.some((e) => e.type === 'patchbridge-error'));
     const events = await p.evaluate(() => window.events);
@@ -98,7 +81,7 @@ describe('<patchbridge-agent> details', () => {
     assert.equal(look.inputFont, 'Georgia, serif');
     assert.equal(look.color, 'rgb(20, 90, 40)');
     assert.equal(look.bg, 'rgba(0, 0, 0, 0)');
-    upstream.script(textTurn('slowly '.repeat(20), { pieces: 20, delayMs: 80 }));
+    env.upstream.script(textTurn('slowly '.repeat(20), { pieces: 20, delayMs: 80 }));
     await sendInWidget(p, 'stream');
     await p.waitForSelector('patchbridge-agent .cursor');
     assert.equal(await p.evaluate(() => getComputedStyle(document.querySelector('patchbridge-agent').shadowRoot.querySelector('.cursor'), '::after').animationName), 'none');
@@ -115,11 +98,11 @@ describe('<patchbridge-agent> details', () => {
     await p.setInputFiles('patchbridge-agent input[type=file]', [{ name: 'big.png', mimeType: 'image/png', buffer: Buffer.alloc(4096, 1) }]);
     await waitInPage(p, () => /Images can be at most 2 KiB/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').textContent));
     assert.equal(await p.$$eval('patchbridge-agent .attachments img', (l) => l.length), 1);
-    upstream.script(textTurn('a dot'));
-    const seen = upstream.requests.length;
+    env.upstream.script(textTurn('a dot'));
+    const seen = env.upstream.requests.length;
     await sendInWidget(p, 'what is this?');
     await waitIdle(p);
-    const user = upstream.requests[seen].body.messages.find((m) => m.role === 'user');
+    const user = env.upstream.requests[seen].body.messages.find((m) => m.role === 'user');
     const parts = Array.isArray(user.content) ? user.content : [];
     assert.ok(parts.some((c) => c.type === 'image_url' && c.image_url.url === `data:image/png;base64,${png.toString('base64')}`), JSON.stringify(user.content).slice(0, 300));
     assert.equal(await p.$$eval('patchbridge-agent .msg.user img', (l) => l.length), 1, 'the sent image shows in the log');
@@ -146,14 +129,14 @@ describe('<patchbridge-agent> details', () => {
           }
         },
       };`);
-    const before = upstream.requests.length;
+    const before = env.upstream.requests.length;
     await sendInWidget(p, 'mark the page');
     await p.waitForSelector(sel.confirmation);
     await p.click(sel.approve);
     await waitInPage(p, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
     assert.equal(await p.evaluate(() => window.marked), true);
     assert.equal(await p.textContent('patchbridge-agent .log > .msg.assistant:last-child strong'), 'done');
-    assert.equal(upstream.requests.length, before, 'the relay was not called');
+    assert.equal(env.upstream.requests.length, before, 'the relay was not called');
     assert.equal(await p.isHidden(sel.history), true, 'no history without a relay');
     await p.context().close();
   });

@@ -3,35 +3,18 @@
 // and switching conversations cancels the running turn.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import path from 'node:path';
+import { describe, test } from 'node:test';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn } from './support/openai-chat.mjs';
-import { ROOT, startRelay } from './support/relay.mjs';
-import { artifact, logOf, sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
+import { artifact, logOf, sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
-let upstream;
-let relay;
-let browser;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await relay?.stop();
-  await upstream?.close();
-});
+const env = widgetEnvironment();
 
 const conversationOf = (page) => page.evaluate(() => document.querySelector('patchbridge-agent').controller.getState().conversation);
 
 async function turn(page, text, answer) {
-  upstream.script(textTurn(answer));
+  env.upstream.script(textTurn(answer));
   await sendInWidget(page, text);
   await waitInPage(page, (a) => document.querySelector('patchbridge-agent').controller.getState().status === 'idle'
     && document.querySelector('patchbridge-agent').controller.getState().conversation != null
@@ -41,8 +24,8 @@ async function turn(page, text, answer) {
 describe('the history panel', () => {
   test('lists, opens, renames and deletes conversations; a failed delete keeps the row', async () => {
     const user = `hist-${Date.now()}`;
-    const page = await newPage(browser);
-    await page.goto(`${relay.url}/examples/widget.html?user=${user}`);
+    const page = await newPage(env.browser);
+    await page.goto(`${env.relay.url}/examples/widget.html?user=${user}`);
     await waitReady(page);
     await turn(page, 'first topic', 'answer one');
     const first = await conversationOf(page);
@@ -70,7 +53,7 @@ describe('the history panel', () => {
     await page.fill(`${sel.panel} form.rename input`, 'Renamed topic');
     await page.click(`${sel.panel} form.rename button[type=submit]`);
     await waitInPage(page, (id) => document.querySelector('patchbridge-agent').shadowRoot.querySelector(`[part~=history-panel] li[data-id="${id}"]`)?.textContent.includes('Renamed topic'), first.id);
-    const stored = await relay.fetchJson('GET', `/conversations/${first.id}`, { user });
+    const stored = await env.relay.fetchJson('GET', `/conversations/${first.id}`, { user });
     assert.equal(stored.body.conversation.title, 'Renamed topic');
     assert.equal(await page.textContent('patchbridge-agent [part~=title]'), 'Renamed topic');
     await page.keyboard.press('Escape');
@@ -87,7 +70,7 @@ describe('the history panel', () => {
     assert.match(await page.textContent(`${sel.panel} .confirm-delete`), /Delete “second topic”\? This cannot be undone\./);
     await page.click(`${sel.panel} [part~=delete-confirm-button]`);
     await waitInPage(page, () => /Not deleted/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('.confirm-delete')?.textContent ?? ''));
-    assert.equal((await relay.fetchJson('GET', `/conversations/${second.id}`, { user })).status, 200, 'still there');
+    assert.equal((await env.relay.fetchJson('GET', `/conversations/${second.id}`, { user })).status, 200, 'still there');
     await artifact(page, 'history-delete-failed');
     page.problems.length = 0; // the scripted 500 is expected
 
@@ -97,28 +80,28 @@ describe('the history panel', () => {
     await page.click(`${sel.panel} li[data-id="${second.id}"] button[aria-label^="Delete"]`);
     await page.click(`${sel.panel} [part~=delete-confirm-button]`);
     await waitInPage(page, (id) => !document.querySelector('patchbridge-agent').shadowRoot.querySelector(`[part~=history-panel] li[data-id="${id}"]`), second.id);
-    assert.equal((await relay.fetchJson('GET', `/conversations/${second.id}`, { user })).status, 404);
+    assert.equal((await env.relay.fetchJson('GET', `/conversations/${second.id}`, { user })).status, 404);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
   test('switching conversations cancels the running turn', async () => {
     const user = `switch-${Date.now()}`;
-    const page = await newPage(browser);
-    await page.goto(`${relay.url}/examples/widget.html?user=${user}`);
+    const page = await newPage(env.browser);
+    await page.goto(`${env.relay.url}/examples/widget.html?user=${user}`);
     await waitReady(page);
     await turn(page, 'keep me', 'kept');
     const kept = await conversationOf(page);
     await page.click(sel.newChat);
-    upstream.script(textTurn('slow '.repeat(100), { pieces: 100, delayMs: 100, holdOpen: true }));
-    const seen = upstream.requests.length;
+    env.upstream.script(textTurn('slow '.repeat(100), { pieces: 100, delayMs: 100, holdOpen: true }));
+    const seen = env.upstream.requests.length;
     await sendInWidget(page, 'long running');
-    await upstream.waitForRequests(seen + 1);
+    await env.upstream.waitForRequests(seen + 1);
     await page.click(sel.history);
     await page.click(`${sel.panel} li[data-id="${kept.id}"] button.open`);
     await waitInPage(page, (id) => document.querySelector('patchbridge-agent').controller.getState().conversation?.id === id, kept.id);
     await waitIdle(page);
-    const record = upstream.requests[seen];
+    const record = env.upstream.requests[seen];
     await record.closed;
     assert.equal(record.disconnected, true);
     assert.deepEqual((await logOf(page)).map((m) => m.role), ['user', 'assistant']);

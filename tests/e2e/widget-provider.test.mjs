@@ -6,36 +6,19 @@
 // before the element connects, IME composition, a message typed before the runtime is ready, disconnect cleanup.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import path from 'node:path';
+import { describe, test } from 'node:test';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
-import { ROOT, startRelay } from './support/relay.mjs';
-import { artifact, logOf, sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
+import { artifact, logOf, sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
-let upstream;
-let relay;
-let browser;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await relay?.stop();
-  await upstream?.close();
-});
+const env = widgetEnvironment();
 
 let users = 0;
 async function openPage(query = '') {
-  const page = await newPage(browser);
+  const page = await newPage(env.browser);
   users += 1;
-  await page.goto(`${relay.url}/examples/widget.html?user=w${users}-${Date.now()}${query}`);
+  await page.goto(`${env.relay.url}/examples/widget.html?user=w${users}-${Date.now()}${query}`);
   await waitReady(page);
   return page;
 }
@@ -58,7 +41,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
       '[safe](https://example.com/x) [evil](javascript:window.pwned=3) ![pic](javascript:window.pwned=4)', '',
       '| a | b |', '|---|---|', '| 1 | 2 |',
     ].join('\n');
-    upstream.script(textTurn(markdown, { pieces: 20, delayMs: 25, reasoning: 'Let me think about the table.' }));
+    env.upstream.script(textTurn(markdown, { pieces: 20, delayMs: 25, reasoning: 'Let me think about the table.' }));
     await sendInWidget(page, 'show me markdown');
     // Remember the draft's element while it streams.
     await waitInPage(page, () => {
@@ -107,8 +90,8 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('Stop in mid-stream cancels the provider call and saves nothing', async () => {
     const page = await openPage();
-    upstream.script(textTurn('word '.repeat(200), { pieces: 100, delayMs: 100, holdOpen: true }));
-    const seen = upstream.requests.length;
+    env.upstream.script(textTurn('word '.repeat(200), { pieces: 100, delayMs: 100, holdOpen: true }));
+    const seen = env.upstream.requests.length;
     await sendInWidget(page, 'talk for a while');
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('.msg.assistant.draft .md')?.textContent.includes('word'));
     await page.click(sel.stop);
@@ -117,7 +100,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     assert.equal(s.lastOutcome, 'cancelled');
     assert.equal(s.conversation, null, 'a cancelled first turn creates no stored conversation');
     assert.match(await page.textContent(sel.notice), /Stopped\. Nothing of that turn was saved\./);
-    const record = upstream.requests[seen];
+    const record = env.upstream.requests[seen];
     await record.closed;
     assert.equal(record.disconnected, true, 'the relay closed the provider stream');
     assert.equal(await page.isVisible(sel.send), true, 'Send is back');
@@ -126,7 +109,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('Stop while a tool waits for approval: the card goes, the tool never runs', async () => {
     const page = await openPage();
-    upstream.script(toolCallTurn([{ id: 'call_stop_1', name: 'todos_add', arguments: { text: 'never' } }]));
+    env.upstream.script(toolCallTurn([{ id: 'call_stop_1', name: 'todos_add', arguments: { text: 'never' } }]));
     await sendInWidget(page, 'add never');
     await page.waitForSelector(sel.confirmation);
     await page.click(sel.stop);
@@ -140,7 +123,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('max-tokens is a notice, not an error, and the turn is saved', async () => {
     const page = await openPage();
-    upstream.script(textTurn('A long answer that was cut', { finishReason: 'length' }));
+    env.upstream.script(textTurn('A long answer that was cut', { finishReason: 'length' }));
     await sendInWidget(page, 'write a lot');
     await waitIdle(page);
     const s = await state(page);
@@ -155,7 +138,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('an error shows its code and a Retry that runs the turn again without repeating the message', async () => {
     const page = await openPage();
-    upstream.script({ provider: 'openai-chat', status: 400, frames: [], errorBody: { error: { message: 'bad request', type: 'invalid_request_error' } } });
+    env.upstream.script({ provider: 'openai-chat', status: 400, frames: [], errorBody: { error: { message: 'bad request', type: 'invalid_request_error' } } });
     await sendInWidget(page, 'first try');
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().error != null);
     await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').hidden);
@@ -163,13 +146,13 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     assert.match(notice, /AGENT_RELAY_ERROR/);
     assert.doesNotMatch(notice, /bad request/, 'provider text is not echoed');
     await artifact(page, 'provider-error');
-    upstream.script(textTurn('recovered'));
+    env.upstream.script(textTurn('recovered'));
     await page.click(`patchbridge-agent [part~=retry-button]`);
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
     const log = await logOf(page);
     assert.deepEqual(log.map((m) => m.role), ['user', 'assistant']);
     assert.match(log[1].text, /recovered/);
-    const last = upstream.requests.at(-1).body;
+    const last = env.upstream.requests.at(-1).body;
     assert.equal(last.messages.filter((m) => m.role === 'user').length, 1, 'the provider got the message once');
     assert.equal(await page.isHidden(sel.notice), true);
     await page.context().close();
@@ -177,7 +160,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('a conversation whose provider state the relay refuses continues in a new conversation with its messages', async () => {
     const page = await openPage();
-    upstream.script(textTurn('first answer'));
+    env.upstream.script(textTurn('first answer'));
     await sendInWidget(page, 'first question');
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().conversation?.revision === 1);
     const first = (await state(page)).conversation;
@@ -189,26 +172,26 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     await sendInWidget(page, 'second question');
     await waitInPage(page, () => /Continue in a new conversation/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]')?.textContent ?? ''));
     page.problems.length = 0; // the scripted 400 is expected
-    upstream.script(textTurn('answer in the new conversation'));
-    const seen = upstream.requests.length;
+    env.upstream.script(textTurn('answer in the new conversation'));
+    const seen = env.upstream.requests.length;
     await page.click('patchbridge-agent [part~=notice] button.primary');
     // The refused turn runs again in a new conversation: same messages, no provider state.
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().conversation != null
       && document.querySelector('patchbridge-agent').controller.getState().status === 'idle');
-    const sent = upstream.requests[seen].body.messages.map((m) => `${m.role}:${m.content}`);
+    const sent = env.upstream.requests[seen].body.messages.map((m) => `${m.role}:${m.content}`);
     assert.deepEqual(sent, ['user:first question', 'assistant:first answer', 'user:second question']);
     assert.equal((await state(page)).messages, 4);
     const next = (await state(page)).conversation;
     assert.notEqual(next.id, first.id, 'a new stored conversation');
     assert.equal(next.revision, 1);
-    assert.equal((await relay.fetchJson('GET', `/conversations/${first.id}`, { user: await page.evaluate(() => new URLSearchParams(location.search).get('user')) })).body.conversation.revision, 1, 'the old one is untouched');
+    assert.equal((await env.relay.fetchJson('GET', `/conversations/${first.id}`, { user: await page.evaluate(() => new URLSearchParams(location.search).get('user')) })).body.conversation.revision, 1, 'the old one is untouched');
     await page.context().close();
   });
 
   for (const when of ['before-load', 'before-connect', 'after-ready']) {
     test(`runtimeOptions set ${when}: the limit applies and names itself, the hooks run`, async () => {
       const page = await openPage(`&options=${when}&limits=${encodeURIComponent(JSON.stringify({ maxModelOutputCharacters: 5 }))}`);
-      upstream.script(textTurn('more than five characters'));
+      env.upstream.script(textTurn('more than five characters'));
       await sendInWidget(page, 'hi');
       await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().error != null);
       const s = await state(page);
@@ -224,7 +207,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('nothing is sent while an IME composition is active; Shift+Enter adds a line', async () => {
     const page = await openPage();
-    const before = upstream.requests.length;
+    const before = env.upstream.requests.length;
     await page.fill(sel.input, 'ni hao');
     await page.evaluate(() => {
       const ta = document.querySelector('patchbridge-agent').shadowRoot.querySelector('textarea');
@@ -239,21 +222,21 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
       ta.value = '你好';
       ta.dispatchEvent(new CompositionEvent('compositionend', { bubbles: true, data: '你好' }));
     });
-    upstream.script(textTurn('您好'));
+    env.upstream.script(textTurn('您好'));
     await page.press(sel.input, 'Enter');
     await waitIdle(page);
-    assert.equal(upstream.requests.length, before + 1);
-    assert.equal(upstream.requests.at(-1).body.messages.at(-1).content, '你好');
+    assert.equal(env.upstream.requests.length, before + 1);
+    assert.equal(env.upstream.requests.at(-1).body.messages.at(-1).content, '你好');
     await page.context().close();
   });
 
   test('a message typed before the runtime is ready is shown at once and sent when it is', async () => {
-    const page = await newPage(browser);
+    const page = await newPage(env.browser);
     let release;
     const gate = new Promise((resolve) => { release = resolve; });
     await page.route('**/*.wasm', async (route) => { await gate; await route.continue(); });
-    upstream.script(textTurn('ready now'));
-    await page.goto(`${relay.url}/examples/widget.html?user=early-${Date.now()}`);
+    env.upstream.script(textTurn('ready now'));
+    await page.goto(`${env.relay.url}/examples/widget.html?user=early-${Date.now()}`);
     await page.waitForSelector(sel.input);
     assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').controller), null, 'still loading');
     await sendInWidget(page, 'early bird');
@@ -270,10 +253,10 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
 
   test('removing the element destroys its controller and cancels the running turn', async () => {
     const page = await openPage();
-    upstream.script(textTurn('endless '.repeat(50), { pieces: 50, delayMs: 100, holdOpen: true }));
-    const seen = upstream.requests.length;
+    env.upstream.script(textTurn('endless '.repeat(50), { pieces: 50, delayMs: 100, holdOpen: true }));
+    const seen = env.upstream.requests.length;
     await sendInWidget(page, 'go on');
-    await upstream.waitForRequests(seen + 1);
+    await env.upstream.waitForRequests(seen + 1);
     const status = await page.evaluate(async () => {
       const el = document.querySelector('patchbridge-agent');
       const controller = el.controller;
@@ -283,7 +266,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     });
     assert.equal(status.status, 'destroyed');
     assert.equal(status.controller, null);
-    const record = upstream.requests[seen];
+    const record = env.upstream.requests[seen];
     await record.closed;
     assert.equal(record.disconnected, true, 'the provider stream was closed');
     // Moving the element within the page is not a teardown.

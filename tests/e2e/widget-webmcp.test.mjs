@@ -8,34 +8,22 @@ import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
-import { ROOT, startRelay } from './support/relay.mjs';
-import { sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
+import { ROOT } from './support/relay.mjs';
+import { sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
-let upstream;
-let relay;
-let browser;
+const env = widgetEnvironment();
+// A second Chromium with the native WebMCP implementation switched on.
 let nativeBrowser;
-
 before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
-  browser = await launchChromium();
   nativeBrowser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-features=WebMCP'],
   });
 });
-
-after(async () => {
-  await browser?.close();
-  await nativeBrowser?.close();
-  await relay?.stop();
-  await upstream?.close();
-});
+after(async () => { await nativeBrowser?.close(); });
 
 const registryNames = (page) => page.evaluate(() => document.querySelector('patchbridge-agent').controller
   .getToolInspectionSource().snapshot.tools.map((t) => `${t.name}:${t.readOnly ? 'ro' : 'asks'}`).sort());
@@ -46,21 +34,21 @@ async function journey(page) {
   assert.deepEqual(await registryNames(page), ['page.erase:asks', 'page.lookup:ro']);
 
   // The read-only tool runs without a confirmation; its result reaches the provider.
-  upstream.script(
+  env.upstream.script(
     toolCallTurn([{ id: 'call_lookup', name: 'page_lookup', arguments: { word: 'milk' } }]),
     textTurn('There are 3.'),
   );
-  const seen = upstream.requests.length;
+  const seen = env.upstream.requests.length;
   await sendInWidget(page, 'how many milk items?');
   await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
   assert.equal(await page.$(sel.confirmation), null);
-  const sent = upstream.requests[seen].body;
+  const sent = env.upstream.requests[seen].body;
   assert.deepEqual(sent.tools.map((t) => t.function.name).sort(), ['page_erase', 'page_lookup']);
-  const toolMessage = upstream.requests[seen + 1].body.messages.find((m) => m.role === 'tool');
+  const toolMessage = env.upstream.requests[seen + 1].body.messages.find((m) => m.role === 'tool');
   assert.equal(toolMessage.content, 'found 3 items for milk');
 
   // The other one asks first, and runs only after Approve.
-  upstream.script(
+  env.upstream.script(
     toolCallTurn([{ id: 'call_erase', name: 'page_erase', arguments: { item: 'milk' } }]),
     textTurn('Erased.'),
   );
@@ -85,9 +73,9 @@ async function journey(page) {
 
 describe('WebMCP page tools', () => {
   test('with @mcp-b/webmcp-polyfill', async () => {
-    const page = await newPage(browser);
+    const page = await newPage(env.browser);
     await page.addInitScript({ path: path.join(ROOT, 'node_modules', '@mcp-b', 'webmcp-polyfill', 'dist', 'index.iife.js') });
-    await page.goto(`${relay.url}/examples/webmcp.html?user=poly-${Date.now()}`);
+    await page.goto(`${env.relay.url}/examples/webmcp.html?user=poly-${Date.now()}`);
     await journey(page);
     assert.deepEqual(page.problems, []);
     await page.context().close();
@@ -95,7 +83,7 @@ describe('WebMCP page tools', () => {
 
   test("with Chromium's native WebMCP", async () => {
     const page = await newPage(nativeBrowser);
-    await page.goto(`${relay.url}/examples/webmcp.html?user=native-${Date.now()}`);
+    await page.goto(`${env.relay.url}/examples/webmcp.html?user=native-${Date.now()}`);
     const native = await page.evaluate(() => typeof document.modelContext?.registerTool === 'function' && typeof document.modelContext?.executeTool === 'function');
     assert.equal(native, true, 'this Chromium exposes document.modelContext natively');
     await journey(page);

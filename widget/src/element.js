@@ -15,6 +15,8 @@ import { confirmationCard } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
 import { loadRuntime } from './runtime.js';
+import { NoticeBar } from './notice.js';
+import { schemeOf } from './theme.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
@@ -75,6 +77,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.confirmSlot = h('div', { className: 'confirm-slot' });
     this.notice = h('div', { className: 'notice', part: 'notice', role: 'alert', hidden: true });
     this.dock = h('div', { className: 'dock', part: 'dock' }, this.confirmSlot, this.notice);
+    this.notices = new NoticeBar(this.notice, () => this.#t);
     this.log = new MessageLog(this.logEl, t);
     root.append(h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton), this.banner, this.scroller, this.dock);
     for (const prop of UPGRADE_PROPS) {
@@ -183,7 +186,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
       t: this.#t, signal, maxImageBytes: this.#maxImageBytes, dropZone: this.scroller,
       onSend: (text, images) => this.#send(text, images),
       onStop: () => this.#controller?.abort(),
-      onProblem: (text) => this.#showNotice('info', text),
+      onProblem: (text) => this.notices.show('info', text),
     });
     this.dock.querySelector('.composer-wrap')?.remove();
     this.dock.append(this.composer.el);
@@ -303,7 +306,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     }
     const input = images.length ? blocks : text;
     this.#lastInput = input;
-    this.#hideNotice();
+    this.notices.hide();
     controller.send(input).catch(() => { /* shown from state.error */ });
     this.#scrollToEnd(true);
   }
@@ -311,7 +314,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #retry() {
     const controller = this.#controller;
     if (!controller) return;
-    this.#hideNotice();
+    this.notices.hide();
     if (typeof controller.retry === 'function') controller.retry().catch(() => {});
     else if (this.#lastInput != null) controller.send(this.#lastInput).catch(() => {});
   }
@@ -342,7 +345,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
       if (quietIfMissing) {
         this.#forgetStored();
         try { controller.newConversation(); } catch { /* keep state */ }
-        this.#hideNotice();
+        this.notices.hide();
       }
     }
   }
@@ -359,7 +362,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
       return;
     }
     this.#forgetStored();
-    this.#hideNotice();
+    this.notices.hide();
     if (!options?.keepMessages) this.log.reset();
     this.composer?.input.focus();
   }
@@ -468,14 +471,13 @@ export class PatchBridgeAgentElement extends HTMLElement {
 
     // Notices: an error (with its code and a way forward), max-tokens (not an error), or cancelled.
     if (state.error) {
-      if (state.error !== this.noticeFor) this.#showError(state.error, () => this.#retry());
-      this.noticeFor = state.error;
+      if (state.error !== this.notices.shownError) this.#showError(state.error, () => this.#retry());
     } else if (!busy && state.lastOutcome === 'max-tokens') {
-      this.#showNotice('info', t('maxTokens'), 'max-tokens');
+      this.notices.show('info', t('maxTokens'), 'max-tokens');
     } else if (!busy && state.lastOutcome === 'cancelled') {
-      this.#showNotice('plain', t('cancelled'), 'cancelled');
-    } else if (this.notice.dataset.kind !== 'problem' || busy) {
-      this.#hideNotice();
+      this.notices.show('plain', t('cancelled'), 'cancelled');
+    } else if (this.notices.kind !== 'problem' || busy) {
+      this.notices.hide();
     }
     if (nearEnd || busy) this.#scrollToEnd(false);
   }
@@ -485,64 +487,27 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (force || el.scrollHeight - el.scrollTop - el.clientHeight < 400) el.scrollTop = el.scrollHeight;
   }
 
-  #errorText(error) {
-    const t = this.#t;
-    const code = error?.code ?? 'ERROR';
-    const relayCode = error?.details?.relayCode;
-    if (code === 'AGENT_LIMIT_EXCEEDED' && error.limit) return t('limitExceeded', error.limit);
-    if (code === 'AGENT_EXECUTION_TIMEOUT') return t('timeout');
-    if (code === 'AGENT_REVISION_CONFLICT') return t('conflict');
-    if (relayCode === 'UPSTREAM_UNAVAILABLE' && !error.message) return t('relayUnavailable');
-    return error?.message || code;
-  }
-
+  /** Shows an error with the way forward that fits it (and Dismiss). */
   #showError(error, retry) {
     const t = this.#t;
     const code = error?.code ?? 'ERROR';
-    const relayCode = error?.details?.relayCode;
     const actions = [];
-    if (relayCode === 'MODEL_STATE_MISMATCH') {
-      actions.push(h('button', { type: 'button', className: 'primary', onclick: () => this.#continueInNew() }, t('continueInNew')));
+    if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') {
+      actions.push({ label: t('continueInNew'), primary: true, onClick: () => this.#continueInNew() });
     } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
       const id = this.#controller?.getState().conversation?.id;
-      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push(h('button', { type: 'button', onclick: () => this.#open(id) }, t('reload')));
-      actions.push(h('button', { type: 'button', onclick: () => this.#newConversation() }, t('newConversation')));
+      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push({ label: t('reload'), onClick: () => this.#open(id) });
+      actions.push({ label: t('newConversation'), onClick: () => this.#newConversation() });
     } else if (retry) {
-      actions.push(h('button', { type: 'button', className: 'primary', part: 'retry-button', onclick: retry }, t('retry')));
+      actions.push({ label: t('retry'), primary: true, part: 'retry-button', onClick: retry });
     }
-    actions.push(h('button', { type: 'button', onclick: () => this.#hideNotice() }, t('dismiss')));
-    this.notice.className = 'notice error';
-    this.notice.setAttribute('part', 'notice error');
-    this.notice.dataset.kind = 'error';
-    this.notice.replaceChildren(h('span', { className: 'text' }, h('code', {}, code), ' ', this.#errorText(error)), ...actions);
-    this.notice.hidden = false;
-  }
-
-  #showNotice(kind, text, reason = 'problem') {
-    if (this.notice.dataset.kind === reason && !this.notice.hidden) return;
-    this.notice.className = `notice ${kind}`;
-    this.notice.setAttribute('part', `notice ${reason}`);
-    this.notice.dataset.kind = reason;
-    this.notice.replaceChildren(h('span', { className: 'text' }, text),
-      h('button', { type: 'button', onclick: () => this.#hideNotice() }, this.#t('dismiss')));
-    this.notice.hidden = false;
-  }
-
-  #hideNotice() {
-    this.notice.hidden = true;
-    this.notice.dataset.kind = '';
+    this.notices.showError(error, actions);
   }
 
   // ---- theme, language, remembered conversation ----------------------------------------------------------------
 
   #applyTheme() {
-    const theme = this.getAttribute('theme') ?? 'auto';
-    let dark;
-    if (theme === 'dark') dark = true;
-    else if (theme === 'light') dark = false;
-    else if (theme === 'inherit') dark = luminance(getComputedStyle(this).color) > 0.5;
-    else dark = globalThis.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
-    this.dataset.scheme = dark ? 'dark' : 'light';
+    this.dataset.scheme = schemeOf(this.getAttribute('theme') ?? 'auto', this);
   }
 
   #language() {
@@ -594,15 +559,4 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #dispatch(type, detail) {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
-}
-
-/** Relative luminance (0..1) of a CSS `rgb()` colour; 0 when it cannot be read. */
-function luminance(color) {
-  const m = /rgba?\(([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/.exec(color ?? '');
-  if (!m) return 0;
-  const [r, g, b] = m.slice(1, 4).map((v) => {
-    const c = Number(v) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
