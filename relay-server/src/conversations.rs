@@ -6,9 +6,11 @@ use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use patchbridge_protocol::{ConversationContext, ConversationSnapshot, ConversationSummary};
+use patchbridge_protocol::{
+    ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,
+    CreateConversation, SaveConversation,
+};
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::error::RelayError;
 use crate::extract::StrictJson;
@@ -28,24 +30,6 @@ pub const MAX_ID_BYTES: usize = 200;
 pub struct ListQuery {
     limit: Option<String>,
     cursor: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateBody {
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    context: Option<ConversationContext>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct WriteBody {
-    expected_revision: u64,
-    #[serde(default)]
-    title: Option<String>,
-    context: ConversationContext,
 }
 
 pub async fn list(
@@ -74,14 +58,17 @@ pub async fn list(
         ),
     };
     let (items, next) = state.store().list(&user.0, limit, cursor.as_ref()).await?;
-    let items: Vec<ConversationSummary> = items.into_iter().map(summary_of).collect();
-    Ok(Json(json!({ "items": items, "nextCursor": next.map(|c| c.encode()) })).into_response())
+    Ok(Json(ConversationPage {
+        items: items.into_iter().map(summary_of).collect(),
+        next_cursor: next.map(|c| c.encode()),
+    })
+    .into_response())
 }
 
 pub async fn create(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    StrictJson(body): StrictJson<CreateBody>,
+    StrictJson(body): StrictJson<CreateConversation>,
 ) -> Result<Response, RelayError> {
     let title = check_title(body.title.unwrap_or_default())?;
     let context = body.context.unwrap_or(ConversationContext {
@@ -127,7 +114,7 @@ pub async fn write(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
     id: Result<Path<String>, PathRejection>,
-    StrictJson(body): StrictJson<WriteBody>,
+    StrictJson(body): StrictJson<SaveConversation>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
     let title = body.title.map(check_title).transpose()?;

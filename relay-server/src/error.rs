@@ -1,9 +1,12 @@
-//! The relay's one error enum. Every failure a client can see maps to a stable code of `docs/protocol.md` §4;
-//! details (upstream bodies, SQL errors, paths) go to the log only, never to the client.
+//! The relay's one error enum. Every failure a client can see has a typed [`RelayErrorCode`] of
+//! `docs/protocol.md` §4, which decides its HTTP status and whether retrying may help; details (upstream
+//! bodies, SQL errors, paths) go to the log only, never to the client.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use patchbridge_protocol::{ErrorEnvelope, RelayErrorCode};
+
+use crate::store::StoreError;
 
 /// Every error the HTTP layer can answer with.
 #[derive(Debug, thiserror::Error)]
@@ -31,12 +34,11 @@ pub enum RelayError {
     ConversationCorrupt { detail: String },
     #[error("unknown model `{0}`")]
     UnknownModel(String),
-    /// An adapter refused the request (its stable code, e.g. `MODEL_STATE_FORMAT_MISMATCH`).
+    /// An adapter refused the request or the upstream stream (its code, e.g. `MODEL_STATE_FORMAT_MISMATCH`).
     #[error("{message}")]
     Adapter {
-        code: &'static str,
+        code: RelayErrorCode,
         message: String,
-        retryable: bool,
     },
     /// The ModelState entry of assistant message `message_id` does not match that message; the response names
     /// the message (`messageId`) so the client can continue in a new conversation from its messages.
@@ -58,70 +60,38 @@ pub enum RelayError {
 
 impl RelayError {
     /// The stable code of `docs/protocol.md` §4.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> RelayErrorCode {
         match self {
-            RelayError::Unauthenticated => "UNAUTHENTICATED",
-            RelayError::ForbiddenOrigin => "FORBIDDEN_ORIGIN",
-            RelayError::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
-            RelayError::InvalidRequest(_) => "INVALID_REQUEST",
-            RelayError::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
-            RelayError::RequestTimeout => "REQUEST_TIMEOUT",
-            RelayError::QuotaExceeded(_) => "QUOTA_EXCEEDED",
-            RelayError::NotFound => "NOT_FOUND",
-            RelayError::RevisionConflict { .. } => "REVISION_CONFLICT",
-            RelayError::ConversationCorrupt { .. } => "CONVERSATION_CORRUPT",
-            RelayError::UnknownModel(_) => "UNKNOWN_MODEL",
-            RelayError::Adapter { code, .. } => code,
-            RelayError::ModelStateMismatch { .. } => "MODEL_STATE_MISMATCH",
-            RelayError::UpstreamUnavailable { .. } => "UPSTREAM_UNAVAILABLE",
-            RelayError::UpstreamTimeout { .. } => "UPSTREAM_TIMEOUT",
-            RelayError::UpstreamRateLimited { .. } => "UPSTREAM_RATE_LIMITED",
-            RelayError::UpstreamRejected { .. } => "UPSTREAM_REJECTED",
-            RelayError::UpstreamResponseTooLarge { .. } => "UPSTREAM_RESPONSE_TOO_LARGE",
-            RelayError::Internal { .. } => "INTERNAL",
+            RelayError::Unauthenticated => RelayErrorCode::Unauthenticated,
+            RelayError::ForbiddenOrigin => RelayErrorCode::ForbiddenOrigin,
+            RelayError::UnsupportedMediaType => RelayErrorCode::UnsupportedMediaType,
+            RelayError::InvalidRequest(_) => RelayErrorCode::InvalidRequest,
+            RelayError::PayloadTooLarge(_) => RelayErrorCode::PayloadTooLarge,
+            RelayError::RequestTimeout => RelayErrorCode::RequestTimeout,
+            RelayError::QuotaExceeded(_) => RelayErrorCode::QuotaExceeded,
+            RelayError::NotFound => RelayErrorCode::NotFound,
+            RelayError::RevisionConflict { .. } => RelayErrorCode::RevisionConflict,
+            RelayError::ConversationCorrupt { .. } => RelayErrorCode::ConversationCorrupt,
+            RelayError::UnknownModel(_) => RelayErrorCode::UnknownModel,
+            RelayError::Adapter { code, .. } => *code,
+            RelayError::ModelStateMismatch { .. } => RelayErrorCode::ModelStateMismatch,
+            RelayError::UpstreamUnavailable { .. } => RelayErrorCode::UpstreamUnavailable,
+            RelayError::UpstreamTimeout { .. } => RelayErrorCode::UpstreamTimeout,
+            RelayError::UpstreamRateLimited { .. } => RelayErrorCode::UpstreamRateLimited,
+            RelayError::UpstreamRejected { .. } => RelayErrorCode::UpstreamRejected,
+            RelayError::UpstreamResponseTooLarge { .. } => RelayErrorCode::UpstreamResponseTooLarge,
+            RelayError::Internal { .. } => RelayErrorCode::Internal,
         }
     }
 
+    /// The HTTP status of the code (`docs/protocol.md` §4).
     pub fn status(&self) -> StatusCode {
-        match self {
-            RelayError::Unauthenticated => StatusCode::UNAUTHORIZED,
-            RelayError::ForbiddenOrigin => StatusCode::FORBIDDEN,
-            RelayError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RelayError::InvalidRequest(_)
-            | RelayError::UnknownModel(_)
-            | RelayError::ModelStateMismatch { .. } => StatusCode::BAD_REQUEST,
-            RelayError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            RelayError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-            RelayError::QuotaExceeded(_) => StatusCode::FORBIDDEN,
-            RelayError::NotFound => StatusCode::NOT_FOUND,
-            RelayError::RevisionConflict { .. } => StatusCode::CONFLICT,
-            RelayError::ConversationCorrupt { .. } | RelayError::Internal { .. } => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
-            RelayError::Adapter { code, .. } => match *code {
-                "UPSTREAM_RATE_LIMITED" => StatusCode::TOO_MANY_REQUESTS,
-                "UPSTREAM_TIMEOUT" => StatusCode::GATEWAY_TIMEOUT,
-                c if c.starts_with("UPSTREAM_") => StatusCode::BAD_GATEWAY,
-                "INTERNAL" => StatusCode::INTERNAL_SERVER_ERROR,
-                _ => StatusCode::BAD_REQUEST,
-            },
-            RelayError::UpstreamUnavailable { .. }
-            | RelayError::UpstreamRejected { .. }
-            | RelayError::UpstreamResponseTooLarge { .. } => StatusCode::BAD_GATEWAY,
-            RelayError::UpstreamTimeout { .. } => StatusCode::GATEWAY_TIMEOUT,
-            RelayError::UpstreamRateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-        }
+        StatusCode::from_u16(self.code().status()).expect("every code has a valid HTTP status")
     }
 
     /// Whether retrying the same call later may succeed (sent as `retryable` in stream `error` events).
     pub fn retryable(&self) -> bool {
-        match self {
-            RelayError::UpstreamUnavailable { .. }
-            | RelayError::UpstreamTimeout { .. }
-            | RelayError::UpstreamRateLimited { .. } => true,
-            RelayError::Adapter { retryable, .. } => *retryable,
-            _ => false,
-        }
+        self.code().retryable()
     }
 
     /// The message a client may see: fixed text for anything whose detail could leak upstream or storage data.
@@ -147,7 +117,7 @@ impl RelayError {
     /// Detail and message can quote request or upstream text: they are escaped and bounded here, so the JSON
     /// log format gets the same length bound as the human one.
     pub fn log(&self) {
-        let code = self.code();
+        let code = self.code().as_str();
         match self.log_detail() {
             Some(detail) if self.status().is_server_error() => {
                 tracing::error!(code, detail = %crate::logging::escape(detail), "request failed")
@@ -169,22 +139,24 @@ impl RelayError {
     }
 }
 
-impl From<sqlx::Error> for RelayError {
-    fn from(e: sqlx::Error) -> Self {
-        RelayError::internal(format!("database: {e}"))
+impl From<StoreError> for RelayError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::QuotaExceeded(message) => RelayError::QuotaExceeded(message),
+            StoreError::Database(_) => RelayError::internal(e),
+        }
     }
 }
 
 impl IntoResponse for RelayError {
     fn into_response(self) -> Response {
         self.log();
-        let mut body =
-            json!({ "error": { "code": self.code(), "message": self.public_message() } });
+        let mut body = ErrorEnvelope::new(self.code(), self.public_message());
         if let RelayError::RevisionConflict { current } = self {
-            body["error"]["currentRevision"] = json!(current);
+            body.error.current_revision = Some(current);
         }
         if let RelayError::ModelStateMismatch { message_id, .. } = &self {
-            body["error"]["messageId"] = json!(message_id);
+            body.error.message_id = Some(message_id.clone());
         }
         let status = self.status();
         let mut response = (status, axum::Json(body)).into_response();

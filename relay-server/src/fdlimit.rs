@@ -32,7 +32,9 @@ pub fn raise_to_hard_limit() -> std::io::Result<Raised> {
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes into the struct we own.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+    #[allow(unsafe_code)]
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    if read != 0 {
         return Err(std::io::Error::last_os_error());
     }
     let before = limit.rlim_cur as u64;
@@ -54,7 +56,9 @@ pub fn raise_to_hard_limit() -> std::io::Result<Raised> {
     }
     limit.rlim_cur = target as libc::rlim_t;
     // SAFETY: setrlimit reads the struct we own.
-    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+    #[allow(unsafe_code)]
+    let written = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) };
+    if written != 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(Raised {
@@ -78,7 +82,9 @@ mod tests {
             rlim_max: 0,
         };
         // SAFETY: as above.
-        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut now) }, 0);
+        #[allow(unsafe_code)]
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut now) };
+        assert_eq!(read, 0);
         assert_eq!(now.rlim_cur as u64, raised.after);
         if now.rlim_max != libc::RLIM_INFINITY {
             assert_eq!(now.rlim_cur, now.rlim_max, "soft equals hard after raising");

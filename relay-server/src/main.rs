@@ -65,14 +65,14 @@ fn main() -> ExitCode {
     runtime.block_on(async move {
         let store = match Store::connect(&validated.database).await {
             Ok(s) => s,
-            Err(e) => return config_error(&e),
+            Err(e) => return config_error(&e.to_string()),
         };
         let bind = validated.bind;
         let demo = validated.demo_active;
         let options = ServeOptions::from_limits(&validated.limits);
         let state = match AppState::new(validated, store.clone()) {
             Ok(s) => s,
-            Err(e) => return config_error(&e),
+            Err(e) => return config_error(&e.to_string()),
         };
         let listener = match tokio::net::TcpListener::bind(bind).await {
             Ok(l) => l,

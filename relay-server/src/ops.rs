@@ -16,7 +16,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     match state.store().ping().await {
         Ok(()) => (StatusCode::OK, "ready\n").into_response(),
         Err(e) => {
-            e.log();
+            crate::error::RelayError::from(e).log();
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n").into_response()
         }
     }

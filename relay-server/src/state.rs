@@ -19,6 +19,14 @@ fn heavy_permits() -> usize {
         .max(2)
 }
 
+/// Why the shared state could not be built (at start-up, before the port opens).
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The outgoing HTTP client (TLS roots, resolver) could not be set up.
+    #[error("http client: {0}")]
+    HttpClient(#[source] reqwest::Error),
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub(crate) inner: Arc<Inner>,
@@ -43,7 +51,7 @@ pub(crate) struct Inner {
 impl AppState {
     /// Builds the state from a validated configuration and an opened store. The identity resolver comes from
     /// the configuration (none → every API answers 401); hosts replace it with [`AppState::with_identity`].
-    pub fn new(config: Validated, store: Store) -> Result<Self, String> {
+    pub fn new(config: Validated, store: Store) -> Result<Self, StateError> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_millis(config.limits.connect_timeout_ms))
             .pool_idle_timeout(Duration::from_secs(90))
@@ -53,7 +61,7 @@ impl AppState {
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("patchbridge-relay/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| format!("http client: {e}"))?;
+            .map_err(StateError::HttpClient)?;
         let identity = config.identity.as_ref().map(identity::from_config);
         let models = ModelRegistry::new(&config);
         Ok(AppState {

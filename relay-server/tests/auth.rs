@@ -128,7 +128,7 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
     ))
     .await;
     let key = EncodingKey::from_secret(HS_SECRET.as_bytes());
-    let sign = |claims: &Claims| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
+    let sign = |claims: &Claims<'_>| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
     let good = Claims {
         sub: "alice",
         exp: Some(now() + 600),

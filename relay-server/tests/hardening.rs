@@ -555,7 +555,10 @@ async fn static_tree_roots_serve_their_index_pages() {
     std::fs::write(examples.path().join("demo/index.html"), "<p>demo</p>").unwrap();
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(static_relay_config(&db, examples.path())).await;
-    for (path, body) in [("/examples/", "<p>examples</p>"), ("/examples/demo/", "<p>demo</p>")] {
+    for (path, body) in [
+        ("/examples/", "<p>examples</p>"),
+        ("/examples/demo/", "<p>demo</p>"),
+    ] {
         let response = r.send(get_with(path, &[])).await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         assert_eq!(

@@ -213,7 +213,9 @@ async fn sigterm_ends_the_process_within_the_grace_despite_a_half_sent_request()
     tokio::time::sleep(Duration::from_millis(200)).await;
     let pid = relay.child.id().unwrap() as i32;
     // SAFETY: signalling our own child process.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    #[allow(unsafe_code)]
+    let signalled = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
     let started = Instant::now();
     let status = tokio::time::timeout(Duration::from_secs(10), relay.child.wait())
         .await

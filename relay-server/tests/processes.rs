@@ -490,7 +490,9 @@ async fn sigterm_drains_an_open_stream_and_exits_0() {
 
     let pid = relay.child.id().expect("running") as libc::pid_t;
     // SAFETY: plain kill(2) on the child this test started.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    #[allow(unsafe_code)]
+    let signalled = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
     // The listener closes at once: a new connection is refused while the open stream goes on.
     let refused = common::eventually(Duration::from_secs(5), || {
         std::net::TcpStream::connect(relay.url.trim_start_matches("http://")).is_err()

@@ -20,10 +20,17 @@ pub fn chat_stream(n: usize) -> Vec<Bytes> {
         } else {
             format!(r#"{{"content":"{TOKEN}"}}"#)
         };
-        out.push(event(&format!(r#"{head}{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":null}}]}}"#)));
+        out.push(event(&format!(
+            r#"{head}{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":null}}]}}"#
+        )));
     }
-    out.push(event(&format!(r#"{head}{{"index":0,"delta":{{}},"logprobs":null,"finish_reason":"stop"}}]}}"#)));
-    let usage = format!(r#"{{"prompt_tokens":12,"completion_tokens":{n},"total_tokens":{}}}"#, n + 12);
+    out.push(event(&format!(
+        r#"{head}{{"index":0,"delta":{{}},"logprobs":null,"finish_reason":"stop"}}]}}"#
+    )));
+    let usage = format!(
+        r#"{{"prompt_tokens":12,"completion_tokens":{n},"total_tokens":{}}}"#,
+        n + 12
+    );
     out.push(event(&format!(r#"{head}],"usage":{usage}}}"#)));
     out.push(Bytes::from_static(b"data: [DONE]\n\n"));
     out
@@ -51,7 +58,12 @@ mod tests {
     use patchbridge_providers::{Decoder, ProviderKind};
 
     fn request() -> ModelRequest {
-        serde_json::from_str(crate::client::RELAY_BODY_TEMPLATE.replace("{model}", "bench").as_str()).unwrap()
+        serde_json::from_str(
+            crate::client::RELAY_BODY_TEMPLATE
+                .replace("{model}", "bench")
+                .as_str(),
+        )
+        .unwrap()
     }
 
     /// The fake must speak the real format: the relay's decoder turns it into exactly the events the
@@ -63,7 +75,11 @@ mod tests {
         let mut out = Vec::new();
         for chunk in chat_stream(n) {
             let text = std::str::from_utf8(&chunk).unwrap();
-            let data = text.strip_prefix("data: ").unwrap().strip_suffix("\n\n").unwrap();
+            let data = text
+                .strip_prefix("data: ")
+                .unwrap()
+                .strip_suffix("\n\n")
+                .unwrap();
             decoder.feed("", data, &mut out).unwrap();
         }
         decoder.finish(&mut out).unwrap();
@@ -78,7 +94,9 @@ mod tests {
             .collect();
         assert_eq!(deltas, TOKEN.repeat(n));
         match out.last().unwrap() {
-            StreamEvent::MessageStop { stop_reason, usage, .. } => {
+            StreamEvent::MessageStop {
+                stop_reason, usage, ..
+            } => {
                 assert_eq!(*stop_reason, StopReason::EndTurn);
                 assert_eq!(usage.output_tokens, n as u64);
             }
@@ -92,7 +110,11 @@ mod tests {
         assert_eq!(stream.len(), upstream_events(3));
         for chunk in &stream {
             assert!(chunk.starts_with(b"data: ") && chunk.ends_with(b"\n\n"));
-            assert_eq!(chunk.iter().filter(|&&b| b == b'\n').count(), 2, "one line per event");
+            assert_eq!(
+                chunk.iter().filter(|&&b| b == b'\n').count(),
+                2,
+                "one line per event"
+            );
         }
     }
 }

@@ -27,7 +27,9 @@ pub const CHAT_BODY: &str = r#"{"model":"bench-model","stream":true,"stream_opti
 pub fn client() -> HttpClient {
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
-    Client::builder(TokioExecutor::new()).pool_idle_timeout(Duration::from_secs(300)).build(connector)
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(300))
+        .build(connector)
 }
 
 /// One way of reaching the fake upstream's stream.
@@ -43,9 +45,14 @@ impl Target {
     /// The upstream itself or nginx in front of it: a Chat Completions request to `{base}{path}`.
     pub fn chat(base: &str, path: &str) -> Result<Target, String> {
         Ok(Target {
-            uri: format!("{base}{path}").parse().map_err(|e| format!("{base}{path}: {e}"))?,
+            uri: format!("{base}{path}")
+                .parse()
+                .map_err(|e| format!("{base}{path}: {e}"))?,
             body: Bytes::from_static(CHAT_BODY.as_bytes()),
-            headers: vec![(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            headers: vec![(
+                hyper::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
             wire: Wire::OpenAiChat,
         })
     }
@@ -53,15 +60,24 @@ impl Target {
     /// The relay: a neutral request for `model` to `{base}/api/model`, as a same-origin page in development
     /// identity mode sends it.
     pub fn relay(base: &str, model: &str) -> Result<Target, String> {
-        let uri: Uri = format!("{base}/api/model").parse().map_err(|e| format!("{base}: {e}"))?;
-        let origin = HeaderValue::from_str(base.trim_end_matches('/')).map_err(|e| e.to_string())?;
+        let uri: Uri = format!("{base}/api/model")
+            .parse()
+            .map_err(|e| format!("{base}: {e}"))?;
+        let origin =
+            HeaderValue::from_str(base.trim_end_matches('/')).map_err(|e| e.to_string())?;
         Ok(Target {
             uri,
             body: Bytes::from(RELAY_BODY_TEMPLATE.replace("{model}", model)),
             headers: vec![
-                (hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
+                (
+                    hyper::header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                ),
                 (hyper::header::ORIGIN, origin),
-                (HeaderName::from_static("x-patchbridge-user"), HeaderValue::from_static("bench-user")),
+                (
+                    HeaderName::from_static("x-patchbridge-user"),
+                    HeaderValue::from_static("bench-user"),
+                ),
             ],
             wire: Wire::Neutral,
         })
@@ -83,26 +99,46 @@ pub struct Midway {
 
 /// Sends one request and reads the whole SSE body; fails on any status but 200 or a stream with missing,
 /// extra or error events.
-pub async fn stream_once(client: &HttpClient, target: &Target, chunks: usize, midway: Option<&Midway>) -> Result<Sample, String> {
+pub async fn stream_once(
+    client: &HttpClient,
+    target: &Target,
+    chunks: usize,
+    midway: Option<&Midway>,
+) -> Result<Sample, String> {
     let mut request = Request::post(target.uri.clone());
     for (name, value) in &target.headers {
         request = request.header(name, value);
     }
-    let request = request.body(Full::new(target.body.clone())).map_err(|e| e.to_string())?;
+    let request = request
+        .body(Full::new(target.body.clone()))
+        .map_err(|e| e.to_string())?;
     let started = Instant::now();
-    let response = client.request(request).await.map_err(|e| format!("{}: {e:?}", target.uri))?;
+    let response = client
+        .request(request)
+        .await
+        .map_err(|e| format!("{}: {e:?}", target.uri))?;
     let status = response.status();
     let mut body = response.into_body();
     if status != hyper::StatusCode::OK {
-        let text = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-        return Err(format!("{}: status {status}: {}", target.uri, String::from_utf8_lossy(&text)));
+        let text = body
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
+        return Err(format!(
+            "{}: status {status}: {}",
+            target.uri,
+            String::from_utf8_lossy(&text)
+        ));
     }
     let mut scan = SseScan::default();
     let mut first_event = None;
     let mut announced = false;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("{}: body: {e}", target.uri))?;
-        let Some(data) = frame.data_ref() else { continue };
+        let Some(data) = frame.data_ref() else {
+            continue;
+        };
         scan.feed(data);
         if first_event.is_none() && scan.events > 0 {
             first_event = Some(started.elapsed());
@@ -115,6 +151,10 @@ pub async fn stream_once(client: &HttpClient, target: &Target, chunks: usize, mi
         }
     }
     let total = started.elapsed();
-    scan.check(target.wire, chunks).map_err(|e| format!("{}: {e}", target.uri))?;
-    Ok(Sample { first_event: first_event.unwrap_or(total), total })
+    scan.check(target.wire, chunks)
+        .map_err(|e| format!("{}: {e}", target.uri))?;
+    Ok(Sample {
+        first_event: first_event.unwrap_or(total),
+        total,
+    })
 }

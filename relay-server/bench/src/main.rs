@@ -52,14 +52,20 @@ fn flags(args: &[String]) -> Result<HashMap<String, String>, String> {
     let mut map = HashMap::new();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let name = flag.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{flag}`\n{USAGE}"))?;
+        let name = flag
+            .strip_prefix("--")
+            .ok_or_else(|| format!("unexpected argument `{flag}`\n{USAGE}"))?;
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         map.insert(name.to_string(), value.clone());
     }
     Ok(map)
 }
 
-fn take<T: std::str::FromStr>(map: &HashMap<String, String>, name: &str, default: Option<T>) -> Result<T, String>
+fn take<T: std::str::FromStr>(
+    map: &HashMap<String, String>,
+    name: &str,
+    default: Option<T>,
+) -> Result<T, String>
 where
     T::Err: std::fmt::Display,
 {
@@ -70,21 +76,33 @@ where
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 fn upstream_cmd(f: HashMap<String, String>) -> Result<(), String> {
-    let bind: std::net::SocketAddr = take(&f, "bind", Some("127.0.0.1:0".parse().expect("literal")))?;
+    let bind: std::net::SocketAddr =
+        take(&f, "bind", Some("127.0.0.1:0".parse().expect("literal")))?;
     let chunks: usize = take(&f, "chunks", Some(100))?;
     let interval: u64 = take(&f, "interval-us", Some(1000))?;
-    runtime()?.block_on(upstream::serve(bind, chunks, std::time::Duration::from_micros(interval)))
+    runtime()?.block_on(upstream::serve(
+        bind,
+        chunks,
+        std::time::Duration::from_micros(interval),
+    ))
 }
 
 fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
     let levels: String = take(&f, "levels", Some("1,64,1024".to_string()))?;
     let levels = levels
         .split(',')
-        .map(|l| l.trim().parse::<usize>().map_err(|e| format!("--levels {l}: {e}")))
+        .map(|l| {
+            l.trim()
+                .parse::<usize>()
+                .map_err(|e| format!("--levels {l}: {e}"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let options = run::Options {
         upstream: take(&f, "upstream", None)?,
@@ -102,6 +120,9 @@ fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
 
 fn free_port() -> Result<(), String> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    println!("{}", listener.local_addr().map_err(|e| e.to_string())?.port());
+    println!(
+        "{}",
+        listener.local_addr().map_err(|e| e.to_string())?.port()
+    );
     Ok(())
 }

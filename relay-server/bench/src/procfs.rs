@@ -28,14 +28,20 @@ impl Group {
 }
 
 pub fn rss_kib(pid: u32) -> Result<u64, String> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| format!("/proc/{pid}/status: {e}"))?;
+    let status = fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
     parse_vm_rss(&status).ok_or_else(|| format!("/proc/{pid}/status has no VmRSS"))
 }
 
 /// `VmRSS:   12345 kB` → 12345.
 fn parse_vm_rss(status: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line["VmRSS:".len()..].trim().strip_suffix("kB")?.trim().parse().ok()
+    line["VmRSS:".len()..]
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Sum of the first `schedstat` field (time on CPU, ns) over the threads of `pid`. Unlike `utime`/`stime`
@@ -47,7 +53,11 @@ pub fn cpu_ns(pid: u32) -> Result<u64, String> {
         let path = entry.map_err(|e| e.to_string())?.path().join("schedstat");
         // A thread that exited between listing and reading took its time with it; nothing to add.
         if let Ok(text) = fs::read_to_string(&path) {
-            total += text.split_whitespace().next().and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+            total += text
+                .split_whitespace()
+                .next()
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0);
         }
     }
     Ok(total)
@@ -55,9 +65,16 @@ pub fn cpu_ns(pid: u32) -> Result<u64, String> {
 
 /// Direct children of `pid`, found by the parent field of every `/proc/<n>/stat`.
 pub fn children(pid: u32) -> Vec<u32> {
-    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&n| fs::read_to_string(format!("/proc/{n}/stat")).ok().and_then(|s| parent_of(&s)) == Some(pid))
+        .filter(|&n| {
+            fs::read_to_string(format!("/proc/{n}/stat"))
+                .ok()
+                .and_then(|s| parent_of(&s))
+                == Some(pid)
+        })
         .collect()
 }
 
@@ -73,9 +90,15 @@ mod tests {
 
     #[test]
     fn parses_vm_rss_and_parent_fields() {
-        assert_eq!(parse_vm_rss("Name:\tx\nVmPeak:\t 9 kB\nVmRSS:\t   12345 kB\n"), Some(12345));
+        assert_eq!(
+            parse_vm_rss("Name:\tx\nVmPeak:\t 9 kB\nVmRSS:\t   12345 kB\n"),
+            Some(12345)
+        );
         assert_eq!(parse_vm_rss("Name:\tx\n"), None);
-        assert_eq!(parent_of("42 (nginx: worker) process) S 17 42 42 0"), Some(17));
+        assert_eq!(
+            parent_of("42 (nginx: worker) process) S 17 42 42 0"),
+            Some(17)
+        );
     }
 
     #[test]
@@ -88,6 +111,9 @@ mod tests {
             x = x.wrapping_mul(31).wrapping_add(i);
         }
         std::hint::black_box(x);
-        assert!(cpu_ns(me).unwrap() > before, "schedstat must advance while we compute");
+        assert!(
+            cpu_ns(me).unwrap() > before,
+            "schedstat must advance while we compute"
+        );
     }
 }

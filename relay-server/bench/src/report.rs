@@ -53,12 +53,30 @@ pub struct PhaseResult {
 }
 
 impl PhaseResult {
-    pub fn new(path: Path, concurrency: usize, chunks: usize, samples: Vec<Sample>, wall: Duration, proxy_cpu_ns: Option<u64>) -> Self {
+    pub fn new(
+        path: Path,
+        concurrency: usize,
+        chunks: usize,
+        samples: Vec<Sample>,
+        wall: Duration,
+        proxy_cpu_ns: Option<u64>,
+    ) -> Self {
         let mut first_event: Vec<Duration> = samples.iter().map(|s| s.first_event).collect();
         let mut total: Vec<Duration> = samples.iter().map(|s| s.total).collect();
         first_event.sort();
         total.sort();
-        PhaseResult { path, concurrency, chunks, streams: samples.len(), first_event, total, wall, proxy_cpu_ns, relay_metrics: Vec::new(), paced: false }
+        PhaseResult {
+            path,
+            concurrency,
+            chunks,
+            streams: samples.len(),
+            first_event,
+            total,
+            wall,
+            proxy_cpu_ns,
+            relay_metrics: Vec::new(),
+            paced: false,
+        }
     }
 
     /// The concurrency column: `64` or `64p` for the paced phase.
@@ -80,7 +98,8 @@ impl PhaseResult {
     }
 
     fn cpu_us_per_chunk(&self) -> Option<f64> {
-        self.proxy_cpu_ns.map(|ns| ns as f64 / 1e3 / (self.streams * self.chunks) as f64)
+        self.proxy_cpu_ns
+            .map(|ns| ns as f64 / 1e3 / (self.streams * self.chunks) as f64)
     }
 }
 
@@ -97,9 +116,14 @@ impl MemoryResult {
 }
 
 pub fn header(chunks: usize, relay: &Group, nginx: &Group) {
-    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
     println!("PatchBridge relay benchmark: fake OpenAI Chat Completions upstream, {chunks} content chunks per response,");
-    println!("{cpus} CPUs (shared), relay pid {:?}, nginx pids {:?}", relay.pids, nginx.pids);
+    println!(
+        "{cpus} CPUs (shared), relay pid {:?}, nginx pids {:?}",
+        relay.pids, nginx.pids
+    );
     println!("Paths: direct = fake upstream; nginx = proxy_buffering off, HTTP/1.1 keepalive upstream (the floor);");
     println!("       relay = POST /api/model, neutral request, Chat Completions decoded and re-encoded as neutral events.");
 }
@@ -112,8 +136,17 @@ fn met(ok: bool) -> &'static str {
     }
 }
 
-pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: usize, elapsed: Duration) {
-    let direct_of = |r: &PhaseResult| results.iter().find(|d| d.path == Path::Direct && d.concurrency == r.concurrency && d.paced == r.paced);
+pub fn print(
+    results: &[PhaseResult],
+    memory: &[(Path, MemoryResult)],
+    chunks: usize,
+    elapsed: Duration,
+) {
+    let direct_of = |r: &PhaseResult| {
+        results.iter().find(|d| {
+            d.path == Path::Direct && d.concurrency == r.concurrency && d.paced == r.paced
+        })
+    };
     println!();
     println!("Time to first event (TTFE, from sending the request to the first complete SSE event) and per-chunk cost.");
     println!("'+' columns: minus direct at the same concurrency. +wall/chunk: added wall time of the closed loop per");
@@ -123,7 +156,17 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
     println!();
     println!(
         "{:>5} {:<7} {:>7} {:>10} {:>10} {:>10} {:>10} {:>11} {:>12} {:>10} {:>10}",
-        "conc", "path", "streams", "TTFE p50", "TTFE p99", "+TTFE p50", "+TTFE p99", "stream p50", "+wall/chunk", "CPU/chunk", "streams/s"
+        "conc",
+        "path",
+        "streams",
+        "TTFE p50",
+        "TTFE p99",
+        "+TTFE p50",
+        "+TTFE p99",
+        "stream p50",
+        "+wall/chunk",
+        "CPU/chunk",
+        "streams/s"
     );
     for r in results {
         let base = direct_of(r);
@@ -135,7 +178,9 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
             (Path::Direct, _) | (_, None) => "-".to_string(),
             (_, Some(d)) => format!("{:+.2} us", r.wall_us_per_chunk() - d.wall_us_per_chunk()),
         };
-        let cpu = r.cpu_us_per_chunk().map_or("-".to_string(), |c| format!("{c:.2} us"));
+        let cpu = r
+            .cpu_us_per_chunk()
+            .map_or("-".to_string(), |c| format!("{c:.2} us"));
         println!(
             "{:>5} {:<7} {:>7} {:>7.3} ms {:>7.3} ms {:>10} {:>10} {:>8.3} ms {:>12} {:>10} {:>10.0}",
             r.label(),
@@ -162,7 +207,10 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
         print!(" {:>26}", name);
     }
     println!();
-    for r in results.iter().filter(|r| r.path == Path::Relay && !r.relay_metrics.is_empty()) {
+    for r in results
+        .iter()
+        .filter(|r| r.path == Path::Relay && !r.relay_metrics.is_empty())
+    {
         print!("{:>5}", r.label());
         for m in &r.relay_metrics {
             print!(" {:>26}", m.map_or("-".to_string(), |v| format!("{v:.1}")));
@@ -174,7 +222,10 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
     println!("Memory per open stream: RSS (VmRSS; nginx: master + workers) with streams held open mid-response");
     println!("(upstream paused after half of the chunks), minus RSS before they were opened, divided by the streams.");
     println!();
-    println!("{:<7} {:>8} {:>12} {:>12} {:>12}", "path", "streams", "RSS before", "RSS held", "per stream");
+    println!(
+        "{:<7} {:>8} {:>12} {:>12} {:>12}",
+        "path", "streams", "RSS before", "RSS held", "per stream"
+    );
     for (path, m) in memory {
         println!(
             "{:<7} {:>8} {:>8} KiB {:>8} KiB {:>8.1} KiB",
@@ -188,8 +239,16 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
 
     println!();
     println!("Targets (figures from this run):");
-    let find = |p: Path, c: usize, paced: bool| results.iter().find(|r| r.path == p && r.concurrency == c && r.paced == paced);
-    if let (Some(d), Some(n), Some(r)) = (find(Path::Direct, 1, false), find(Path::Nginx, 1, false), find(Path::Relay, 1, false)) {
+    let find = |p: Path, c: usize, paced: bool| {
+        results
+            .iter()
+            .find(|r| r.path == p && r.concurrency == c && r.paced == paced)
+    };
+    if let (Some(d), Some(n), Some(r)) = (
+        find(Path::Direct, 1, false),
+        find(Path::Nginx, 1, false),
+        find(Path::Relay, 1, false),
+    ) {
         let relay_added = ms(r.p(50.0)) - ms(d.p(50.0));
         let nginx_added = ms(n.p(50.0)) - ms(d.p(50.0));
         println!(
@@ -205,7 +264,9 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
         let cpu = r.cpu_us_per_chunk().unwrap_or(f64::NAN);
         let nginx = find(Path::Nginx, r.concurrency, r.paced);
         let nginx_cpu = nginx.and_then(|n| n.cpu_us_per_chunk()).unwrap_or(f64::NAN);
-        let nginx_wall = nginx.map(|n| n.wall_us_per_chunk() - d.wall_us_per_chunk()).unwrap_or(f64::NAN);
+        let nginx_wall = nginx
+            .map(|n| n.wall_us_per_chunk() - d.wall_us_per_chunk())
+            .unwrap_or(f64::NAN);
         println!(
             "  per chunk at c={:<5}     relay +wall {wall:.2} us, CPU {cpu:.2} us | nginx +wall {nginx_wall:.2} us, CPU {nginx_cpu:.2} us   target: <= {CHUNK_TARGET_US} us   wall {}, CPU {}",
             r.label(),
@@ -215,7 +276,11 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
     }
     for (path, m) in memory {
         if *path == Path::Relay {
-            let nginx = memory.iter().find(|(p, _)| *p == Path::Nginx).map(|(_, m)| m.per_stream_kib()).unwrap_or(f64::NAN);
+            let nginx = memory
+                .iter()
+                .find(|(p, _)| *p == Path::Nginx)
+                .map(|(_, m)| m.per_stream_kib())
+                .unwrap_or(f64::NAN);
             println!(
                 "  memory per stream ({} open) relay {:.1} KiB | nginx {nginx:.1} KiB   target: < {MEMORY_TARGET_KIB} KiB   {}",
                 m.streams,
@@ -225,5 +290,8 @@ pub fn print(results: &[PhaseResult], memory: &[(Path, MemoryResult)], chunks: u
         }
     }
     println!();
-    println!("Run took {:.1} s. Every stream was checked complete (event count, tokens, final event).", elapsed.as_secs_f64());
+    println!(
+        "Run took {:.1} s. Every stream was checked complete (event count, tokens, final event).",
+        elapsed.as_secs_f64()
+    );
 }

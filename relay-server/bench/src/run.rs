@@ -62,28 +62,59 @@ pub async fn run(o: Options) -> Result<(), String> {
         phase(&client, target, o.chunks, 1, 20, None).await?;
     }
 
-    let nginx_memory = hold_open(&client, &Target::chat(&o.nginx, "/hold/v1/chat/completions")?, &o, &nginx_group).await?;
-    let relay_memory = hold_open(&client, &Target::relay(&o.relay, "bench-hold")?, &o, &relay_group).await?;
+    let nginx_memory = hold_open(
+        &client,
+        &Target::chat(&o.nginx, "/hold/v1/chat/completions")?,
+        &o,
+        &nginx_group,
+    )
+    .await?;
+    let relay_memory = hold_open(
+        &client,
+        &Target::relay(&o.relay, "bench-hold")?,
+        &o,
+        &relay_group,
+    )
+    .await?;
 
     let mut results = Vec::new();
     for &c in &o.levels {
-        for (path, target, group) in
-            [(Path::Direct, &direct, None), (Path::Nginx, &nginx, Some(&nginx_group)), (Path::Relay, &relay, Some(&relay_group))]
-        {
+        for (path, target, group) in [
+            (Path::Direct, &direct, None),
+            (Path::Nginx, &nginx, Some(&nginx_group)),
+            (Path::Relay, &relay, Some(&relay_group)),
+        ] {
             results.push(measure(&client, &o, path, target, c, rounds(c), group, false).await?);
         }
     }
     if o.paced > 0 {
         let c = o.paced;
         for (path, target, group) in [
-            (Path::Direct, Target::chat(&o.upstream, "/paced/v1/chat/completions")?, None),
-            (Path::Nginx, Target::chat(&o.nginx, "/paced/v1/chat/completions")?, Some(&nginx_group)),
-            (Path::Relay, Target::relay(&o.relay, "bench-paced")?, Some(&relay_group)),
+            (
+                Path::Direct,
+                Target::chat(&o.upstream, "/paced/v1/chat/completions")?,
+                None,
+            ),
+            (
+                Path::Nginx,
+                Target::chat(&o.nginx, "/paced/v1/chat/completions")?,
+                Some(&nginx_group),
+            ),
+            (
+                Path::Relay,
+                Target::relay(&o.relay, "bench-paced")?,
+                Some(&relay_group),
+            ),
         ] {
             results.push(measure(&client, &o, path, &target, c, 2, group, true).await?);
         }
     }
-    report::print(&results, &[(Path::Nginx, nginx_memory), (Path::Relay, relay_memory)], o.chunks, started.elapsed());
+    report::print(
+        &results,
+        &[(Path::Nginx, nginx_memory), (Path::Relay, relay_memory)],
+        o.chunks,
+        started.elapsed(),
+    );
     Ok(())
 }
 
@@ -101,13 +132,21 @@ async fn measure(
     paced: bool,
 ) -> Result<PhaseResult, String> {
     phase(client, target, o.chunks, concurrency, 1, None).await?;
-    let before = if path == Path::Relay { Some(metrics::scrape(client, &o.relay).await?) } else { None };
-    let (samples, wall, cpu) = phase(client, target, o.chunks, concurrency, per_worker, group).await?;
+    let before = if path == Path::Relay {
+        Some(metrics::scrape(client, &o.relay).await?)
+    } else {
+        None
+    };
+    let (samples, wall, cpu) =
+        phase(client, target, o.chunks, concurrency, per_worker, group).await?;
     let mut result = PhaseResult::new(path, concurrency, o.chunks, samples, wall, cpu);
     result.paced = paced;
     if let Some(before) = before {
         let after = metrics::scrape(client, &o.relay).await?;
-        result.relay_metrics = metrics::HISTOGRAMS.iter().map(|(name, _)| metrics::mean_us(&before, &after, name)).collect();
+        result.relay_metrics = metrics::HISTOGRAMS
+            .iter()
+            .map(|(name, _)| metrics::mean_us(&before, &after, name))
+            .collect();
     }
     Ok(result)
 }
@@ -158,7 +197,12 @@ async fn phase(
 
 /// Opens `o.hold` streams that the upstream pauses at half of their content chunks, waits until every one
 /// has received its first half, samples the proxy's RSS, releases them and checks they all complete.
-async fn hold_open(client: &HttpClient, target: &Target, o: &Options, group: &Group) -> Result<MemoryResult, String> {
+async fn hold_open(
+    client: &HttpClient,
+    target: &Target,
+    o: &Options,
+    group: &Group,
+) -> Result<MemoryResult, String> {
     let settle = Duration::from_millis(300);
     tokio::time::sleep(settle).await;
     let baseline = group.rss_kib()?;
@@ -173,9 +217,14 @@ async fn hold_open(client: &HttpClient, target: &Target, o: &Options, group: &Gr
         .map(|_| {
             let client = client.clone();
             let target = target.clone();
-            let midway = Midway { events, reached: reached.clone() };
+            let midway = Midway {
+                events,
+                reached: reached.clone(),
+            };
             let chunks = o.chunks;
-            tokio::spawn(async move { client::stream_once(&client, &target, chunks, Some(&midway)).await })
+            tokio::spawn(async move {
+                client::stream_once(&client, &target, chunks, Some(&midway)).await
+            })
         })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -184,11 +233,17 @@ async fn hold_open(client: &HttpClient, target: &Target, o: &Options, group: &Gr
             // A held stream cannot finish before the release: it failed.
             let _ = release(client, &o.upstream).await;
             let result = futures_join(streams).await;
-            return Err(result.err().unwrap_or_else(|| format!("held stream {done} ended before the release")));
+            return Err(result
+                .err()
+                .unwrap_or_else(|| format!("held stream {done} ended before the release")));
         }
         if Instant::now() > deadline {
             let _ = release(client, &o.upstream).await;
-            return Err(format!("only {} of {} streams reached mid-response in 60 s", reached.load(Ordering::SeqCst), o.hold));
+            return Err(format!(
+                "only {} of {} streams reached mid-response in 60 s",
+                reached.load(Ordering::SeqCst),
+                o.hold
+            ));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -196,10 +251,16 @@ async fn hold_open(client: &HttpClient, target: &Target, o: &Options, group: &Gr
     let held = group.rss_kib()?;
     release(client, &o.upstream).await?;
     futures_join(streams).await?;
-    Ok(MemoryResult { streams: o.hold, baseline_kib: baseline, held_kib: held })
+    Ok(MemoryResult {
+        streams: o.hold,
+        baseline_kib: baseline,
+        held_kib: held,
+    })
 }
 
-async fn futures_join(streams: Vec<tokio::task::JoinHandle<Result<Sample, String>>>) -> Result<(), String> {
+async fn futures_join(
+    streams: Vec<tokio::task::JoinHandle<Result<Sample, String>>>,
+) -> Result<(), String> {
     let mut failure = None;
     for s in streams {
         if let Err(e) = s.await.map_err(|e| e.to_string()).and_then(|r| r) {
@@ -210,9 +271,16 @@ async fn futures_join(streams: Vec<tokio::task::JoinHandle<Result<Sample, String
 }
 
 async fn release(client: &HttpClient, upstream: &str) -> Result<(), String> {
-    let uri: hyper::Uri = format!("{upstream}/control/release").parse().map_err(|e| format!("{e}"))?;
-    let request = hyper::Request::post(uri).body(Full::new(Bytes::new())).map_err(|e| e.to_string())?;
-    let response = client.request(request).await.map_err(|e| format!("release: {e}"))?;
+    let uri: hyper::Uri = format!("{upstream}/control/release")
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    let request = hyper::Request::post(uri)
+        .body(Full::new(Bytes::new()))
+        .map_err(|e| e.to_string())?;
+    let response = client
+        .request(request)
+        .await
+        .map_err(|e| format!("release: {e}"))?;
     if response.status() != hyper::StatusCode::NO_CONTENT {
         return Err(format!("release: status {}", response.status()));
     }

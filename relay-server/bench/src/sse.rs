@@ -126,7 +126,12 @@ impl SseScan {
             Wire::OpenAiChat => (crate::chunks::upstream_events(n), Last::Done),
             Wire::Neutral => (crate::chunks::relay_events(n), Last::EndTurn),
         };
-        if self.events != events || self.deltas != n || self.last != last || self.errors != 0 || !self.partial.is_empty() {
+        if self.events != events
+            || self.deltas != n
+            || self.last != last
+            || self.errors != 0
+            || !self.partial.is_empty()
+        {
             return Err(format!(
                 "broken stream: {} events ({} token deltas, {} errors, last {:?}, {} bytes unterminated); expected {events} events with {n} deltas ending {last:?}",
                 self.events,
@@ -180,7 +185,11 @@ mod tests {
     #[test]
     fn an_error_event_or_a_missing_token_is_reported() {
         let mut scan = SseScan::default();
-        scan.feed(NEUTRAL.replace("event: block-stop", "event: error").as_bytes());
+        scan.feed(
+            NEUTRAL
+                .replace("event: block-stop", "event: error")
+                .as_bytes(),
+        );
         assert!(scan.check(Wire::Neutral, 2).is_err());
         let mut scan = SseScan::default();
         scan.feed(NEUTRAL.as_bytes());

@@ -41,7 +41,12 @@ struct ChunkBody {
 
 impl ChunkBody {
     fn new(chunks: Arc<[Bytes]>) -> Self {
-        ChunkBody { chunks, next: 0, hold: None, pace: None }
+        ChunkBody {
+            chunks,
+            next: 0,
+            hold: None,
+            pace: None,
+        }
     }
 }
 
@@ -49,7 +54,10 @@ impl Body for ChunkBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let this = self.get_mut();
         if let Some((at, hold)) = &mut this.hold {
             if this.next == *at {
@@ -60,10 +68,11 @@ impl Body for ChunkBody {
             }
         }
         if let Some((interval, sleep)) = &mut this.pace {
-            if this.next > 0 && this.next < this.chunks.len() {
-                if sleep.as_mut().poll(cx).is_pending() {
-                    return Poll::Pending;
-                }
+            if this.next > 0
+                && this.next < this.chunks.len()
+                && sleep.as_mut().poll(cx).is_pending()
+            {
+                return Poll::Pending;
             }
             let deadline = tokio::time::Instant::now() + *interval;
             sleep.as_mut().reset(deadline);
@@ -91,7 +100,10 @@ impl Body for Reply {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             Reply::Stream(body) => Pin::new(body).poll_frame(cx),
             Reply::Empty => Pin::new(&mut Empty::<Bytes>::new()).poll_frame(cx),
@@ -109,7 +121,10 @@ struct Shared {
     release: watch::Sender<u64>,
 }
 
-async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Response<Reply>, Infallible> {
+async fn handle(
+    shared: Arc<Shared>,
+    request: Request<Incoming>,
+) -> Result<Response<Reply>, Infallible> {
     let path = request.uri().path().to_owned();
     // Read the request like a provider would (and so the connection can be reused).
     let _ = request.into_body().collect().await;
@@ -123,7 +138,10 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     let response = match path.as_str() {
         "/v1/chat/completions" => sse(ChunkBody::new(shared.chunks.clone())),
         "/paced/v1/chat/completions" => sse(ChunkBody {
-            pace: Some((shared.interval, Box::pin(tokio::time::sleep(shared.interval)))),
+            pace: Some((
+                shared.interval,
+                Box::pin(tokio::time::sleep(shared.interval)),
+            )),
             ..ChunkBody::new(shared.chunks.clone())
         }),
         "/hold/v1/chat/completions" => {
@@ -132,13 +150,22 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
             let hold: Hold = Box::pin(async move {
                 let _ = rx.wait_for(|g| *g > generation).await;
             });
-            sse(ChunkBody { hold: Some((shared.hold_after, hold)), ..ChunkBody::new(shared.chunks.clone()) })
+            sse(ChunkBody {
+                hold: Some((shared.hold_after, hold)),
+                ..ChunkBody::new(shared.chunks.clone())
+            })
         }
         "/control/release" => {
             shared.release.send_modify(|g| *g += 1);
-            Response::builder().status(StatusCode::NO_CONTENT).body(Reply::Empty).expect("static response parts")
+            Response::builder()
+                .status(StatusCode::NO_CONTENT)
+                .body(Reply::Empty)
+                .expect("static response parts")
         }
-        _ => Response::builder().status(StatusCode::NOT_FOUND).body(Reply::Empty).expect("static response parts"),
+        _ => Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Reply::Empty)
+            .expect("static response parts"),
     };
     Ok(response)
 }
@@ -171,7 +198,9 @@ pub async fn serve(bind: SocketAddr, chunks: usize, interval: Duration) -> Resul
         let shared = shared.clone();
         tokio::spawn(async move {
             let service = service_fn(move |request| handle(shared.clone(), request));
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
         });
     }
 }

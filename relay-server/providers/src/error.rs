@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use patchbridge_protocol::RelayErrorCode;
+
 /// Which upstream failure an in-stream provider error event reported. Closed set: it decides the code and
 /// whether a retry can help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,36 +43,25 @@ pub enum AdapterError {
 
 impl AdapterError {
     /// The stable code of `docs/protocol.md` §4.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> RelayErrorCode {
         match self {
-            AdapterError::ModelStateFormatMismatch { .. } => "MODEL_STATE_FORMAT_MISMATCH",
-            AdapterError::InvalidRequest(_) => "INVALID_REQUEST",
-            AdapterError::ModelStateMismatch { .. } => "MODEL_STATE_MISMATCH",
-            AdapterError::UpstreamProtocol(_) => "UPSTREAM_PROTOCOL_ERROR",
-            AdapterError::Upstream {
-                failure: UpstreamFailure::Rejected,
-                ..
-            } => "UPSTREAM_REJECTED",
-            AdapterError::Upstream {
-                failure: UpstreamFailure::RateLimited,
-                ..
-            } => "UPSTREAM_RATE_LIMITED",
-            AdapterError::Upstream {
-                failure: UpstreamFailure::Unavailable,
-                ..
-            } => "UPSTREAM_UNAVAILABLE",
+            AdapterError::ModelStateFormatMismatch { .. } => {
+                RelayErrorCode::ModelStateFormatMismatch
+            }
+            AdapterError::InvalidRequest(_) => RelayErrorCode::InvalidRequest,
+            AdapterError::ModelStateMismatch { .. } => RelayErrorCode::ModelStateMismatch,
+            AdapterError::UpstreamProtocol(_) => RelayErrorCode::UpstreamProtocolError,
+            AdapterError::Upstream { failure, .. } => match failure {
+                UpstreamFailure::Rejected => RelayErrorCode::UpstreamRejected,
+                UpstreamFailure::RateLimited => RelayErrorCode::UpstreamRateLimited,
+                UpstreamFailure::Unavailable => RelayErrorCode::UpstreamUnavailable,
+            },
         }
     }
 
-    /// Whether calling again later may succeed (rate limits and provider outages only).
+    /// Whether calling again later may succeed (rate limits and provider outages only): the code decides.
     pub fn retryable(&self) -> bool {
-        matches!(
-            self,
-            AdapterError::Upstream {
-                failure: UpstreamFailure::RateLimited | UpstreamFailure::Unavailable,
-                ..
-            }
-        )
+        self.code().retryable()
     }
 
     /// Human text that is safe to send to the browser (never contains upstream bodies).

@@ -15,11 +15,9 @@
 //! - `wire`: reading provider events (JSON parse, event type, lenient field access) for the decoders.
 //! - `openai_chat`, `openai_responses`, `anthropic`: one module per wire format, each with `encode` and
 //!   `decode`.
-//! - [`scripted`]: the deterministic demo model ("scripted, not AI").
 
 pub mod error;
 pub mod options;
-pub mod scripted;
 
 mod anthropic;
 mod cache_key;
@@ -38,6 +36,7 @@ pub use options::{
     ModelOptions, ReasoningEffort, ReasoningOptions, ReasoningSummary, UpstreamRequest,
     DEFAULT_ANTHROPIC_MAX_TOKENS,
 };
+pub use state::unique_message_id;
 
 /// Closed set of upstream wire formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

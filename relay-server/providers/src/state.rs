@@ -100,8 +100,10 @@ impl<E: Serialize + DeserializeOwned> Continuation<E> {
     }
 }
 
-/// The id for a new assistant message of `request` (see [`unique_id`]).
-pub(crate) fn unique_message_id(provider_id: Option<&str>, request: &ModelRequest) -> String {
+/// The id for a new assistant message of `request`: the provider's id unless it is missing or already used in
+/// the conversation, in which case a deterministic suffix makes it unique (ModelState entries are keyed by
+/// message id).
+pub fn unique_message_id(provider_id: Option<&str>, request: &ModelRequest) -> String {
     let used: HashSet<String> = request.messages.iter().map(|m| m.id.clone()).collect();
     unique_id(provider_id, &used, request.messages.len())
 }

@@ -308,7 +308,7 @@ fn refusal_maps_to_refusal() {
 #[test]
 fn error_event_mid_stream_is_upstream_unavailable_and_retryable() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("error_midstream.sse"));
-    assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
+    assert_eq!(e.code().as_str(), "UPSTREAM_UNAVAILABLE");
     assert!(e.retryable());
     assert!(
         !e.message().contains("Overloaded"),
@@ -324,14 +324,14 @@ fn error_event_mid_stream_is_upstream_unavailable_and_retryable() {
 #[test]
 fn malformed_json_is_an_upstream_protocol_error() {
     let (_, e) = decode_err(KIND, &first_turn(), &f("malformed_json.sse"));
-    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(e.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
     assert!(!e.retryable());
 }
 
 #[test]
 fn stream_without_message_stop_is_an_upstream_protocol_error() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("no_message_stop.sse"));
-    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(e.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
     assert!(!events
         .iter()
         .any(|e| matches!(e, StreamEvent::MessageStop { .. })));
@@ -410,7 +410,7 @@ fn thinking_budget_not_below_max_tokens_is_rejected_at_configuration() {
         ..Default::default()
     });
     let e = validate_options(KIND, &options).unwrap_err();
-    assert_eq!(e.code(), "INVALID_REQUEST");
+    assert_eq!(e.code().as_str(), "INVALID_REQUEST");
 }
 
 #[test]
@@ -431,7 +431,7 @@ fn state_entry_that_does_not_match_its_message_is_rejected() {
     let mut messages = first.messages.clone();
     messages.push(edited);
     let e = encode_request(KIND, &options(), &request(messages, a.model_state)).unwrap_err();
-    assert_eq!(e.code(), "MODEL_STATE_MISMATCH");
+    assert_eq!(e.code().as_str(), "MODEL_STATE_MISMATCH");
     assert_eq!(e.message_id(), Some("msg_01ThinkTool"));
     assert!(e.message().contains("msg_01ThinkTool"));
     assert!(e.message().contains("new conversation"));
@@ -496,7 +496,7 @@ fn image_in_an_assistant_message_is_an_invalid_request() {
         assistant("a1", vec![image_url("https://x/y.png")]),
     ];
     let e = encode_request(KIND, &options(), &request(messages, None)).unwrap_err();
-    assert_eq!(e.code(), "INVALID_REQUEST");
+    assert_eq!(e.code().as_str(), "INVALID_REQUEST");
 }
 
 #[test]
@@ -522,7 +522,7 @@ fn provider_block_indexes_are_renumbered_from_zero() {
 fn error_event_for_rate_limit_is_retryable_rate_limited() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("error_rate_limited.sse"));
     assert_eq!(events.len(), 1);
-    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+    assert_eq!(e.code().as_str(), "UPSTREAM_RATE_LIMITED");
     assert!(e.retryable());
     assert!(e
         .to_string()

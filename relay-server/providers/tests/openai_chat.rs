@@ -281,7 +281,7 @@ fn stop_finish_with_tool_calls_is_tool_use() {
 #[test]
 fn server_error_chunk_mid_stream_is_upstream_unavailable() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("error_midstream.sse"));
-    assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
+    assert_eq!(e.code().as_str(), "UPSTREAM_UNAVAILABLE");
     assert!(e.retryable());
     assert_eq!(events.len(), 3);
 }
@@ -289,20 +289,20 @@ fn server_error_chunk_mid_stream_is_upstream_unavailable() {
 #[test]
 fn rate_limit_chunk_mid_stream_is_upstream_rate_limited() {
     let (_, e) = decode_err(KIND, &first_turn(), &f("rate_limited_midstream.sse"));
-    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+    assert_eq!(e.code().as_str(), "UPSTREAM_RATE_LIMITED");
     assert!(e.retryable());
 }
 
 #[test]
 fn malformed_chunk_is_an_upstream_protocol_error() {
     let (_, e) = decode_err(KIND, &first_turn(), &f("malformed_json.sse"));
-    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(e.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
 }
 
 #[test]
 fn stream_without_finish_reason_is_an_upstream_protocol_error() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("no_finish_reason.sse"));
-    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(e.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
     assert!(!events
         .iter()
         .any(|e| matches!(e, StreamEvent::MessageStop { .. })));
@@ -315,7 +315,7 @@ fn invalid_tool_arguments_with_tool_calls_finish_is_an_upstream_protocol_error()
         r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
     ]);
     let e = d.feed("", "[DONE]", &mut out).unwrap_err();
-    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(e.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
 }
 
 #[test]
@@ -422,7 +422,10 @@ fn state_with_a_malformed_data_shape_is_an_invalid_request() {
     };
     let req = request(vec![user("u1", "hi")], Some(state));
     assert_eq!(
-        encode_request(KIND, &options(), &req).unwrap_err().code(),
+        encode_request(KIND, &options(), &req)
+            .unwrap_err()
+            .code()
+            .as_str(),
         "INVALID_REQUEST"
     );
 }
@@ -497,7 +500,7 @@ fn gateway_errors_with_numeric_status_codes_are_classified() {
             r#"{{"id":"gen-1","error":{{"code":{status},"message":"Provider returned error"}},"choices":[{{"index":0,"delta":{{"content":""}},"finish_reason":"error"}}]}}"#
         );
         assert_eq!(
-            d.feed("", &chunk, &mut out).unwrap_err().code(),
+            d.feed("", &chunk, &mut out).unwrap_err().code().as_str(),
             code,
             "{status}"
         );
@@ -510,7 +513,7 @@ fn finish_reason_error_is_upstream_unavailable() {
         r#"{"id":"gen-2","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"error"}]}"#,
     ]);
     assert_eq!(
-        d.feed("", "[DONE]", &mut out).unwrap_err().code(),
+        d.feed("", "[DONE]", &mut out).unwrap_err().code().as_str(),
         "UPSTREAM_UNAVAILABLE"
     );
 }

@@ -136,7 +136,7 @@ fn refusal_is_text_with_refusal_stop() {
 #[test]
 fn response_failed_is_upstream_unavailable() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("failed.sse"));
-    assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
+    assert_eq!(e.code().as_str(), "UPSTREAM_UNAVAILABLE");
     assert!(e.retryable());
     assert!(!e.message().contains("failed to generate"));
     assert_eq!(events.len(), 3);
@@ -145,7 +145,7 @@ fn response_failed_is_upstream_unavailable() {
 #[test]
 fn error_event_for_rate_limit_is_upstream_rate_limited() {
     let (_, e) = decode_err(KIND, &first_turn(), &f("error_event.sse"));
-    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+    assert_eq!(e.code().as_str(), "UPSTREAM_RATE_LIMITED");
 }
 
 #[test]
@@ -153,7 +153,8 @@ fn malformed_json_is_an_upstream_protocol_error() {
     assert_eq!(
         decode_err(KIND, &first_turn(), &f("malformed_json.sse"))
             .1
-            .code(),
+            .code()
+            .as_str(),
         "UPSTREAM_PROTOCOL_ERROR"
     );
 }
@@ -161,7 +162,7 @@ fn malformed_json_is_an_upstream_protocol_error() {
 #[test]
 fn stream_without_completed_event_is_an_upstream_protocol_error() {
     let (events, e) = decode_err(KIND, &first_turn(), &f("no_completed.sse"));
-    assert_eq!(e.code(), "UPSTREAM_PROTOCOL_ERROR");
+    assert_eq!(e.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
     assert!(!events
         .iter()
         .any(|e| matches!(e, StreamEvent::MessageStop { .. })));
@@ -237,7 +238,8 @@ fn reasoning_block_covered_by_a_raw_item_must_still_be_reasoning() {
     assert_eq!(
         encode_request(KIND, &options(), &request(messages, a.model_state))
             .unwrap_err()
-            .code(),
+            .code()
+            .as_str(),
         "MODEL_STATE_MISMATCH"
     );
 }
@@ -342,7 +344,7 @@ fn raw_item_of_an_input_only_type_is_refused() {
         items[0]["raw"] = injected.clone();
         let e =
             encode_request(KIND, &options(), &request(messages.clone(), Some(forged))).unwrap_err();
-        assert_eq!(e.code(), "INVALID_REQUEST", "{injected}");
+        assert_eq!(e.code().as_str(), "INVALID_REQUEST", "{injected}");
     }
 }
 
@@ -458,7 +460,7 @@ fn text_blocks_without_state_go_back_as_separate_messages_never_glued() {
 #[test]
 fn nested_error_event_for_rate_limit_is_retryable_rate_limited_with_its_detail() {
     let (_, e) = decode_err(KIND, &first_turn(), &f("error_event_nested_rate_limit.sse"));
-    assert_eq!(e.code(), "UPSTREAM_RATE_LIMITED");
+    assert_eq!(e.code().as_str(), "UPSTREAM_RATE_LIMITED");
     assert!(e.retryable());
     let detail = e.to_string();
     assert!(detail.contains("rate_limit_exceeded") && detail.contains("Rate limit reached"));
@@ -475,7 +477,7 @@ fn recorded_quota_error_is_rejected_and_keeps_its_code_for_the_log() {
         &first_turn(),
         &f("recorded/vercel-error-insufficient-quota.sse"),
     );
-    assert_eq!(e.code(), "UPSTREAM_REJECTED");
+    assert_eq!(e.code().as_str(), "UPSTREAM_REJECTED");
     assert!(!e.retryable());
     assert!(e
         .to_string()
@@ -490,7 +492,7 @@ fn recorded_server_error_with_null_code_is_retryable_unavailable() {
         &f("recorded/vercel-error-null-code.sse"),
     );
     assert!(events.is_empty());
-    assert_eq!(e.code(), "UPSTREAM_UNAVAILABLE");
+    assert_eq!(e.code().as_str(), "UPSTREAM_UNAVAILABLE");
     assert!(e.retryable());
     assert!(e
         .to_string()
@@ -507,7 +509,7 @@ fn edited_message_is_a_model_state_mismatch_naming_the_message() {
     messages.push(edited);
     let e =
         encode_request(KIND, &options(), &request(messages.clone(), a.model_state)).unwrap_err();
-    assert_eq!(e.code(), "MODEL_STATE_MISMATCH");
+    assert_eq!(e.code().as_str(), "MODEL_STATE_MISMATCH");
     assert_eq!(e.message_id(), Some("resp_phase_001"));
     assert!(e.message().contains("new conversation"));
     // The way forward: the same messages with modelState null are accepted.

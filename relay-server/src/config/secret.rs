@@ -29,7 +29,7 @@ impl Secret {
 }
 
 impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(<redacted>)")
     }
 }
@@ -97,6 +97,7 @@ pub fn read_owner_only_file(path: &Path) -> Result<String, String> {
         ));
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
+    #[allow(unsafe_code)]
     let euid = unsafe { libc::geteuid() };
     if meta.uid() != euid {
         return Err(format!(
@@ -189,7 +190,9 @@ mod tests {
         let fifo = dir.path().join("fifo");
         let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo has no other preconditions.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        #[allow(unsafe_code)]
+        let made = unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) };
+        assert_eq!(made, 0);
         let err = SecretRef::File(fifo).resolve().unwrap_err();
         assert!(err.contains("regular file"), "{err}");
 

@@ -25,7 +25,7 @@ struct NoDuplicatesVisitor;
 impl<'de> Visitor<'de> for NoDuplicatesVisitor {
     type Value = Value;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
     fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
@@ -86,7 +86,7 @@ pub struct StrictJsonError {
 }
 
 impl fmt::Display for StrictJsonError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path.is_empty() || self.path == "." {
             write!(f, "{}", self.message)
         } else {

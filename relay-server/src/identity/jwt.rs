@@ -23,7 +23,7 @@ pub struct JwtSettings {
 }
 
 impl std::fmt::Debug for JwtSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtSettings")
             .field("algorithm", &self.algorithm)
             .field("keys", &self.keys.len())

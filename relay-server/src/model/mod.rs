@@ -1,10 +1,14 @@
 //! The model proxy: `POST {base}/model` (neutral request in, neutral SSE stream out) and `GET {base}/models`.
 //!
 //! - [`registry`]: configured models, or the scripted demo model.
-//! - [`upstream`]: sending to the provider with the one-retry rule; error classification and redaction.
+//! - [`scripted`]: the scripted demo model itself (deterministic, not AI).
+//! - [`upstream`]: one attempt at the provider; error classification and redaction.
+//! - [`retry`]: the one retry rule, decided on the typed error of a failed attempt.
 //! - [`stream`]: the response body pipeline (bounds, timeouts, SSE framing, decoding, metrics, cancellation).
 
 pub mod registry;
+pub mod retry;
+pub mod scripted;
 pub mod stream;
 pub mod upstream;
 
@@ -19,14 +23,14 @@ use std::convert::Infallible;
 
 use futures_util::stream as fstream;
 use futures_util::StreamExt;
-use patchbridge_protocol::{ModelRequest, StreamEvent};
+use patchbridge_protocol::ModelRequest;
 use patchbridge_providers::{encode_request, Decoder};
 
 use crate::error::RelayError;
 use crate::extract::StrictJson;
 use crate::state::AppState;
 use registry::ModelEntry;
-use stream::{adapter_error, sse_event, StreamBounds};
+use stream::{adapter_error, error_event, sse_event, StreamBounds};
 
 pub async fn models(State(state): State<AppState>) -> Response {
     Json(state.inner.models.describe()).into_response()
@@ -43,9 +47,7 @@ pub async fn call(
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
-            let events = state
-                .heavy(move || patchbridge_providers::scripted::respond(&request))
-                .await?;
+            let events = state.heavy(move || scripted::respond(&request)).await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
             let body = fstream::iter(
                 events
@@ -85,60 +87,68 @@ pub async fn call(
         idle: Duration::from_millis(limits.idle_timeout_ms),
         total: Duration::from_millis(limits.max_stream_duration_ms),
     };
-    // At most two upstream attempts in all. The response to the browser starts only once the first neutral
-    // event exists, so a provider that accepts the call and then fails before producing anything (an
-    // in-stream "overloaded" event, a dropped connection) still gets the one retry: no byte went out yet.
-    let mut attempts_used = 0;
+    // The response to the browser starts only once the first neutral event exists, so a provider that accepts
+    // the call and then fails before producing anything (an in-stream "overloaded" event, a dropped
+    // connection) is decided by the same retry rule as one that refuses it outright: no byte went out yet.
+    let upstream = upstream::Prepared::new(&model, &upstream_request, request_id)?;
+    let mut attempt = 0;
     let (first, events) = loop {
-        let allow_http_retry = attempts_used == 0;
-        let (response, used) = match upstream::send(
-            &state,
-            &model,
-            &upstream_request,
-            request_id,
-            started,
-            allow_http_retry,
-        )
-        .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                state.metrics().model_call(&model.config.id, "error");
-                return Err(e);
+        attempt += 1;
+        let (failed, events) = match upstream.send(&state, started).await {
+            Err(failed) => (failed, None),
+            Ok(response) => {
+                // The one built up front serves the first attempt (building it parses the request's ModelState).
+                let decoder = match unused_decoder.take() {
+                    Some(decoder) => decoder,
+                    None => Decoder::new(kind, &request).map_err(adapter_error)?,
+                };
+                let mut events = Box::pin(stream::relay(
+                    response,
+                    decoder,
+                    bounds,
+                    started,
+                    state.inner.metrics.clone(),
+                    model.config.id.clone(),
+                    model.api_key.clone(),
+                ));
+                match events.next().await {
+                    Some(Err(error)) => (
+                        upstream::Failed {
+                            error,
+                            retry_after: None,
+                        },
+                        Some(events),
+                    ),
+                    first => break (first, events),
+                }
             }
         };
-        attempts_used += used;
-        // The one built up front serves the first attempt (building it parses the request's ModelState).
-        let decoder = match unused_decoder.take() {
-            Some(decoder) => decoder,
-            None => Decoder::new(kind, &request).map_err(adapter_error)?,
-        };
-        let mut events = Box::pin(stream::relay(
-            response,
-            decoder,
-            bounds,
-            started,
-            state.inner.metrics.clone(),
-            model.config.id.clone(),
-            model.api_key.clone(),
-        ));
-        let first = events.next().await;
-        // Only connection failures and provider overload / rate limits are retried, never timeouts.
-        let retry = matches!(&first, Some(StreamEvent::Error { code, .. })
-                if code == "UPSTREAM_UNAVAILABLE" || code == "UPSTREAM_RATE_LIMITED")
-            && attempts_used < 2
-            && started.elapsed() < bounds.first_byte;
-        if retry {
-            tracing::info!(model = %model.config.id, "upstream failed before the first event; retrying once");
+        let upstream::Failed { error, retry_after } = failed;
+        if let Some(delay) = retry::delay_before_retry(
+            &error,
+            attempt,
+            started.elapsed(),
+            retry_after,
+            bounds.first_byte,
+        ) {
+            tracing::info!(model = %model.config.id, code = error.code().as_str(), "retrying the upstream call once");
             state.metrics().upstream_retries.inc();
-            tokio::time::sleep(upstream::DEFAULT_RETRY_DELAY).await;
+            tokio::time::sleep(delay).await;
             continue;
         }
-        break (first, events);
+        match events {
+            // The provider accepted the call: the failure is the stream's one event.
+            Some(events) => break (Some(Err(error)), events),
+            None => {
+                state.metrics().model_call(&model.config.id, "error");
+                return Err(error);
+            }
+        }
     };
-    let body = fstream::iter(first)
-        .chain(events)
-        .map(|e| Ok::<_, Infallible>(sse_event(&e)));
+    let body = fstream::iter(first).chain(events).map(|item| {
+        let event = item.unwrap_or_else(|error| error_event(&error));
+        Ok::<_, Infallible>(sse_event(&event))
+    });
     // Keep-alive comments let proxies keep the connection and let us notice a vanished browser sooner.
     let mut response = Sse::new(body)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))

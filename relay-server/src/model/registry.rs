@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use patchbridge_protocol::{Capabilities, ModelInfo, ModelsDocument, PROTOCOL_VERSION};
 
 use crate::config::{Validated, ValidatedModel};
 use crate::error::RelayError;
@@ -66,36 +66,44 @@ impl ModelRegistry {
     }
 
     /// The `GET {base}/models` document (`docs/protocol.md` §5).
-    pub fn describe(&self) -> Value {
-        let models: Vec<Value> = self
+    pub fn describe(&self) -> ModelsDocument {
+        let models = self
             .entries
             .iter()
             .map(|e| match e {
-                ModelEntry::Upstream(m) => json!({
-                    "id": m.config.id,
-                    "provider": m.config.provider.as_str(),
-                    "label": m.config.label.clone().unwrap_or_else(|| m.config.id.clone()),
-                    "previewOnly": false,
-                    "capabilities": {
-                        "tools": m.config.capabilities.tools,
-                        "images": m.config.capabilities.images,
-                        "reasoning": m.config.capabilities.reasoning,
+                ModelEntry::Upstream(m) => ModelInfo {
+                    id: m.config.id.clone(),
+                    provider: m.config.provider.as_str().to_owned(),
+                    label: m
+                        .config
+                        .label
+                        .clone()
+                        .unwrap_or_else(|| m.config.id.clone()),
+                    preview_only: false,
+                    capabilities: Capabilities {
+                        tools: m.config.capabilities.tools,
+                        images: m.config.capabilities.images,
+                        reasoning: m.config.capabilities.reasoning,
                     },
-                }),
-                ModelEntry::Scripted => json!({
-                    "id": SCRIPTED_ID,
-                    "provider": SCRIPTED_PROVIDER,
-                    "label": "Scripted demo (not AI)",
-                    "previewOnly": true,
-                    "capabilities": { "tools": true, "images": false, "reasoning": false },
-                }),
+                },
+                ModelEntry::Scripted => ModelInfo {
+                    id: SCRIPTED_ID.to_owned(),
+                    provider: SCRIPTED_PROVIDER.to_owned(),
+                    label: "Scripted demo (not AI)".to_owned(),
+                    preview_only: true,
+                    capabilities: Capabilities {
+                        tools: true,
+                        images: false,
+                        reasoning: false,
+                    },
+                },
             })
             .collect();
-        json!({
-            "protocolVersion": patchbridge_protocol::PROTOCOL_VERSION,
-            "previewOnly": self.preview_only,
-            "defaultModel": self.default_id,
-            "models": models,
-        })
+        ModelsDocument {
+            protocol_version: PROTOCOL_VERSION,
+            preview_only: self.preview_only,
+            default_model: self.default_id.clone(),
+            models,
+        }
     }
 }

@@ -5,8 +5,8 @@
 //! browser disconnects and hyper drops the body, the upstream request is dropped (and its connection closed)
 //! at once. Nothing is spawned.
 //!
-//! After the first byte went to the browser failures are reported as one `error` event and the stream ends;
-//! nothing is retried.
+//! A failure ends the stream as its last item, a typed [`RelayError`]: the handler decides on it (the one retry
+//! before anything went to the browser, `model/retry.rs`) and otherwise sends it as one `error` event.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use axum::response::sse::Event;
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
-use patchbridge_protocol::StreamEvent;
+use patchbridge_protocol::{RelayErrorCode, StreamEvent};
 use patchbridge_providers::{AdapterError, Decoder};
 
 use crate::config::Secret;
@@ -44,7 +44,7 @@ enum ByteIssue {
 }
 
 impl std::fmt::Display for ByteIssue {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ByteIssue::FirstByteTimeout => write!(f, "first byte timeout"),
             ByteIssue::IdleTimeout => write!(f, "idle timeout"),
@@ -141,7 +141,7 @@ pub fn event_type(event: &StreamEvent) -> &'static str {
 
 pub fn error_event(error: &RelayError) -> StreamEvent {
     StreamEvent::Error {
-        code: error.code().into(),
+        code: error.code().as_str().into(),
         message: error.public_message(),
         retryable: Some(error.retryable()),
     }
@@ -155,7 +155,7 @@ pub fn adapter_error(e: AdapterError) -> RelayError {
 /// An adapter error logged with `secrets` (the model's API key) masked: in-stream provider errors carry
 /// upstream text, and a provider or gateway may quote the key it refused.
 pub fn adapter_error_redacted(e: AdapterError, secrets: &[&str]) -> RelayError {
-    tracing::warn!(code = e.code(), detail = %crate::model::upstream::redact(&e.to_string(), secrets), "adapter error");
+    tracing::warn!(code = e.code().as_str(), detail = %crate::model::upstream::redact(&e.to_string(), secrets), "adapter error");
     if let Some(message_id) = e.message_id() {
         return RelayError::ModelStateMismatch {
             message_id: message_id.to_owned(),
@@ -165,7 +165,6 @@ pub fn adapter_error_redacted(e: AdapterError, secrets: &[&str]) -> RelayError {
     RelayError::Adapter {
         code: e.code(),
         message: e.message(),
-        retryable: e.retryable(),
     }
 }
 
@@ -191,7 +190,7 @@ impl Drop for StreamGuard {
     }
 }
 
-/// The neutral event stream of one upstream call (the handler turns it into SSE).
+/// The neutral event stream of one upstream call (the handler turns it into SSE); a failure is the last item.
 pub fn relay(
     response: reqwest::Response,
     mut decoder: Decoder,
@@ -200,7 +199,7 @@ pub fn relay(
     metrics: Arc<Metrics>,
     model: String,
     api_key: Option<Secret>,
-) -> impl Stream<Item = StreamEvent> {
+) -> impl Stream<Item = Result<StreamEvent, RelayError>> {
     async_stream::stream! {
         let secrets: Vec<&str> = api_key.iter().map(Secret::expose).collect();
         metrics.open_streams.inc();
@@ -234,9 +233,8 @@ pub fn relay(
                 Some(Err(e)) => {
                     tracing::warn!(error = %crate::model::upstream::redact(&e.to_string(), &secrets), "upstream SSE framing error");
                     failure = Some(RelayError::Adapter {
-                        code: "UPSTREAM_PROTOCOL_ERROR",
+                        code: RelayErrorCode::UpstreamProtocolError,
                         message: "the model provider sent a stream that could not be understood".into(),
-                        retryable: false,
                     });
                 }
                 None => {
@@ -258,7 +256,7 @@ pub fn relay(
                         metrics.added_first_event.observe(now.saturating_duration_since(*at).as_secs_f64());
                     }
                 }
-                yield event;
+                yield Ok(event);
             }
             if !ended {
                 metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
@@ -272,7 +270,7 @@ pub fn relay(
             Some(error) => {
                 error.log();
                 guard.outcome = "error";
-                yield error_event(&error);
+                yield Err(error);
             }
             None => guard.outcome = "ok",
         }

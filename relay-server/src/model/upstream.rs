@@ -1,7 +1,7 @@
-//! Sending one encoded request upstream, with the retry rule: at most one retry, only for connection errors,
-//! 429 and 5xx, and only before any byte went to the browser (this runs before the SSE response starts).
-//! Never for auth, bad request, policy or cancel (a dropped future simply stops). Upstream error bodies are
-//! logged redacted and never returned.
+//! Sending one encoded request upstream, one attempt at a time: [`Prepared`] holds the URL, headers and body
+//! built once per call, [`Prepared::send`] makes one attempt and classifies its failure as a typed
+//! [`RelayError`] (the retry decision is `model/retry.rs`). Upstream error bodies are logged redacted and never
+//! returned.
 
 use std::time::{Duration, Instant};
 
@@ -14,98 +14,86 @@ use crate::config::{AuthScheme, ValidatedModel};
 use crate::error::RelayError;
 use crate::state::AppState;
 
-/// What a failed attempt means (pure classification, unit-tested).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failure {
-    /// Connection refused/reset, DNS, TLS: retry once.
-    Connection,
-    /// 429: retry once.
-    RateLimited,
-    /// 5xx: retry once.
-    Unavailable,
-    /// Every other 4xx (auth, bad request, policy, not found, too large, 408): never retried.
-    Rejected,
-    /// No response headers within the first-byte timeout: not retried (it already used the caller's time).
-    Timeout,
-}
-
-impl Failure {
-    pub fn retryable(self) -> bool {
-        matches!(
-            self,
-            Failure::Connection | Failure::RateLimited | Failure::Unavailable
-        )
-    }
-
-    pub fn from_status(status: u16) -> Failure {
-        match status {
-            429 => Failure::RateLimited,
-            500..=599 => Failure::Unavailable,
-            _ => Failure::Rejected,
-        }
-    }
-
-    fn into_error(self, detail: String) -> RelayError {
-        match self {
-            Failure::Connection | Failure::Unavailable => {
-                RelayError::UpstreamUnavailable { detail }
-            }
-            Failure::RateLimited => RelayError::UpstreamRateLimited { detail },
-            Failure::Rejected => RelayError::UpstreamRejected { detail },
-            Failure::Timeout => RelayError::UpstreamTimeout { detail },
-        }
-    }
-}
-
 /// The largest upstream error body read for the log.
 const ERROR_BODY_LOG_BYTES: usize = 4096;
-/// Longest wait honoured from a 429's `Retry-After` before the single retry; longer waits fail at once.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(2);
-pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(200);
 
-/// Sends the request; returns a 2xx response whose body has not been read yet, and the number of attempts
-/// made (2 when it retried). `allow_retry` is false when the caller already used its one retry. `request_id`
-/// (the browser request's `x-request-id`) goes upstream too, so provider-side logs can be matched with ours.
-pub async fn send(
-    state: &AppState,
-    model: &ValidatedModel,
-    request: &UpstreamRequest,
-    request_id: Option<&HeaderValue>,
-    started: Instant,
-    allow_retry: bool,
-) -> Result<(reqwest::Response, u32), RelayError> {
-    let url = join_url(&model.base_url, request.path);
-    let headers = build_headers(model, request, request_id)?;
-    let body = bytes::Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?);
-    let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
-    let secrets: Vec<&str> = model.api_key.iter().map(|s| s.expose()).collect();
+/// A failed attempt: the typed error, and the provider's `Retry-After` when it sent one.
+#[derive(Debug)]
+pub struct Failed {
+    pub error: RelayError,
+    pub retry_after: Option<Duration>,
+}
 
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
+/// The error of an upstream answer with a non-2xx `status`: 429 is rate limiting, 5xx unavailability, every
+/// other status (4xx, a 3xx: redirects are never followed) a rejection.
+pub fn error_for_status(status: u16) -> RelayError {
+    let detail = format!("upstream status {status}");
+    match status {
+        429 => RelayError::UpstreamRateLimited { detail },
+        500..=599 => RelayError::UpstreamUnavailable { detail },
+        _ => RelayError::UpstreamRejected { detail },
+    }
+}
+
+/// One call's upstream request, ready to be sent (again).
+pub struct Prepared<'a> {
+    model: &'a ValidatedModel,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    body: bytes::Bytes,
+}
+
+impl<'a> Prepared<'a> {
+    /// Builds the URL, the headers (with the API key and `request_id`, the browser request's `x-request-id`,
+    /// so provider-side logs can be matched with ours) and the body.
+    pub fn new(
+        model: &'a ValidatedModel,
+        request: &UpstreamRequest,
+        request_id: Option<&HeaderValue>,
+    ) -> Result<Self, RelayError> {
+        Ok(Prepared {
+            model,
+            url: join_url(&model.base_url, request.path),
+            headers: build_headers(model, request, request_id)?,
+            body: bytes::Bytes::from(
+                serde_json::to_vec(&request.body).map_err(RelayError::internal)?,
+            ),
+        })
+    }
+
+    /// One attempt: a 2xx response whose body has not been read yet, or the failure. Waits for the response
+    /// headers at most until the first-byte timeout (counted from `started`, the call's arrival).
+    pub async fn send(
+        &self,
+        state: &AppState,
+        started: Instant,
+    ) -> Result<reqwest::Response, Failed> {
+        let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
         let remaining = first_byte.saturating_sub(started.elapsed());
         let sent = state
             .inner
             .http
-            .post(url.clone())
-            .headers(headers.clone())
-            .body(body.clone())
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .body(self.body.clone())
             .send();
-        let (failure, detail, retry_after) = match tokio::time::timeout(remaining, sent).await {
-            Err(_) => (
-                Failure::Timeout,
-                format!("no response headers within {} ms", first_byte.as_millis()),
-                None,
-            ),
+        let failed = |error| Failed {
+            error,
+            retry_after: None,
+        };
+        match tokio::time::timeout(remaining, sent).await {
+            Err(_) => Err(failed(RelayError::UpstreamTimeout {
+                detail: format!("no response headers within {} ms", first_byte.as_millis()),
+            })),
             Ok(Err(e)) => {
-                let failure = if e.is_timeout() && !e.is_connect() {
-                    Failure::Timeout
+                let detail = redact(&format!("{e}"), &self.secrets());
+                Err(failed(if e.is_timeout() && !e.is_connect() {
+                    RelayError::UpstreamTimeout { detail }
                 } else {
-                    Failure::Connection
-                };
-                (failure, redact(&format!("{e}"), &secrets), None)
+                    RelayError::UpstreamUnavailable { detail }
+                }))
             }
-            Ok(Ok(response)) if response.status().is_success() => return Ok((response, attempt)),
+            Ok(Ok(response)) if response.status().is_success() => Ok(response),
             Ok(Ok(response)) => {
                 let status = response.status().as_u16();
                 let retry_after = response
@@ -116,28 +104,21 @@ pub async fn send(
                     .map(Duration::from_secs);
                 let text = read_error_body(response).await;
                 tracing::warn!(
-                    model = %model.config.id,
+                    model = %self.model.config.id,
                     status,
-                    attempt,
-                    body = %redact(&text, &secrets),
+                    body = %redact(&text, &self.secrets()),
                     "upstream answered with an error"
                 );
-                (
-                    Failure::from_status(status),
-                    format!("upstream status {status}"),
+                Err(Failed {
+                    error: error_for_status(status),
                     retry_after,
-                )
+                })
             }
-        };
-        let delay = retry_after.unwrap_or(DEFAULT_RETRY_DELAY);
-        let can_wait = delay <= MAX_RETRY_AFTER && started.elapsed() + delay < first_byte;
-        if allow_retry && attempt == 1 && failure.retryable() && can_wait {
-            tracing::info!(model = %model.config.id, ?failure, detail, "retrying upstream call once");
-            state.metrics().upstream_retries.inc();
-            tokio::time::sleep(delay).await;
-            continue;
         }
-        return Err(failure.into_error(detail));
+    }
+
+    fn secrets(&self) -> Vec<&str> {
+        self.model.api_key.iter().map(|s| s.expose()).collect()
     }
 }
 
@@ -292,19 +273,6 @@ fn mask_bearer_tokens(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_connection_429_and_5xx_are_retryable() {
-        assert!(Failure::from_status(429).retryable());
-        assert!(Failure::from_status(500).retryable());
-        assert!(Failure::from_status(503).retryable());
-        assert!(Failure::from_status(529).retryable());
-        for status in [400, 401, 403, 404, 408, 413, 422] {
-            assert!(!Failure::from_status(status).retryable(), "{status}");
-        }
-        assert!(Failure::Connection.retryable());
-        assert!(!Failure::Timeout.retryable());
-    }
 
     #[test]
     fn redaction_masks_keys_and_bearer_tokens() {

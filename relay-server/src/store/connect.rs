@@ -7,7 +7,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, Executor};
 
-use super::Store;
+use super::{ConnectError, Store};
 use crate::config::DatabaseConfig;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -15,10 +15,10 @@ static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migratio
 
 impl Store {
     /// Connects, applies the embedded migrations, and returns the store. Fails before the port opens.
-    pub async fn connect(config: &DatabaseConfig) -> Result<Store, String> {
+    pub async fn connect(config: &DatabaseConfig) -> Result<Store, ConnectError> {
         if config.url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(&config.url)
-                .map_err(|e| format!("database.url: {e}"))?
+                .map_err(ConnectError::InvalidUrl)?
                 .create_if_missing(true)
                 // WAL + FULL: a commit is fsynced before it is acknowledged, so it survives kill -9 and power
                 // loss; readers never block the writer.
@@ -30,36 +30,31 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(10))
                 .connect_with(options)
                 .await
-                .map_err(|e| format!("database: cannot open SQLite: {e}"))?;
-            SQLITE_MIGRATIONS
-                .run(&pool)
-                .await
-                .map_err(|e| format!("database: migration failed: {e}"))?;
+                .map_err(ConnectError::OpenSqlite)?;
+            SQLITE_MIGRATIONS.run(&pool).await?;
             Ok(Store::Sqlite(pool))
         } else {
-            let options = PgConnectOptions::from_str(&config.url)
-                .map_err(|e| format!("database.url: {e}"))?;
+            let options =
+                PgConnectOptions::from_str(&config.url).map_err(ConnectError::InvalidUrl)?;
             let schema = config.schema.clone();
             if let Some(schema) = &schema {
                 // Validated as [a-z_][a-z0-9_]*, so quoting is enough.
                 let mut conn = sqlx::PgConnection::connect_with(&options)
                     .await
-                    .map_err(|e| format!("database: cannot connect to PostgreSQL: {e}"))?;
+                    .map_err(ConnectError::ConnectPostgres)?;
                 // `CREATE SCHEMA IF NOT EXISTS` is not atomic against a concurrent creation (two replicas starting
                 // together fail with a unique violation), so replicas take a transaction-scoped advisory lock.
-                let mut tx = conn.begin().await.map_err(|e| format!("database: {e}"))?;
+                let mut tx = conn.begin().await.map_err(ConnectError::Database)?;
                 sqlx::query(
                     "SELECT pg_advisory_xact_lock(hashtext('patchbridge-relay:create-schema'))",
                 )
                 .execute(&mut *tx)
                 .await
-                .map_err(|e| format!("database.schema: {e}"))?;
+                .map_err(ConnectError::Schema)?;
                 tx.execute(format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"").as_str())
                     .await
-                    .map_err(|e| format!("database.schema: {e}"))?;
-                tx.commit()
-                    .await
-                    .map_err(|e| format!("database.schema: {e}"))?;
+                    .map_err(ConnectError::Schema)?;
+                tx.commit().await.map_err(ConnectError::Schema)?;
                 let _ = conn.close().await;
             }
             let pool = PgPoolOptions::new()
@@ -77,11 +72,8 @@ impl Store {
                 })
                 .connect_with(options)
                 .await
-                .map_err(|e| format!("database: cannot connect to PostgreSQL: {e}"))?;
-            POSTGRES_MIGRATIONS
-                .run(&pool)
-                .await
-                .map_err(|e| format!("database: migration failed: {e}"))?;
+                .map_err(ConnectError::ConnectPostgres)?;
+            POSTGRES_MIGRATIONS.run(&pool).await?;
             Ok(Store::Postgres(pool))
         }
     }

@@ -12,12 +12,14 @@
 //!
 //! - this file: [`Store`] and its operations.
 //! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
+//! - [`error`]: [`StoreError`] and [`ConnectError`].
 
 mod connect;
+mod error;
 
 use sqlx::{PgPool, SqlitePool};
 
-use crate::error::RelayError;
+pub use error::{ConnectError, StoreError};
 
 /// One stored conversation row: its metadata and its context, still as text (parsed by the caller so
 /// corruption is explicit).
@@ -140,8 +142,8 @@ fn summary_row(r: SummaryRow) -> StoredSummary {
     }
 }
 
-fn bytes_quota_error(used_by_others: i64, bytes: i64, quota: Quota) -> RelayError {
-    RelayError::QuotaExceeded(format!(
+fn bytes_quota_error(used_by_others: i64, bytes: i64, quota: Quota) -> StoreError {
+    StoreError::QuotaExceeded(format!(
         "storage quota reached: this conversation ({bytes} bytes) and the user's other conversations \
          ({used_by_others} bytes) exceed {} bytes per user",
         quota.max_bytes
@@ -158,12 +160,12 @@ pub fn now_micros() -> i64 {
 
 impl Store {
     /// A cheap round trip for readiness.
-    pub async fn ping(&self) -> Result<(), RelayError> {
+    pub async fn ping(&self) -> Result<(), StoreError> {
         on_pool!(self, |pool| sqlx::query("SELECT 1")
             .execute(pool)
             .await
             .map(|_| ())
-            .map_err(RelayError::from))
+            .map_err(StoreError::from))
     }
 
     /// One page, newest `updated_at` first; fetches `limit + 1` to know whether another page exists.
@@ -172,7 +174,7 @@ impl Store {
         user: &str,
         limit: u32,
         after: Option<&Cursor>,
-    ) -> Result<(Vec<StoredSummary>, Option<Cursor>), RelayError> {
+    ) -> Result<(Vec<StoredSummary>, Option<Cursor>), StoreError> {
         let fetch = i64::from(limit) + 1;
         let rows: Vec<SummaryRow> = match after {
             None => on_pool!(self, |pool| sqlx::query_as(
@@ -216,7 +218,7 @@ impl Store {
         title: &str,
         context: &str,
         quota: Quota,
-    ) -> Result<StoredConversation, RelayError> {
+    ) -> Result<StoredConversation, StoreError> {
         let now = now_micros();
         let bytes = i64::try_from(context.len()).unwrap_or(i64::MAX);
         in_transaction!(self, |tx| {
@@ -246,7 +248,7 @@ impl Store {
                 .fetch_one(&mut *tx)
                 .await?;
                 return Err(if count >= quota.max_conversations {
-                    RelayError::QuotaExceeded(format!(
+                    StoreError::QuotaExceeded(format!(
                         "conversation quota reached: at most {} conversations per user",
                         quota.max_conversations
                     ))
@@ -274,7 +276,7 @@ impl Store {
     }
 
     /// The user's stored conversation count and context bytes (what the quotas are checked against).
-    pub async fn usage(&self, user: &str) -> Result<(i64, i64), RelayError> {
+    pub async fn usage(&self, user: &str) -> Result<(i64, i64), StoreError> {
         let r: Option<(i64, i64)> = on_pool!(self, |pool| sqlx::query_as(
             "SELECT conversations, bytes FROM user_usage WHERE user_id = $1"
         )
@@ -288,7 +290,7 @@ impl Store {
         &self,
         user: &str,
         id: &str,
-    ) -> Result<Option<StoredConversation>, RelayError> {
+    ) -> Result<Option<StoredConversation>, StoreError> {
         let r: Option<Row> = on_pool!(self, |pool| sqlx::query_as(
             "SELECT id, title, revision, context, created_at, updated_at FROM conversations \
              WHERE user_id = $1 AND id = $2"
@@ -310,7 +312,7 @@ impl Store {
         title: Option<&str>,
         context: &str,
         quota: Quota,
-    ) -> Result<WriteOutcome, RelayError> {
+    ) -> Result<WriteOutcome, StoreError> {
         let now = now_micros();
         let bytes = i64::try_from(context.len()).unwrap_or(i64::MAX);
         let written: Option<Row> = in_transaction!(self, |tx| {
@@ -392,7 +394,7 @@ impl Store {
     }
 
     /// Deletes; `false` when there was no such conversation for this user.
-    pub async fn delete(&self, user: &str, id: &str) -> Result<bool, RelayError> {
+    pub async fn delete(&self, user: &str, id: &str) -> Result<bool, StoreError> {
         in_transaction!(self, |tx| {
             let deleted: Option<(i64,)> = sqlx::query_as(
                 "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes",

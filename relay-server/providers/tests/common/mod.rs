@@ -100,7 +100,7 @@ pub fn with_error(
         Ok(events) => events,
         Err((mut events, e)) => {
             events.push(StreamEvent::Error {
-                code: e.code().into(),
+                code: e.code().as_str().into(),
                 message: e.message(),
                 retryable: Some(e.retryable()),
             });
@@ -362,9 +362,9 @@ pub fn assert_foreign_state_rejected(
     };
     let req = request(vec![user("u1", "hi")], Some(state));
     let e = encode_request(kind, options, &req).unwrap_err();
-    assert_eq!(e.code(), "MODEL_STATE_FORMAT_MISMATCH");
+    assert_eq!(e.code().as_str(), "MODEL_STATE_FORMAT_MISMATCH");
     assert_eq!(
-        Decoder::new(kind, &req).err().map(|e| e.code()),
+        Decoder::new(kind, &req).err().map(|e| e.code().as_str()),
         Some("MODEL_STATE_FORMAT_MISMATCH")
     );
     e

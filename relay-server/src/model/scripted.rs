@@ -1,5 +1,5 @@
 //! The deterministic scripted demo model: what the relay serves when it runs as a demo with no provider
-//! configured. It is a pure function of the request (no randomness, no clock), says in every answer that it
+//! configured (a relay feature, not a provider translation). It is a pure function of the request (no randomness, no clock), says in every answer that it
 //! is a scripted demo and not AI, and shows the agent loop working end to end: it greets, echoes, and when the
 //! user obviously asks for something one of the page's tools does ("add todo buy milk", "list todos", "what
 //! time is it", or naming a tool), it calls that tool with valid JSON input, then summarises the tool's result.
@@ -12,7 +12,7 @@ use patchbridge_protocol::{
 };
 use serde_json::{Map, Value};
 
-use crate::state::unique_message_id;
+use patchbridge_providers::unique_message_id;
 
 /// Every answer starts with this, so nobody mistakes the demo for a model.
 pub const DISCLAIMER: &str = "[Scripted demo, not AI]";

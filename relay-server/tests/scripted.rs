@@ -1,12 +1,10 @@
 //! The scripted demo model: well-formed streams, obvious requests become tool calls with valid input, tool
 //! results are summarised, every answer says it is a scripted demo, and ModelState passes through.
 
-mod common;
-
-use common::*;
 use patchbridge_protocol::{Block, ModelState, StopReason, ToolDefinition};
-use patchbridge_providers::scripted::{respond, DISCLAIMER};
+use patchbridge_relay::model::scripted::{respond, DISCLAIMER};
 use serde_json::{json, Value};
+use support::*;
 
 /// `todo.add` and `todo.list` of the page tools, and a clock whose required argument has a default.
 fn todo_tools() -> Vec<ToolDefinition> {
@@ -227,4 +225,166 @@ fn the_tool_named_after_what_the_user_mentions_wins() {
         call_of(&assemble(&respond(&r))).map(|c| c.0),
         Some("todo.list".into())
     );
+}
+
+/// Requests, messages and the stream check the tests above share.
+mod support {
+    use patchbridge_protocol::{
+        Block, BlockKind, Message, ModelRequest, ModelState, Role, StopReason, StreamEvent,
+        ToolDefinition,
+    };
+    use serde_json::{json, Map, Value};
+
+    /// What the runtime builds from a well-formed stream.
+    #[derive(Debug)]
+    pub struct Assembled {
+        pub message: Message,
+        pub stop_reason: StopReason,
+        pub model_state: Option<ModelState>,
+    }
+
+    /// Checks the stream rules of `docs/protocol.md` §3 and assembles the assistant message.
+    pub fn assemble(events: &[StreamEvent]) -> Assembled {
+        let mut id = None;
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut open: Option<(u32, BlockKind, String)> = None;
+        let mut end = None;
+        for (n, event) in events.iter().enumerate() {
+            assert!(end.is_none(), "event after message-stop: {event:?}");
+            match event {
+                StreamEvent::MessageStart { id: i } => {
+                    assert_eq!(n, 0, "message-start must come first");
+                    id = Some(i.clone().expect("the demo always sends an id"));
+                }
+                _ if n == 0 => panic!("first event must be message-start, got {event:?}"),
+                StreamEvent::BlockStart { index, block } => {
+                    assert!(
+                        open.is_none(),
+                        "block {index} started while another is open"
+                    );
+                    assert_eq!(
+                        *index as usize,
+                        blocks.len(),
+                        "block indexes must be 0..n in order"
+                    );
+                    open = Some((*index, block.clone(), String::new()));
+                }
+                StreamEvent::BlockDelta { index, delta } => {
+                    let (i, _, text) = open.as_mut().expect("delta without open block");
+                    assert_eq!(i, index, "delta for a block that is not open");
+                    text.push_str(delta);
+                }
+                StreamEvent::BlockStop { index } => {
+                    let (i, kind, text) = open.take().expect("stop without open block");
+                    assert_eq!(i, *index);
+                    blocks.push(match kind {
+                        BlockKind::Text => Block::Text { text },
+                        BlockKind::Reasoning => Block::Reasoning { text },
+                        BlockKind::ToolCall { call_id, name } => {
+                            let input: Map<String, Value> = serde_json::from_str(&text)
+                                .unwrap_or_else(|e| {
+                                    panic!("arguments must be a JSON object: {text:?}: {e}")
+                                });
+                            Block::ToolCall {
+                                call_id,
+                                name,
+                                input,
+                            }
+                        }
+                    });
+                }
+                StreamEvent::MessageStop {
+                    stop_reason,
+                    model_state,
+                    ..
+                } => {
+                    assert!(open.is_none(), "message-stop with an open block");
+                    end = Some((*stop_reason, model_state.clone()));
+                }
+                StreamEvent::Error { .. } => panic!("error event in a successful stream"),
+            }
+        }
+        let (stop_reason, model_state) = end.expect("stream must end with message-stop");
+        Assembled {
+            message: Message {
+                id: id.unwrap(),
+                role: Role::Assistant,
+                blocks,
+            },
+            stop_reason,
+            model_state,
+        }
+    }
+
+    pub fn user(id: &str, text: &str) -> Message {
+        Message {
+            id: id.into(),
+            role: Role::User,
+            blocks: vec![Block::Text { text: text.into() }],
+        }
+    }
+
+    pub fn assistant(id: &str, blocks: Vec<Block>) -> Message {
+        Message {
+            id: id.into(),
+            role: Role::Assistant,
+            blocks,
+        }
+    }
+
+    pub fn text(text: &str) -> Block {
+        Block::Text { text: text.into() }
+    }
+
+    pub fn tool_result(id: &str, results: &[(&str, &str, bool)]) -> Message {
+        Message {
+            id: id.into(),
+            role: Role::Tool,
+            blocks: results
+                .iter()
+                .map(|(call_id, content, is_error)| Block::ToolResult {
+                    call_id: (*call_id).into(),
+                    content: (*content).into(),
+                    is_error: *is_error,
+                })
+                .collect(),
+        }
+    }
+
+    pub fn tool(name: &str, schema: Value) -> ToolDefinition {
+        ToolDefinition {
+            name: name.into(),
+            description: format!("{name} tool"),
+            input_schema: schema,
+        }
+    }
+
+    /// Page tools with dotted names (the demo matches the words of a tool name).
+    pub fn page_tools() -> Vec<ToolDefinition> {
+        vec![
+            tool(
+                "todo.add",
+                json!({ "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] }),
+            ),
+            tool("todo.list", json!({ "type": "object", "properties": {} })),
+            tool(
+                "local.clock_now",
+                json!({ "type": "object", "properties": { "tz": { "type": "string" } } }),
+            ),
+            tool(
+                "weather_get",
+                json!({ "type": "object", "properties": { "city": { "type": "string" } } }),
+            ),
+        ]
+    }
+
+    pub fn request(messages: Vec<Message>, model_state: Option<ModelState>) -> ModelRequest {
+        ModelRequest {
+            model: None,
+            messages,
+            model_state,
+            tools: page_tools(),
+            conversation_id: None,
+        }
+    }
 }
