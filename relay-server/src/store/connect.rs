@@ -78,3 +78,35 @@ impl Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(url: &str) -> DatabaseConfig {
+        serde_json::from_value(serde_json::json!({ "url": url })).expect("a database config")
+    }
+
+    #[tokio::test]
+    async fn a_database_url_that_does_not_parse_names_the_setting() {
+        let error = Store::connect(&config("postgres://[::1"))
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ConnectError::InvalidUrl(_)), "{error:?}");
+        assert!(error.to_string().starts_with("database.url: "), "{error}");
+    }
+
+    #[tokio::test]
+    async fn an_unopenable_sqlite_file_says_so() {
+        let error = Store::connect(&config("sqlite:///nonexistent-dir/deeper/relay.sqlite3"))
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ConnectError::OpenSqlite(_)), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("database: cannot open SQLite: "),
+            "{error}"
+        );
+    }
+}
