@@ -8,10 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-# The crate is pinned with `=` in controller-wasm/Cargo.toml; the CLI must be the same version (its glue and the
-# crate's custom sections must match), so the version is read from Cargo.lock rather than written here again.
-WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
-[ -n "$WASM_BINDGEN_VERSION" ] || { echo "build-wasm: no wasm-bindgen in Cargo.lock" >&2; exit 1; }
+WASM_BINDGEN_VERSION=$(scripts/wasm-bindgen-version.sh)
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 export PATH="$HOME/.cargo/bin:$PATH"
