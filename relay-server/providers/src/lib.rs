@@ -29,7 +29,6 @@ mod tool_names;
 mod wire;
 
 use patchbridge_protocol::{ModelRequest, StreamEvent};
-use serde::{Deserialize, Serialize};
 
 pub use error::{AdapterError, UpstreamFailure};
 pub use options::{
@@ -38,18 +37,16 @@ pub use options::{
 };
 pub use state::unique_message_id;
 
-/// Closed set of upstream wire formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ProviderKind {
-    /// OpenAI Chat Completions and every OpenAI-compatible server (`POST /chat/completions`).
-    #[serde(rename = "openai-chat")]
-    OpenAiChat,
-    /// OpenAI Responses (`POST /responses`), stateless (`store: false`).
-    #[serde(rename = "openai-responses")]
-    OpenAiResponses,
-    /// Anthropic Messages (`POST /messages`).
-    #[serde(rename = "anthropic-messages")]
-    AnthropicMessages,
+patchbridge_protocol::string_enum! {
+    /// Closed set of upstream wire formats, by the name used in configuration and in `GET /models` (`provider`).
+    pub enum ProviderKind {
+        /// OpenAI Chat Completions and every OpenAI-compatible server (`POST /chat/completions`).
+        OpenAiChat = "openai-chat",
+        /// OpenAI Responses (`POST /responses`), stateless (`store: false`).
+        OpenAiResponses = "openai-responses",
+        /// Anthropic Messages (`POST /messages`).
+        AnthropicMessages = "anthropic-messages",
+    }
 }
 
 impl ProviderKind {
@@ -59,15 +56,6 @@ impl ProviderKind {
             ProviderKind::OpenAiChat => "openai-chat/v1",
             ProviderKind::OpenAiResponses => "openai-responses/v1",
             ProviderKind::AnthropicMessages => "anthropic-messages/v1",
-        }
-    }
-
-    /// The name used in configuration and in `GET /models` (`provider`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAiChat => "openai-chat",
-            ProviderKind::OpenAiResponses => "openai-responses",
-            ProviderKind::AnthropicMessages => "anthropic-messages",
         }
     }
 }

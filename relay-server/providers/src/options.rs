@@ -61,43 +61,29 @@ pub struct ReasoningOptions {
     pub summary: Option<ReasoningSummary>,
 }
 
-/// OpenAI `reasoning_effort` / `reasoning.effort` (closed set).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReasoningEffort {
-    Minimal,
-    Low,
-    Medium,
-    High,
-}
-
-impl ReasoningEffort {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReasoningEffort::Minimal => "minimal",
-            ReasoningEffort::Low => "low",
-            ReasoningEffort::Medium => "medium",
-            ReasoningEffort::High => "high",
-        }
+patchbridge_protocol::string_enum! {
+    /// OpenAI `reasoning_effort` / `reasoning.effort` (closed set).
+    pub enum ReasoningEffort {
+        /// `minimal`.
+        Minimal = "minimal",
+        /// `low`.
+        Low = "low",
+        /// `medium`.
+        Medium = "medium",
+        /// `high`.
+        High = "high",
     }
 }
 
-/// OpenAI Responses `reasoning.summary` (closed set).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReasoningSummary {
-    Auto,
-    Concise,
-    Detailed,
-}
-
-impl ReasoningSummary {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReasoningSummary::Auto => "auto",
-            ReasoningSummary::Concise => "concise",
-            ReasoningSummary::Detailed => "detailed",
-        }
+patchbridge_protocol::string_enum! {
+    /// OpenAI Responses `reasoning.summary` (closed set).
+    pub enum ReasoningSummary {
+        /// `auto`.
+        Auto = "auto",
+        /// `concise`.
+        Concise = "concise",
+        /// `detailed`.
+        Detailed = "detailed",
     }
 }
 
