@@ -7,7 +7,8 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, Executor};
 
-use super::Store;
+use super::group_commit::GroupWriter;
+use super::{SqliteStore, Store};
 use crate::config::DatabaseConfig;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -25,17 +26,22 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Full)
                 .busy_timeout(Duration::from_secs(10));
+            // The pool serves reads (and the migrations); every write goes through the writer's own
+            // connection, opened after the migrations so it sees the final schema.
             let pool = SqlitePoolOptions::new()
                 .max_connections(config.max_connections)
                 .acquire_timeout(Duration::from_secs(10))
-                .connect_with(options)
+                .connect_with(options.clone())
                 .await
                 .map_err(|e| format!("database: cannot open SQLite: {e}"))?;
             SQLITE_MIGRATIONS
                 .run(&pool)
                 .await
                 .map_err(|e| format!("database: migration failed: {e}"))?;
-            Ok(Store::Sqlite(pool))
+            let writer = GroupWriter::start(&options)
+                .await
+                .map_err(|e| format!("database: cannot open SQLite: {e}"))?;
+            Ok(Store::Sqlite(SqliteStore { pool, writer }))
         } else {
             let options = PgConnectOptions::from_str(&config.url)
                 .map_err(|e| format!("database.url: {e}"))?;
