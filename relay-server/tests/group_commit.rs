@@ -56,6 +56,7 @@ async fn grouped_writes_are_each_cas_checked_and_each_durable() {
     let (status, _) = r.call("PUT", path, user, Some(body)).await;
     assert_eq!(status, StatusCode::OK);
 
+    let (commits_before, writes_before) = r.state.store().group_commit_counts().unwrap();
     let barrier = Arc::new(Barrier::new(N));
     let mut tasks = Vec::new();
     for (i, (user, path)) in paths.iter().cloned().enumerate() {
@@ -78,8 +79,14 @@ async fn grouped_writes_are_each_cas_checked_and_each_durable() {
             assert_eq!(body["conversation"]["revision"], 2);
         }
     }
-    let (groups, writes) = r.state.store().group_commit_counts().unwrap();
-    eprintln!("{writes} SQLite writes in {groups} commits");
+    let (commits, writes) = r.state.store().group_commit_counts().unwrap();
+    let (commits, writes) = (commits - commits_before, writes - writes_before);
+    eprintln!("{writes} concurrent SQLite writes in {commits} commits");
+    assert_eq!(
+        writes, N as u64,
+        "every write, the refused one too, went through the writer"
+    );
+    assert!(commits < writes, "concurrent writes shared commits");
 
     r.state.store().close().await;
     drop(r);

@@ -65,7 +65,7 @@ impl GroupWriter {
         Ok(GroupWriter { jobs, counts })
     }
 
-    /// `(commits, operations committed)` since the start.
+    /// `(commits, operations in committed groups, refused ones included)` since the start.
     pub(super) fn counts(&self) -> (u64, u64) {
         (
             self.counts.commits.load(Ordering::Relaxed),
