@@ -4,8 +4,16 @@
 # unbuffered streaming reverse proxy) and the relay in front of it, runs the load generator, prints the
 # tables, and stops everything it started (trap).
 #
-# Usage: scripts/bench-relay.sh            (about 1-2 minutes on 2 cores)
-# Env:   CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 PACED=64 (0: no paced phase) INTERVAL_US=5000 (paced chunk spacing)
+# Then the durable conversation write benchmark (compare-and-set PUTs, SQLite and PostgreSQL): one relay per
+# database engine (and a baseline relay beside it, interleaved, when RELAY_BIN_BASE is set).
+#
+# Usage: scripts/bench-relay.sh            (about 2-3 minutes on 2 cores)
+# Env:   PHASES=streams,cas (which parts run)
+#        CAS_SECONDS=2 CAS_REPEATS=3 CAS_SQLITE_LEVELS=1,16 CAS_PG_LEVELS=1,16,64 CAS_CONTEXT_BYTES=1024
+#        CAS_PG_URL=postgres://postgres@127.0.0.1:5432/test (empty: skip PostgreSQL; a unique schema is created
+#        and dropped) CAS_PG_MAX_CONNECTIONS (the relay's database.maxConnections; default: the relay's)
+#        RELAY_BIN_BASE=path (a baseline relay build measured beside RELAY_BIN in the write benchmark)
+#        CHUNKS=100 LEVELS=1,64,1024 HOLD=1024 PACED=64 (0: no paced phase) INTERVAL_US=5000 (paced chunk spacing)
 #        CARGO_TARGET_DIR (default: ./target; ./dev bench sets its shared cache) NGINX=/usr/sbin/nginx
 #        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
 #        NO_BUILD=1 (use the binaries already built)
@@ -22,6 +30,13 @@ HOLD="${HOLD:-1024}"
 PACED="${PACED:-64}"
 INTERVAL_US="${INTERVAL_US:-5000}"
 NGINX="${NGINX:-/usr/sbin/nginx}"
+PHASES="${PHASES:-streams,cas}"
+CAS_SECONDS="${CAS_SECONDS:-2}"
+CAS_REPEATS="${CAS_REPEATS:-3}"
+CAS_SQLITE_LEVELS="${CAS_SQLITE_LEVELS:-1,16}"
+CAS_PG_LEVELS="${CAS_PG_LEVELS:-1,16,64}"
+CAS_CONTEXT_BYTES="${CAS_CONTEXT_BYTES:-1024}"
+CAS_PG_URL="${CAS_PG_URL-postgres://postgres@127.0.0.1:5432/test}"
 
 cd "$ROOT"
 if [ "${NO_BUILD:-0}" != 1 ]; then
@@ -44,8 +59,12 @@ fi
 
 WORK="$(mktemp -d /tmp/bench-relay.XXXXXX)"
 PIDS=()
+PG_SCHEMAS=()
 cleanup() {
   local status=$?
+  for schema in "${PG_SCHEMAS[@]}"; do
+    psql "$CAS_PG_URL" -q -c "DROP SCHEMA IF EXISTS \"$schema\" CASCADE" >/dev/null 2>&1 || true
+  done
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "$status" -ne 0 ]; then
@@ -73,6 +92,7 @@ wait_addr() {
   return 1
 }
 
+if [[ ",$PHASES," == *,streams,* ]]; then
 # 1. The fake upstream.
 "$BENCH" upstream --bind 127.0.0.1:0 --chunks "$CHUNKS" --interval-us "$INTERVAL_US" >"$WORK/upstream.log" 2>&1 &
 PIDS+=($!)
@@ -151,3 +171,46 @@ echo "relay binary: $RELAY (tree $REV); $("$NGINX" -v 2>&1); relay log filter: $
   --relay-pid "$RELAY_PID" \
   --nginx-pid "$NGINX_PID" \
   --chunks "$CHUNKS" --levels "$LEVELS" --hold "$HOLD" --paced "$PACED"
+fi
+
+# 4. The conversation write benchmark: relays in front of a fresh SQLite file / PostgreSQL schema each.
+#    (No command substitution around anything that starts a process or records a schema: PIDS and
+#    PG_SCHEMAS must be this shell's, for the cleanup.)
+if [[ ",$PHASES," == *,cas,* ]]; then
+  # Starts relay binary $2 on database JSON $3; appends "$1=URL" to CAS_RELAYS.
+  start_cas_relay() {
+    local label=$1 bin=$2 database=$3 addr
+    printf '{ "server": { "bind": "127.0.0.1:0", "basePath": "/api" }, "identity": { "mode": "development" }, "database": %s, "demo": true }\n' \
+      "$database" >"$WORK/cas-$label.json"
+    "$bin" --config "$WORK/cas-$label.json" >"$WORK/cas-$label.out.log" 2>"$WORK/cas-$label.log" &
+    PIDS+=($!)
+    addr=$(wait_addr "$WORK/cas-$label.out.log" "patchbridge-relay listening on" "${PIDS[-1]}")
+    CAS_RELAYS="${CAS_RELAYS:+$CAS_RELAYS,}$label=http://$addr/api"
+  }
+  # The candidate relay and, if RELAY_BIN_BASE is set, the baseline beside it (interleaved by the benchmark).
+  cas_engine() {
+    local engine=$1 levels=$2
+    CAS_RELAYS=""
+    start_cas_relay relay "$RELAY" "$(database_json "$engine" relay)"
+    if [ -n "${RELAY_BIN_BASE:-}" ]; then
+      start_cas_relay base "$RELAY_BIN_BASE" "$(database_json "$engine" base)"
+    fi
+    "$BENCH" cas --relays "$CAS_RELAYS" --engine "$engine" --levels "$levels" \
+      --seconds "$CAS_SECONDS" --repeats "$CAS_REPEATS" --context-bytes "$CAS_CONTEXT_BYTES"
+  }
+  # Pure: the database section for engine $1, relay $2 (PostgreSQL schemas are recorded by the caller).
+  database_json() {
+    if [ "$1" = sqlite ]; then
+      echo "{ \"url\": \"sqlite://$WORK/cas-$2.sqlite3\" }"
+    else
+      echo "{ \"url\": \"$CAS_PG_URL\", \"schema\": \"bench_cas_$$_$2\"${CAS_PG_MAX_CONNECTIONS:+, \"maxConnections\": $CAS_PG_MAX_CONNECTIONS} }"
+    fi
+  }
+  cas_engine sqlite "$CAS_SQLITE_LEVELS"
+  if [ -z "$CAS_PG_URL" ]; then
+    echo "conversation PUT, postgres: skipped (CAS_PG_URL is empty)"
+  else
+    PG_SCHEMAS+=("bench_cas_$$_relay" "bench_cas_$$_base")
+    cas_engine postgres "$CAS_PG_LEVELS"
+  fi
+fi

@@ -143,7 +143,7 @@ impl From<StoreError> for RelayError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::QuotaExceeded(message) => RelayError::QuotaExceeded(message),
-            StoreError::Database(_) => RelayError::internal(e),
+            StoreError::Database(_) | StoreError::Writer(_) => RelayError::internal(e),
         }
     }
 }

@@ -310,7 +310,7 @@ async fn corrupt_stored_context_is_an_explicit_error(backend: Backend) {
             };
         }
         match r.state.store() {
-            patchbridge_relay::store::Store::Sqlite(pool) => corrupt!(pool),
+            patchbridge_relay::store::Store::Sqlite(sqlite) => corrupt!(sqlite.pool()),
             patchbridge_relay::store::Store::Postgres(pool) => corrupt!(pool),
         };
         let (status, body) = r.call("GET", &path, "alice", None).await;

@@ -5,13 +5,16 @@
 //! - `upstream --bind ADDR --chunks N [--interval-us 1000]`: the fake OpenAI Chat Completions server ([`upstream`]).
 //! - `run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N
 //!   [--levels 1,64,1024] [--hold 1024] [--paced 64]`: the load generator and the report ([`run`], [`report`]).
+//! - `cas --relays label=URL[,label=URL] --engine sqlite [--levels 1,16] [--seconds 2] [--repeats 3]
+//!   [--context-bytes 1024]`: the durable conversation write benchmark ([`cas`]); URLs include the base path.
 //! - `free-port`: prints a free loopback TCP port (for nginx's generated config).
 //!
-//! Layout: [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
+//! Layout: [`cas`] the conversation write benchmark; [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
 //! [`stats`] percentiles (pure); [`procfs`] RSS and CPU time from `/proc`; [`metrics`] the relay's own
 //! Prometheus histograms; [`client`] one measured stream;
 //! [`upstream`] the fake server; [`run`] the phases; [`report`] the printed tables.
 
+mod cas;
 mod chunks;
 mod client;
 mod metrics;
@@ -28,6 +31,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   patchbridge-relay-bench upstream --bind 127.0.0.1:0 --chunks N [--interval-us 1000]
   patchbridge-relay-bench run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N [--levels 1,64,1024] [--hold 1024]
+  patchbridge-relay-bench cas --relays label=URL[,label=URL] --engine NAME [--levels 1,16] [--seconds 2] [--repeats 3] [--context-bytes 1024]
   patchbridge-relay-bench free-port";
 
 fn main() -> ExitCode {
@@ -35,6 +39,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("upstream") => flags(&args[1..]).and_then(upstream_cmd),
         Some("run") => flags(&args[1..]).and_then(run_cmd),
+        Some("cas") => flags(&args[1..]).and_then(cas_cmd),
         Some("free-port") => free_port(),
         _ => Err(USAGE.to_string()),
     };
@@ -94,16 +99,46 @@ fn upstream_cmd(f: HashMap<String, String>) -> Result<(), String> {
     ))
 }
 
-fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
-    let levels: String = take(&f, "levels", Some("1,64,1024".to_string()))?;
-    let levels = levels
-        .split(',')
+fn levels(text: &str) -> Result<Vec<usize>, String> {
+    text.split(',')
         .map(|l| {
             l.trim()
                 .parse::<usize>()
                 .map_err(|e| format!("--levels {l}: {e}"))
         })
+        .collect()
+}
+
+fn cas_cmd(f: HashMap<String, String>) -> Result<(), String> {
+    let relays: String = take(&f, "relays", None)?;
+    let relays = relays
+        .split(',')
+        .map(|r| {
+            r.split_once('=')
+                .map(|(l, u)| (l.to_string(), u.to_string()))
+                .ok_or_else(|| format!("--relays {r}: expected label=URL"))
+        })
         .collect::<Result<Vec<_>, _>>()?;
+    let options = cas::Options {
+        relays,
+        engine: take(&f, "engine", None)?,
+        levels: levels(&take::<String>(&f, "levels", Some("1,16".to_string()))?)?,
+        seconds: take(&f, "seconds", Some(2.0))?,
+        repeats: take(&f, "repeats", Some(3))?,
+        context_bytes: take(&f, "context-bytes", Some(1024))?,
+    };
+    if options.repeats == 0 || options.levels.contains(&0) {
+        return Err("--repeats and every level must be at least 1".into());
+    }
+    runtime()?.block_on(async { cas::run(&client::client(), &options).await })
+}
+
+fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
+    let levels = levels(&take::<String>(
+        &f,
+        "levels",
+        Some("1,64,1024".to_string()),
+    )?)?;
     let options = run::Options {
         upstream: take(&f, "upstream", None)?,
         nginx: take(&f, "nginx", None)?,

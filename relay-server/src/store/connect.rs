@@ -7,7 +7,8 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, Executor};
 
-use super::{ConnectError, Store};
+use super::group_commit::GroupWriter;
+use super::{ConnectError, SqliteStore, Store};
 use crate::config::DatabaseConfig;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -28,11 +29,15 @@ impl Store {
             let pool = SqlitePoolOptions::new()
                 .max_connections(config.max_connections)
                 .acquire_timeout(Duration::from_secs(10))
-                .connect_with(options)
+                .connect_with(options.clone())
                 .await
                 .map_err(ConnectError::OpenSqlite)?;
             SQLITE_MIGRATIONS.run(&pool).await?;
-            Ok(Store::Sqlite(pool))
+            // Writes go through one writer task on its own connection (group commit); reads use the pool.
+            let writer = GroupWriter::start(&options)
+                .await
+                .map_err(ConnectError::OpenSqlite)?;
+            Ok(Store::Sqlite(SqliteStore { pool, writer }))
         } else {
             let options =
                 PgConnectOptions::from_str(&config.url).map_err(ConnectError::InvalidUrl)?;

@@ -11,6 +11,9 @@ pub enum StoreError {
     /// A per-user quota (conversation count or stored bytes) would be exceeded; nothing was stored.
     #[error("{0}")]
     QuotaExceeded(String),
+    /// The SQLite writer task (group commit) is gone or answered out of turn; nothing was acknowledged.
+    #[error("database: {0}")]
+    Writer(String),
 }
 
 /// The database could not be opened; the message names the setting to look at.

@@ -6,18 +6,25 @@
 //! makes it atomic, across connections and across relay processes.
 //!
 //! Per-user quotas (conversation count, total context bytes) live in `user_usage`, changed in the same
-//! transaction as the conversation row. SQLite transactions start with `BEGIN IMMEDIATE` (the write lock is
-//! taken up front, so a read-then-write transaction never fails to upgrade); in PostgreSQL the `user_usage`
-//! row lock serialises one user's concurrent creates and writes.
+//! transaction as the conversation row. In PostgreSQL the `user_usage` row lock serialises one user's
+//! concurrent creates and writes. SQLite writes all go through one writer task that commits concurrent
+//! writes together (group commit, one fsync per group); its transactions start with `BEGIN IMMEDIATE` (the
+//! write lock is taken up front, so a read-then-write transaction never fails to upgrade). Reads use a pool.
 //!
-//! - this file: [`Store`] and its operations.
+//! - this file: [`Store`] and its operations (PostgreSQL writes inline).
 //! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
+//! - [`group_commit`]: the SQLite writer task; [`sqlite_ops`]: the SQLite write statements it runs.
 //! - [`error`]: [`StoreError`] and [`ConnectError`].
 
 mod connect;
 mod error;
+mod group_commit;
+mod sqlite_ops;
 
 use sqlx::{PgPool, SqlitePool};
+
+use group_commit::GroupWriter;
+use sqlite_ops::{OpOutcome, WriteOp};
 
 pub use error::{ConnectError, StoreError};
 
@@ -75,8 +82,27 @@ pub enum WriteOutcome {
 /// The database: SQLite or PostgreSQL.
 #[derive(Clone, Debug)]
 pub enum Store {
-    Sqlite(SqlitePool),
+    Sqlite(SqliteStore),
     Postgres(PgPool),
+}
+
+/// The SQLite file: a pool for reads, one group-committing writer for every write.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    writer: GroupWriter,
+}
+
+impl SqliteStore {
+    /// The read pool (tests reach the file through it to corrupt rows on purpose).
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+}
+
+/// A writer answer of the wrong kind: cannot happen (each operation has one kind of outcome).
+fn mismatched(outcome: OpOutcome) -> StoreError {
+    StoreError::Writer(format!("unexpected writer outcome {outcome:?}"))
 }
 
 /// Per-user storage bounds, from `limits`.
@@ -95,37 +121,23 @@ impl Quota {
     }
 }
 
-/// Runs `$body` inside a transaction on whichever pool is configured (`$tx` is the transaction). The body
-/// commits; returning early (`?`) rolls back.
-macro_rules! in_transaction {
-    ($store:expr, |$tx:ident| $body:expr) => {
-        match $store {
-            Store::Sqlite(pool) => {
-                let mut $tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-                $body
-            }
-            Store::Postgres(pool) => {
-                let mut $tx = pool.begin().await?;
-                $body
-            }
-        }
-    };
-}
-
 /// Runs the same expression against whichever pool is configured.
 macro_rules! on_pool {
     ($store:expr, |$pool:ident| $body:expr) => {
         match $store {
-            Store::Sqlite($pool) => $body,
+            Store::Sqlite(sqlite) => {
+                let $pool = &sqlite.pool;
+                $body
+            }
             Store::Postgres($pool) => $body,
         }
     };
 }
 
-type Row = (String, String, i64, String, i64, i64);
+pub(super) type Row = (String, String, i64, String, i64, i64);
 type SummaryRow = (String, String, i64, i64, i64);
 
-fn row(r: Row) -> StoredConversation {
+pub(super) fn row(r: Row) -> StoredConversation {
     StoredConversation {
         summary: summary_row((r.0, r.1, r.2, r.4, r.5)),
         context: r.3,
@@ -142,7 +154,7 @@ fn summary_row(r: SummaryRow) -> StoredSummary {
     }
 }
 
-fn bytes_quota_error(used_by_others: i64, bytes: i64, quota: Quota) -> StoreError {
+pub(super) fn bytes_quota_error(used_by_others: i64, bytes: i64, quota: Quota) -> StoreError {
     StoreError::QuotaExceeded(format!(
         "storage quota reached: this conversation ({bytes} bytes) and the user's other conversations \
          ({used_by_others} bytes) exceed {} bytes per user",
@@ -221,7 +233,25 @@ impl Store {
     ) -> Result<StoredConversation, StoreError> {
         let now = now_micros();
         let bytes = i64::try_from(context.len()).unwrap_or(i64::MAX);
-        in_transaction!(self, |tx| {
+        let pool = match self {
+            Store::Sqlite(sqlite) => {
+                let op = WriteOp::Create {
+                    user: user.to_owned(),
+                    id: id.to_owned(),
+                    title: title.to_owned(),
+                    context: context.to_owned(),
+                    quota,
+                    now,
+                };
+                return match sqlite.writer.submit(op).await? {
+                    OpOutcome::Created(created) => Ok(created),
+                    other => Err(mismatched(other)),
+                };
+            }
+            Store::Postgres(pool) => pool,
+        };
+        {
+            let mut tx = pool.begin().await?;
             sqlx::query(
                 "INSERT INTO user_usage (user_id, conversations, bytes) VALUES ($1, 0, 0) \
                  ON CONFLICT (user_id) DO NOTHING",
@@ -272,7 +302,7 @@ impl Store {
             .await?;
             tx.commit().await?;
             Ok(row(r))
-        })
+        }
     }
 
     /// The user's stored conversation count and context bytes (what the quotas are checked against).
@@ -315,7 +345,26 @@ impl Store {
     ) -> Result<WriteOutcome, StoreError> {
         let now = now_micros();
         let bytes = i64::try_from(context.len()).unwrap_or(i64::MAX);
-        let written: Option<Row> = in_transaction!(self, |tx| {
+        let pool = match self {
+            Store::Sqlite(sqlite) => {
+                let op = WriteOp::Write {
+                    user: user.to_owned(),
+                    id: id.to_owned(),
+                    expected,
+                    title: title.map(str::to_owned),
+                    context: context.to_owned(),
+                    quota,
+                    now,
+                };
+                return match sqlite.writer.submit(op).await? {
+                    OpOutcome::Written(outcome) => Ok(outcome),
+                    other => Err(mismatched(other)),
+                };
+            }
+            Store::Postgres(pool) => pool,
+        };
+        let written: Option<Row> = {
+            let mut tx = pool.begin().await?;
             let old: Option<(i64,)> = sqlx::query_as(
                 "SELECT context_bytes FROM conversations \
                  WHERE user_id = $1 AND id = $2 AND revision = $3",
@@ -376,17 +425,16 @@ impl Store {
                 tx.commit().await?;
             }
             written
-        });
+        };
         if let Some(r) = written {
             return Ok(WriteOutcome::Written(row(r)));
         }
-        let current: Option<(i64,)> = on_pool!(self, |pool| sqlx::query_as(
-            "SELECT revision FROM conversations WHERE user_id = $1 AND id = $2"
-        )
-        .bind(user)
-        .bind(id)
-        .fetch_optional(pool)
-        .await?);
+        let current: Option<(i64,)> =
+            sqlx::query_as("SELECT revision FROM conversations WHERE user_id = $1 AND id = $2")
+                .bind(user)
+                .bind(id)
+                .fetch_optional(pool)
+                .await?;
         Ok(match current {
             Some((current,)) => WriteOutcome::Conflict { current },
             None => WriteOutcome::NotFound,
@@ -395,7 +443,21 @@ impl Store {
 
     /// Deletes; `false` when there was no such conversation for this user.
     pub async fn delete(&self, user: &str, id: &str) -> Result<bool, StoreError> {
-        in_transaction!(self, |tx| {
+        let pool = match self {
+            Store::Sqlite(sqlite) => {
+                let op = WriteOp::Delete {
+                    user: user.to_owned(),
+                    id: id.to_owned(),
+                };
+                return match sqlite.writer.submit(op).await? {
+                    OpOutcome::Deleted(deleted) => Ok(deleted),
+                    other => Err(mismatched(other)),
+                };
+            }
+            Store::Postgres(pool) => pool,
+        };
+        {
+            let mut tx = pool.begin().await?;
             let deleted: Option<(i64,)> = sqlx::query_as(
                 "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes",
             )
@@ -416,11 +478,25 @@ impl Store {
             .await?;
             tx.commit().await?;
             Ok(true)
-        })
+        }
     }
 
-    /// Closes the pool (waits for connections to finish).
+    /// SQLite only: `(commits, writes committed)` by the group-commit writer since the start.
+    pub fn group_commit_counts(&self) -> Option<(u64, u64)> {
+        match self {
+            Store::Sqlite(sqlite) => Some(sqlite.writer.counts()),
+            Store::Postgres(_) => None,
+        }
+    }
+
+    /// Closes the pool (waits for connections to finish); SQLite's writer first commits what is queued.
     pub async fn close(&self) {
-        on_pool!(self, |pool| pool.close().await)
+        match self {
+            Store::Sqlite(sqlite) => {
+                sqlite.writer.close().await;
+                sqlite.pool.close().await;
+            }
+            Store::Postgres(pool) => pool.close().await,
+        }
     }
 }

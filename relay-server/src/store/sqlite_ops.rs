@@ -1,0 +1,236 @@
+//! The SQLite writes (create, compare-and-set write, delete) as statements on one connection inside a
+//! transaction the caller owns: the group-commit writer ([`super::group_commit`]) runs many of them in one
+//! `BEGIN IMMEDIATE` ... `COMMIT`.
+//!
+//! Every check (revision, quotas) is made before the operation changes anything, so an operation refused for
+//! a domain reason (conflict, not found, quota) leaves the shared transaction exactly as it found it and the
+//! other operations of the group go on. The transaction holds SQLite's write lock throughout, so a check and
+//! the change after it cannot be separated by another writer (of this or any other process).
+//!
+//! The outer `Result` is a database failure (the group is rolled back); the inner one the operation's own
+//! answer.
+
+use sqlx::SqliteConnection;
+
+use super::StoreError;
+use super::{bytes_quota_error, row, Quota, Row, StoredConversation, WriteOutcome};
+
+/// One write, owning its inputs (it crosses to the writer task).
+#[derive(Debug)]
+pub(super) enum WriteOp {
+    Create {
+        user: String,
+        id: String,
+        title: String,
+        context: String,
+        quota: Quota,
+        now: i64,
+    },
+    Write {
+        user: String,
+        id: String,
+        expected: i64,
+        title: Option<String>,
+        context: String,
+        quota: Quota,
+        now: i64,
+    },
+    Delete {
+        user: String,
+        id: String,
+    },
+}
+
+/// What each kind of operation answers.
+#[derive(Debug)]
+pub(super) enum OpOutcome {
+    Created(StoredConversation),
+    Written(WriteOutcome),
+    Deleted(bool),
+}
+
+pub(super) type OpResult = Result<Result<OpOutcome, StoreError>, sqlx::Error>;
+
+fn size(context: &str) -> i64 {
+    i64::try_from(context.len()).unwrap_or(i64::MAX)
+}
+
+/// Runs `op` on `conn`, which is inside a write transaction.
+pub(super) async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> OpResult {
+    match op {
+        WriteOp::Create {
+            user,
+            id,
+            title,
+            context,
+            quota,
+            now,
+        } => create(conn, user, id, title, context, *quota, *now).await,
+        WriteOp::Write {
+            user,
+            id,
+            expected,
+            title,
+            context,
+            quota,
+            now,
+        } => {
+            let w = write(
+                conn,
+                user,
+                id,
+                *expected,
+                title.as_deref(),
+                context,
+                *quota,
+                *now,
+            );
+            w.await
+        }
+        WriteOp::Delete { user, id } => delete(conn, user, id).await,
+    }
+}
+
+async fn create(
+    conn: &mut SqliteConnection,
+    user: &str,
+    id: &str,
+    title: &str,
+    context: &str,
+    quota: Quota,
+    now: i64,
+) -> OpResult {
+    let bytes = size(context);
+    let (count, used): (i64, i64) =
+        sqlx::query_as("SELECT conversations, bytes FROM user_usage WHERE user_id = $1")
+            .bind(user)
+            .fetch_optional(&mut *conn)
+            .await?
+            .unwrap_or((0, 0));
+    if count.saturating_add(1) > quota.max_conversations {
+        return Ok(Err(StoreError::QuotaExceeded(format!(
+            "conversation quota reached: at most {} conversations per user",
+            quota.max_conversations
+        ))));
+    }
+    if used.saturating_add(bytes) > quota.max_bytes {
+        return Ok(Err(bytes_quota_error(used, bytes, quota)));
+    }
+    sqlx::query(
+        "INSERT INTO user_usage (user_id, conversations, bytes) VALUES ($1, 1, $2) \
+         ON CONFLICT (user_id) DO UPDATE SET conversations = conversations + 1, bytes = bytes + $2",
+    )
+    .bind(user)
+    .bind(bytes)
+    .execute(&mut *conn)
+    .await?;
+    let r: Row = sqlx::query_as(
+        "INSERT INTO conversations \
+         (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
+         VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
+         RETURNING id, title, revision, context, created_at, updated_at",
+    )
+    .bind(user)
+    .bind(id)
+    .bind(title)
+    .bind(context)
+    .bind(now)
+    .bind(bytes)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Ok(OpOutcome::Created(row(r))))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn write(
+    conn: &mut SqliteConnection,
+    user: &str,
+    id: &str,
+    expected: i64,
+    title: Option<&str>,
+    context: &str,
+    quota: Quota,
+    now: i64,
+) -> OpResult {
+    let bytes = size(context);
+    let current: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT revision, context_bytes FROM conversations WHERE user_id = $1 AND id = $2",
+    )
+    .bind(user)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let old = match current {
+        None => return Ok(Ok(OpOutcome::Written(WriteOutcome::NotFound))),
+        Some((revision, _)) if revision != expected => {
+            return Ok(Ok(OpOutcome::Written(WriteOutcome::Conflict {
+                current: revision,
+            })))
+        }
+        Some((_, old)) => old,
+    };
+    let delta = bytes - old;
+    if delta > 0 {
+        let used: Option<(i64,)> =
+            sqlx::query_as("SELECT bytes FROM user_usage WHERE user_id = $1")
+                .bind(user)
+                .fetch_optional(&mut *conn)
+                .await?;
+        // A user without a usage row has no room (as the PostgreSQL path: its conditional UPDATE matches
+        // nothing).
+        match used {
+            Some((used,)) if used.saturating_add(delta) <= quota.max_bytes => {}
+            used => {
+                let used = used.map_or(0, |(u,)| u);
+                return Ok(Err(bytes_quota_error(used - old, bytes, quota)));
+            }
+        }
+    }
+    // updated_at never goes backwards for a row, so list order follows write order even if clocks step.
+    let r: Row = sqlx::query_as(
+        "UPDATE conversations SET title = COALESCE($1, title), context = $2, \
+         revision = revision + 1, context_bytes = $7, \
+         updated_at = CASE WHEN updated_at >= $3 THEN updated_at + 1 ELSE $3 END \
+         WHERE user_id = $4 AND id = $5 AND revision = $6 \
+         RETURNING id, title, revision, context, created_at, updated_at",
+    )
+    .bind(title)
+    .bind(context)
+    .bind(now)
+    .bind(user)
+    .bind(id)
+    .bind(expected)
+    .bind(bytes)
+    .fetch_one(&mut *conn)
+    .await?;
+    if delta != 0 {
+        sqlx::query("UPDATE user_usage SET bytes = bytes + $2 WHERE user_id = $1")
+            .bind(user)
+            .bind(delta)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(Ok(OpOutcome::Written(WriteOutcome::Written(row(r)))))
+}
+
+async fn delete(conn: &mut SqliteConnection, user: &str, id: &str) -> OpResult {
+    let deleted: Option<(i64,)> = sqlx::query_as(
+        "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes",
+    )
+    .bind(user)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((bytes,)) = deleted else {
+        return Ok(Ok(OpOutcome::Deleted(false)));
+    };
+    sqlx::query(
+        "UPDATE user_usage SET conversations = conversations - 1, bytes = bytes - $2 \
+         WHERE user_id = $1",
+    )
+    .bind(user)
+    .bind(bytes)
+    .execute(&mut *conn)
+    .await?;
+    Ok(Ok(OpOutcome::Deleted(true)))
+}
