@@ -134,6 +134,7 @@ describe('<patchbridge-agent> details', () => {
     await p.waitForSelector(sel.confirmation);
     await p.click(sel.approve);
     await waitInPage(p, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
+    await waitIdle(p);
     assert.equal(await p.evaluate(() => window.marked), true);
     assert.equal(await p.textContent('patchbridge-agent .log > .msg.assistant:last-child strong'), 'done');
     assert.equal(env.upstream.requests.length, before, 'the relay was not called');

@@ -149,6 +149,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     env.upstream.script(textTurn('recovered'));
     await page.click(`patchbridge-agent [part~=retry-button]`);
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
+    await waitIdle(page);
     const log = await logOf(page);
     assert.deepEqual(log.map((m) => m.role), ['user', 'assistant']);
     assert.match(log[1].text, /recovered/);
@@ -244,6 +245,7 @@ describe('<patchbridge-agent> against the relay and a fake provider', () => {
     release();
     await waitReady(page);
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
+    await waitIdle(page);
     const log = await logOf(page);
     assert.deepEqual(log.map((m) => m.role), ['user', 'assistant']);
     assert.match(log[0].text, /early bird/);

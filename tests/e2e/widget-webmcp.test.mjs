@@ -41,6 +41,7 @@ async function journey(page) {
   const seen = env.upstream.requests.length;
   await sendInWidget(page, 'how many milk items?');
   await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().lastOutcome === 'completed');
+  await waitIdle(page);
   assert.equal(await page.$(sel.confirmation), null);
   const sent = env.upstream.requests[seen].body;
   assert.deepEqual(sent.tools.map((t) => t.function.name).sort(), ['page_erase', 'page_lookup']);

@@ -53,9 +53,13 @@ export function waitAssistantCount(page, n) {
   return waitInPage(page, (count) => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('.log > .msg.assistant').length >= count, n);
 }
 
-/** Waits until the controller is idle again. */
-export function waitIdle(page) {
-  return waitInPage(page, () => document.querySelector('patchbridge-agent').controller?.getState().status === 'idle');
+/**
+ * Waits until the controller is idle again and the element has painted that state (it renders on animation
+ * frames, so the DOM can trail the controller by a frame).
+ */
+export async function waitIdle(page) {
+  await waitInPage(page, () => document.querySelector('patchbridge-agent').controller?.getState().status === 'idle');
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
 /** Saves a screenshot under tests/e2e/artifacts/ (git-ignored), the test run's visual record. */
