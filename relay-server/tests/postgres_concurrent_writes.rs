@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::http::StatusCode;
