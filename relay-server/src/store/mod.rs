@@ -11,7 +11,8 @@
 //! writes together (group commit, one fsync per group); its transactions start with `BEGIN IMMEDIATE` (the
 //! write lock is taken up front, so a read-then-write transaction never fails to upgrade). Reads use a pool.
 //!
-//! - this file: [`Store`] and its operations (PostgreSQL writes inline).
+//! - this file: [`Store`] and its operations (PostgreSQL create and delete inline).
+//! - [`pg_ops`]: the PostgreSQL compare-and-set write, one statement.
 //! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
 //! - [`group_commit`]: the SQLite writer task; [`sqlite_ops`]: the SQLite write statements it runs.
 //! - [`error`]: [`StoreError`] and [`ConnectError`].
@@ -19,6 +20,7 @@
 mod connect;
 mod error;
 mod group_commit;
+mod pg_ops;
 mod sqlite_ops;
 
 use sqlx::{PgPool, SqlitePool};
@@ -363,72 +365,23 @@ impl Store {
             }
             Store::Postgres(pool) => pool,
         };
-        let written: Option<Row> = {
-            let mut tx = pool.begin().await?;
-            let old: Option<(i64,)> = sqlx::query_as(
-                "SELECT context_bytes FROM conversations \
-                 WHERE user_id = $1 AND id = $2 AND revision = $3",
-            )
-            .bind(user)
-            .bind(id)
-            .bind(expected)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let written = match old {
-                None => None,
-                Some((old,)) => {
-                    // The same revision check as the SELECT: if another writer got in between (PostgreSQL),
-                    // this matches nothing and the outcome is a conflict.
-                    // updated_at never goes backwards for a row, so list order follows write order even if
-                    // clocks step.
-                    let r: Option<Row> = sqlx::query_as(
-                        "UPDATE conversations SET title = COALESCE($1, title), context = $2, \
-                         revision = revision + 1, context_bytes = $7, \
-                         updated_at = CASE WHEN updated_at >= $3 THEN updated_at + 1 ELSE $3 END \
-                         WHERE user_id = $4 AND id = $5 AND revision = $6 \
-                         RETURNING id, title, revision, context, created_at, updated_at",
-                    )
-                    .bind(title)
-                    .bind(context)
-                    .bind(now)
-                    .bind(user)
-                    .bind(id)
-                    .bind(expected)
-                    .bind(bytes)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    if r.is_some() && bytes != old {
-                        let delta = bytes - old;
-                        let admitted: Option<(i64,)> = sqlx::query_as(
-                            "UPDATE user_usage SET bytes = bytes + $2 \
-                             WHERE user_id = $1 AND ($2 <= 0 OR bytes + $2 <= $3) RETURNING bytes",
-                        )
-                        .bind(user)
-                        .bind(delta)
-                        .bind(quota.max_bytes)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                        if admitted.is_none() && delta > 0 {
-                            let (used,): (i64,) =
-                                sqlx::query_as("SELECT bytes FROM user_usage WHERE user_id = $1")
-                                    .bind(user)
-                                    .fetch_optional(&mut *tx)
-                                    .await?
-                                    .unwrap_or((0,));
-                            return Err(bytes_quota_error(used - old, bytes, quota));
-                        }
-                    }
-                    r
-                }
-            };
-            if written.is_some() {
-                tx.commit().await?;
-            }
-            written
-        };
+        let (old_bytes, written) =
+            pg_ops::compare_and_set(pool, user, id, expected, title, context, bytes, quota, now)
+                .await?;
         if let Some(r) = written {
             return Ok(WriteOutcome::Written(row(r)));
         }
+        if let Some(old) = old_bytes {
+            // The revision matched (and the row stayed locked), so only the byte quota refused the write.
+            // This second read is only for the message; nothing was written.
+            let (used,): (i64,) = sqlx::query_as("SELECT bytes FROM user_usage WHERE user_id = $1")
+                .bind(user)
+                .fetch_optional(pool)
+                .await?
+                .unwrap_or((0,));
+            return Err(bytes_quota_error(used - old, bytes, quota));
+        }
+        // A fresh statement (a fresh snapshot): sees the revision that beat this write, or its deletion.
         let current: Option<(i64,)> =
             sqlx::query_as("SELECT revision FROM conversations WHERE user_id = $1 AND id = $2")
                 .bind(user)
