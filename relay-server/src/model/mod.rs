@@ -4,11 +4,13 @@
 //! - [`scripted`]: the scripted demo model itself (deterministic, not AI).
 //! - [`upstream`]: one attempt at the provider; error classification and redaction.
 //! - [`retry`]: the one retry rule, decided on the typed error of a failed attempt.
-//! - [`stream`]: the response body pipeline (bounds, timeouts, SSE framing, decoding, metrics, cancellation).
+//! - [`stream`]: the response's event pipeline (bounds, timeouts, SSE framing, decoding, metrics, cancellation).
+//! - [`sse_body`]: the events encoded for the browser, batched into as few writes as the timing allows.
 
 pub mod registry;
 pub mod retry;
 pub mod scripted;
+pub mod sse_body;
 pub mod stream;
 pub mod upstream;
 
@@ -16,10 +18,8 @@ use std::time::{Duration, Instant};
 
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use std::convert::Infallible;
 
 use futures_util::stream as fstream;
 use futures_util::StreamExt;
@@ -30,7 +30,8 @@ use crate::error::RelayError;
 use crate::extract::StrictJson;
 use crate::state::AppState;
 use registry::ModelEntry;
-use stream::{adapter_error, error_event, sse_event, StreamBounds};
+use sse_body::SseBody;
+use stream::{adapter_error, error_event, StreamBounds};
 
 pub async fn models(State(state): State<AppState>) -> Response {
     Json(state.inner.models.describe()).into_response()
@@ -49,12 +50,7 @@ pub async fn call(
         ModelEntry::Scripted => {
             let events = state.heavy(move || scripted::respond(&request)).await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
-            let body = fstream::iter(
-                events
-                    .into_iter()
-                    .map(|e| Ok::<_, std::convert::Infallible>(sse_event(&e))),
-            );
-            return Ok(Sse::new(body).into_response());
+            return Ok(SseBody::new(fstream::iter(events)).into_response());
         }
         ModelEntry::Upstream(model) => model,
     };
@@ -145,18 +141,8 @@ pub async fn call(
             }
         }
     };
-    let body = fstream::iter(first).chain(events).map(|item| {
-        let event = item.unwrap_or_else(|error| error_event(&error));
-        Ok::<_, Infallible>(sse_event(&event))
-    });
-    // Keep-alive comments let proxies keep the connection and let us notice a vanished browser sooner.
-    let mut response = Sse::new(body)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response();
-    // Tell buffering reverse proxies (nginx) to pass events through at once.
-    response.headers_mut().insert(
-        "x-accel-buffering",
-        axum::http::HeaderValue::from_static("no"),
-    );
-    Ok(response)
+    let events = fstream::iter(first)
+        .chain(events)
+        .map(|item| item.unwrap_or_else(|error| error_event(&error)));
+    Ok(SseBody::new(events).into_response())
 }

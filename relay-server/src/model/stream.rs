@@ -1,5 +1,6 @@
-//! The body of a `POST {base}/model` response: upstream bytes → bounded, timed byte stream → SSE messages
-//! (`eventsource-stream`) → the adapter's [`Decoder`] → neutral events → SSE to the browser.
+//! The event stream of a `POST {base}/model` response: upstream bytes → bounded, timed byte stream → SSE
+//! messages (`eventsource-stream`) → the adapter's [`Decoder`] → neutral events (which
+//! [`super::sse_body`] batches and encodes for the browser).
 //!
 //! The whole pipeline lives inside the response body stream and owns the upstream response, so when the
 //! browser disconnects and hyper drops the body, the upstream request is dropped (and its connection closed)
@@ -11,7 +12,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::response::sse::Event;
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
 use patchbridge_protocol::{RelayErrorCode, StreamEvent};
@@ -116,26 +116,6 @@ fn bounded_bytes(
                 }
             }
         }
-    }
-}
-
-/// Turns one neutral event into an SSE message (`event: <type>`, `data: <json>`). The JSON is written straight
-/// into the event's buffer: this runs once per event on the hot path, so no intermediate `String`.
-pub fn sse_event(event: &StreamEvent) -> Event {
-    Event::default()
-        .event(event_type(event))
-        .json_data(event)
-        .expect("stream events always serialise")
-}
-
-pub fn event_type(event: &StreamEvent) -> &'static str {
-    match event {
-        StreamEvent::MessageStart { .. } => "message-start",
-        StreamEvent::BlockStart { .. } => "block-start",
-        StreamEvent::BlockDelta { .. } => "block-delta",
-        StreamEvent::BlockStop { .. } => "block-stop",
-        StreamEvent::MessageStop { .. } => "message-stop",
-        StreamEvent::Error { .. } => "error",
     }
 }
 
