@@ -163,12 +163,35 @@ pub(super) const SELECT_USAGE: &str =
     "SELECT conversations, bytes FROM user_usage WHERE user_id = $1";
 /// The byte total alone of user `$1`.
 pub(super) const SELECT_USED_BYTES: &str = "SELECT bytes FROM user_usage WHERE user_id = $1";
-/// A new conversation at revision 1: `$1` user, `$2` id, `$3` title, `$4` context, `$5` now (created and
-/// updated), `$6` context bytes.
-pub(super) const INSERT_CONVERSATION: &str = "INSERT INTO conversations \
-     (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
-     VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
-     RETURNING id, title, revision, context, created_at, updated_at";
+/// A new conversation at revision 1 (`now` is both created and updated), returning its row; the statement and
+/// its binds in one place for both backends, so the placeholders and the bind order cannot drift apart.
+pub(super) fn insert_conversation<'q, DB>(
+    user: &'q str,
+    id: &'q str,
+    title: &'q str,
+    context: &'q str,
+    now: i64,
+    bytes: i64,
+) -> sqlx::query::QueryAs<'q, DB, Row, <DB as sqlx::Database>::Arguments<'q>>
+where
+    DB: sqlx::Database,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Row: for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    sqlx::query_as(
+        "INSERT INTO conversations \
+         (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
+         VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
+         RETURNING id, title, revision, context, created_at, updated_at",
+    )
+    .bind(user)
+    .bind(id)
+    .bind(title)
+    .bind(context)
+    .bind(now)
+    .bind(bytes)
+}
 /// Deletes conversation `$2` of user `$1`, returning its context bytes for the usage row.
 pub(super) const DELETE_CONVERSATION: &str =
     "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes";
@@ -310,13 +333,7 @@ impl Store {
                     bytes_quota_error(used, bytes, quota)
                 });
             }
-            let r: Row = sqlx::query_as(INSERT_CONVERSATION)
-                .bind(user)
-                .bind(id)
-                .bind(title)
-                .bind(context)
-                .bind(now)
-                .bind(bytes)
+            let r: Row = insert_conversation(user, id, title, context, now, bytes)
                 .fetch_one(&mut *tx)
                 .await?;
             tx.commit().await?;

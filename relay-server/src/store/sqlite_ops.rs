@@ -14,8 +14,8 @@ use sqlx::SqliteConnection;
 
 use super::StoreError;
 use super::{
-    bytes_quota_error, conversations_quota_error, row, Quota, Row, StoredConversation,
-    WriteOutcome, DELETE_CONVERSATION, INSERT_CONVERSATION, RELEASE_USAGE, SELECT_USAGE,
+    bytes_quota_error, conversations_quota_error, insert_conversation, row, Quota, Row,
+    StoredConversation, WriteOutcome, DELETE_CONVERSATION, RELEASE_USAGE, SELECT_USAGE,
     SELECT_USED_BYTES,
 };
 
@@ -124,13 +124,7 @@ async fn create(
     .bind(bytes)
     .execute(&mut *conn)
     .await?;
-    let r: Row = sqlx::query_as(INSERT_CONVERSATION)
-        .bind(user)
-        .bind(id)
-        .bind(title)
-        .bind(context)
-        .bind(now)
-        .bind(bytes)
+    let r: Row = insert_conversation(user, id, title, context, now, bytes)
         .fetch_one(&mut *conn)
         .await?;
     Ok(Ok(OpOutcome::Created(row(r))))
