@@ -9,78 +9,11 @@ use std::rc::Rc;
 use futures::future::FutureExt;
 use patchbridge_agent::core::protocol::{
     Block, BlockKind, ConversationContext, ConversationSummary, ImageSource, Message, ModelState,
-    Role, StopReason, Usage,
+    Role, StopReason,
 };
 use patchbridge_agent::core::*;
 use serde_json::json;
 use support::*;
-
-struct Setup {
-    controller: Controller,
-    model: Rc<ScriptedModel>,
-    store: Rc<MemoryStore>,
-    harness: Harness,
-    states: Rc<RefCell<Vec<ControllerState>>>,
-    outcome: Rc<RefCell<Option<Result<Outcome, AgentError>>>>,
-}
-
-fn setup(scripts: Vec<Vec<Step>>) -> Setup {
-    let model = ScriptedModel::new(scripts);
-    let rt = runtime(model.clone(), ManualPlatform::new());
-    let store = MemoryStore::new();
-    let controller = Controller::new(
-        rt,
-        ControllerOptions {
-            store: Some(store.clone()),
-            model: None,
-        },
-    );
-    let states: Rc<RefCell<Vec<ControllerState>>> = Rc::default();
-    let sink = states.clone();
-    controller.subscribe(Box::new(move |s| sink.borrow_mut().push(s.clone())));
-    Setup {
-        controller,
-        model,
-        store,
-        harness: Harness::new(),
-        states,
-        outcome: Rc::default(),
-    }
-}
-
-impl Setup {
-    fn send(&mut self, text: &str) {
-        let fut = self.controller.send_text(text);
-        let slot = self.outcome.clone();
-        self.harness.spawn_fut(async move {
-            *slot.borrow_mut() = Some(fut.await);
-        });
-        self.harness.stall();
-    }
-    fn outcome(&self) -> Option<Result<Outcome, AgentError>> {
-        self.outcome.borrow().clone()
-    }
-}
-
-fn with_state(steps: Vec<Step>, tag: &str) -> Vec<Step> {
-    let mut steps = steps;
-    let reason = match steps.pop() {
-        Some(Step::Event(patchbridge_agent::core::protocol::StreamEvent::MessageStop {
-            stop_reason,
-            ..
-        })) => stop_reason,
-        _ => panic!("script must end with message-stop"),
-    };
-    steps.push(stop_with(
-        reason,
-        Usage::default(),
-        Some(ModelState {
-            format: "t/v1".into(),
-            data: json!(tag),
-        }),
-    ));
-    steps
-}
 
 #[test]
 fn the_draft_holds_deltas_and_messages_hold_only_stable_content() {

@@ -4,110 +4,11 @@
 
 mod support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use futures::future::{FutureExt, LocalBoxFuture};
-use patchbridge_agent::core::protocol::{
-    ConversationContext, ConversationSummary, ModelState, Role, StopReason, Usage,
-};
+use futures::future::FutureExt;
+use patchbridge_agent::core::protocol::{Role, StopReason};
 use patchbridge_agent::core::*;
 use serde_json::json;
 use support::*;
-
-struct Setup {
-    controller: Controller,
-    model: Rc<ScriptedModel>,
-    store: Rc<MemoryStore>,
-    harness: Harness,
-    states: Rc<RefCell<Vec<ControllerState>>>,
-    outcome: Rc<RefCell<Option<Result<Outcome, AgentError>>>>,
-}
-
-fn setup(scripts: Vec<Vec<Step>>) -> Setup {
-    let model = ScriptedModel::new(scripts);
-    let rt = runtime(model.clone(), ManualPlatform::new());
-    let store = MemoryStore::new();
-    let controller = Controller::new(
-        rt,
-        ControllerOptions {
-            store: Some(store.clone()),
-            model: None,
-        },
-    );
-    let states: Rc<RefCell<Vec<ControllerState>>> = Rc::default();
-    let sink = states.clone();
-    controller.subscribe(Box::new(move |s| sink.borrow_mut().push(s.clone())));
-    Setup {
-        controller,
-        model,
-        store,
-        harness: Harness::new(),
-        states,
-        outcome: Rc::default(),
-    }
-}
-
-impl Setup {
-    fn send(&mut self, text: &str) {
-        let fut = self.controller.send_text(text);
-        let slot = self.outcome.clone();
-        self.harness.spawn_fut(async move {
-            *slot.borrow_mut() = Some(fut.await);
-        });
-        self.harness.stall();
-    }
-    fn outcome(&self) -> Option<Result<Outcome, AgentError>> {
-        self.outcome.borrow().clone()
-    }
-    fn run<T: 'static>(&mut self, fut: LocalBoxFuture<'static, T>) -> T {
-        self.harness.pool.run_until(fut)
-    }
-    /// Spawns `fut` and returns the slot its result lands in.
-    fn spawn<T: 'static>(&mut self, fut: LocalBoxFuture<'static, T>) -> Rc<RefCell<Option<T>>> {
-        let slot: Rc<RefCell<Option<T>>> = Rc::default();
-        let sink = slot.clone();
-        self.harness.spawn_fut(async move {
-            *sink.borrow_mut() = Some(fut.await);
-        });
-        self.harness.stall();
-        slot
-    }
-    fn seed(&self, id: &str, title: &str, revision: u64) {
-        self.store.conversations.borrow_mut().push((
-            ConversationSummary {
-                id: id.into(),
-                title: title.into(),
-                revision,
-                created_at: String::new(),
-                updated_at: String::new(),
-            },
-            ConversationContext {
-                messages: vec![user(title)],
-                model_state: None,
-            },
-        ));
-    }
-}
-
-fn with_state(mut steps: Vec<Step>, data: serde_json::Value) -> Vec<Step> {
-    let reason = match steps.pop() {
-        Some(Step::Event(patchbridge_agent::core::protocol::StreamEvent::MessageStop {
-            stop_reason,
-            ..
-        })) => stop_reason,
-        _ => panic!("script must end with message-stop"),
-    };
-    steps.push(stop_with(
-        reason,
-        Usage::default(),
-        Some(ModelState {
-            format: "t/v1".into(),
-            data,
-        }),
-    ));
-    steps
-}
 
 #[test]
 fn listing_pages_through_the_stored_conversations_newest_first() {

@@ -670,3 +670,100 @@ impl ConversationStore for MemoryStore {
         self.gated(result)
     }
 }
+
+// ---------------------------------------------------------------- controller harness
+
+/// A controller over a scripted model and a `MemoryStore`, with every published state recorded and the last
+/// `send` outcome kept (shared by the controller and conversation tests).
+pub struct Setup {
+    pub controller: Controller,
+    pub model: Rc<ScriptedModel>,
+    pub store: Rc<MemoryStore>,
+    pub harness: Harness,
+    pub states: Rc<RefCell<Vec<ControllerState>>>,
+    pub outcome: Rc<RefCell<Option<Result<Outcome, AgentError>>>>,
+}
+
+pub fn setup(scripts: Vec<Vec<Step>>) -> Setup {
+    let model = ScriptedModel::new(scripts);
+    let rt = runtime(model.clone(), ManualPlatform::new());
+    let store = MemoryStore::new();
+    let controller = Controller::new(
+        rt,
+        ControllerOptions {
+            store: Some(store.clone()),
+            model: None,
+        },
+    );
+    let states: Rc<RefCell<Vec<ControllerState>>> = Rc::default();
+    let sink = states.clone();
+    controller.subscribe(Box::new(move |s| sink.borrow_mut().push(s.clone())));
+    Setup {
+        controller,
+        model,
+        store,
+        harness: Harness::new(),
+        states,
+        outcome: Rc::default(),
+    }
+}
+
+impl Setup {
+    pub fn send(&mut self, text: &str) {
+        let fut = self.controller.send_text(text);
+        let slot = self.outcome.clone();
+        self.harness.spawn_fut(async move {
+            *slot.borrow_mut() = Some(fut.await);
+        });
+        self.harness.stall();
+    }
+    pub fn outcome(&self) -> Option<Result<Outcome, AgentError>> {
+        self.outcome.borrow().clone()
+    }
+    pub fn run<T: 'static>(&mut self, fut: LocalBoxFuture<'static, T>) -> T {
+        self.harness.pool.run_until(fut)
+    }
+    /// Spawns `fut` and returns the slot its result lands in.
+    pub fn spawn<T: 'static>(&mut self, fut: LocalBoxFuture<'static, T>) -> Rc<RefCell<Option<T>>> {
+        let slot: Rc<RefCell<Option<T>>> = Rc::default();
+        let sink = slot.clone();
+        self.harness.spawn_fut(async move {
+            *sink.borrow_mut() = Some(fut.await);
+        });
+        self.harness.stall();
+        slot
+    }
+    /// Puts a stored conversation (one user message titled `title`) into the store directly.
+    pub fn seed(&self, id: &str, title: &str, revision: u64) {
+        self.store.conversations.borrow_mut().push((
+            ConversationSummary {
+                id: id.into(),
+                title: title.into(),
+                revision,
+                created_at: String::new(),
+                updated_at: String::new(),
+            },
+            ConversationContext {
+                messages: vec![user(title)],
+                model_state: None,
+            },
+        ));
+    }
+}
+
+/// Replaces a script's final message-stop with one that carries ModelState `{ format: "t/v1", data }`.
+pub fn with_state(mut steps: Vec<Step>, data: impl Into<Value>) -> Vec<Step> {
+    let reason = match steps.pop() {
+        Some(Step::Event(StreamEvent::MessageStop { stop_reason, .. })) => stop_reason,
+        _ => panic!("script must end with message-stop"),
+    };
+    steps.push(stop_with(
+        reason,
+        Usage::default(),
+        Some(ModelState {
+            format: "t/v1".into(),
+            data: data.into(),
+        }),
+    ));
+    steps
+}

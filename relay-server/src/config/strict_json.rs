@@ -2,6 +2,11 @@
 //! let a forgotten second `"baseUrl"` win unnoticed. [`parse_strict`] rejects duplicate keys and trailing data
 //! and reports the path of the offending field (via `serde_path_to_error`), then deserialises the typed value
 //! (whose types use `deny_unknown_fields`) from the checked tree.
+//!
+//! Why not `patchbridge_protocol::unique` (the same check for tool-call arguments): its message quotes the key
+//! with Rust's `{:?}` (`duplicate key "a"`), this one with backticks (`` duplicate key `a` ``), which the config
+//! tests pin and [`parse_strict`] reads back to name the key in the error path; and the protocol crate is
+//! compiled into the wasm runtime, whose size budget a configurable message would spend.
 
 use std::collections::HashSet;
 use std::fmt;

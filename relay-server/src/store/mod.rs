@@ -156,6 +156,56 @@ fn summary_row(r: SummaryRow) -> StoredSummary {
     }
 }
 
+// Quota and row SQL both backends run (one text each; `$n` placeholders work on SQLite and PostgreSQL).
+
+/// `(conversations, bytes)` of user `$1`: what the quotas are checked against.
+pub(super) const SELECT_USAGE: &str =
+    "SELECT conversations, bytes FROM user_usage WHERE user_id = $1";
+/// The byte total alone of user `$1`.
+pub(super) const SELECT_USED_BYTES: &str = "SELECT bytes FROM user_usage WHERE user_id = $1";
+/// A new conversation at revision 1 (`now` is both created and updated), returning its row; the statement and
+/// its binds in one place for both backends, so the placeholders and the bind order cannot drift apart.
+pub(super) fn insert_conversation<'q, DB>(
+    user: &'q str,
+    id: &'q str,
+    title: &'q str,
+    context: &'q str,
+    now: i64,
+    bytes: i64,
+) -> sqlx::query::QueryAs<'q, DB, Row, <DB as sqlx::Database>::Arguments<'q>>
+where
+    DB: sqlx::Database,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Row: for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    sqlx::query_as(
+        "INSERT INTO conversations \
+         (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
+         VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
+         RETURNING id, title, revision, context, created_at, updated_at",
+    )
+    .bind(user)
+    .bind(id)
+    .bind(title)
+    .bind(context)
+    .bind(now)
+    .bind(bytes)
+}
+/// Deletes conversation `$2` of user `$1`, returning its context bytes for the usage row.
+pub(super) const DELETE_CONVERSATION: &str =
+    "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes";
+/// Gives back one conversation and its `$2` bytes to user `$1`'s usage.
+pub(super) const RELEASE_USAGE: &str =
+    "UPDATE user_usage SET conversations = conversations - 1, bytes = bytes - $2 WHERE user_id = $1";
+
+pub(super) fn conversations_quota_error(quota: Quota) -> StoreError {
+    StoreError::QuotaExceeded(format!(
+        "conversation quota reached: at most {} conversations per user",
+        quota.max_conversations
+    ))
+}
+
 pub(super) fn bytes_quota_error(used_by_others: i64, bytes: i64, quota: Quota) -> StoreError {
     StoreError::QuotaExceeded(format!(
         "storage quota reached: this conversation ({bytes} bytes) and the user's other conversations \
@@ -273,35 +323,19 @@ impl Store {
             .fetch_optional(&mut *tx)
             .await?;
             if admitted.is_none() {
-                let (count, used): (i64, i64) = sqlx::query_as(
-                    "SELECT conversations, bytes FROM user_usage WHERE user_id = $1",
-                )
-                .bind(user)
-                .fetch_one(&mut *tx)
-                .await?;
+                let (count, used): (i64, i64) = sqlx::query_as(SELECT_USAGE)
+                    .bind(user)
+                    .fetch_one(&mut *tx)
+                    .await?;
                 return Err(if count >= quota.max_conversations {
-                    StoreError::QuotaExceeded(format!(
-                        "conversation quota reached: at most {} conversations per user",
-                        quota.max_conversations
-                    ))
+                    conversations_quota_error(quota)
                 } else {
                     bytes_quota_error(used, bytes, quota)
                 });
             }
-            let r: Row = sqlx::query_as(
-                "INSERT INTO conversations \
-                 (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
-                 VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
-                 RETURNING id, title, revision, context, created_at, updated_at",
-            )
-            .bind(user)
-            .bind(id)
-            .bind(title)
-            .bind(context)
-            .bind(now)
-            .bind(bytes)
-            .fetch_one(&mut *tx)
-            .await?;
+            let r: Row = insert_conversation(user, id, title, context, now, bytes)
+                .fetch_one(&mut *tx)
+                .await?;
             tx.commit().await?;
             Ok(row(r))
         }
@@ -309,12 +343,10 @@ impl Store {
 
     /// The user's stored conversation count and context bytes (what the quotas are checked against).
     pub async fn usage(&self, user: &str) -> Result<(i64, i64), StoreError> {
-        let r: Option<(i64, i64)> = on_pool!(self, |pool| sqlx::query_as(
-            "SELECT conversations, bytes FROM user_usage WHERE user_id = $1"
-        )
-        .bind(user)
-        .fetch_optional(pool)
-        .await?);
+        let r: Option<(i64, i64)> = on_pool!(self, |pool| sqlx::query_as(SELECT_USAGE)
+            .bind(user)
+            .fetch_optional(pool)
+            .await?);
         Ok(r.unwrap_or((0, 0)))
     }
 
@@ -374,7 +406,7 @@ impl Store {
         if let Some(old) = old_bytes {
             // The revision matched (and the row stayed locked), so only the byte quota refused the write.
             // This second read is only for the message; nothing was written.
-            let (used,): (i64,) = sqlx::query_as("SELECT bytes FROM user_usage WHERE user_id = $1")
+            let (used,): (i64,) = sqlx::query_as(SELECT_USED_BYTES)
                 .bind(user)
                 .fetch_optional(pool)
                 .await?
@@ -411,24 +443,19 @@ impl Store {
         };
         {
             let mut tx = pool.begin().await?;
-            let deleted: Option<(i64,)> = sqlx::query_as(
-                "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes",
-            )
-            .bind(user)
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
+            let deleted: Option<(i64,)> = sqlx::query_as(DELETE_CONVERSATION)
+                .bind(user)
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
             let Some((bytes,)) = deleted else {
                 return Ok(false);
             };
-            sqlx::query(
-                "UPDATE user_usage SET conversations = conversations - 1, bytes = bytes - $2 \
-                 WHERE user_id = $1",
-            )
-            .bind(user)
-            .bind(bytes)
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(RELEASE_USAGE)
+                .bind(user)
+                .bind(bytes)
+                .execute(&mut *tx)
+                .await?;
             tx.commit().await?;
             Ok(true)
         }

@@ -13,7 +13,11 @@
 use sqlx::SqliteConnection;
 
 use super::StoreError;
-use super::{bytes_quota_error, row, Quota, Row, StoredConversation, WriteOutcome};
+use super::{
+    bytes_quota_error, conversations_quota_error, insert_conversation, row, Quota, Row,
+    StoredConversation, WriteOutcome, DELETE_CONVERSATION, RELEASE_USAGE, SELECT_USAGE,
+    SELECT_USED_BYTES,
+};
 
 /// One write, owning its inputs (it crosses to the writer task).
 #[derive(Debug)]
@@ -101,17 +105,13 @@ async fn create(
     now: i64,
 ) -> OpResult {
     let bytes = size(context);
-    let (count, used): (i64, i64) =
-        sqlx::query_as("SELECT conversations, bytes FROM user_usage WHERE user_id = $1")
-            .bind(user)
-            .fetch_optional(&mut *conn)
-            .await?
-            .unwrap_or((0, 0));
+    let (count, used): (i64, i64) = sqlx::query_as(SELECT_USAGE)
+        .bind(user)
+        .fetch_optional(&mut *conn)
+        .await?
+        .unwrap_or((0, 0));
     if count.saturating_add(1) > quota.max_conversations {
-        return Ok(Err(StoreError::QuotaExceeded(format!(
-            "conversation quota reached: at most {} conversations per user",
-            quota.max_conversations
-        ))));
+        return Ok(Err(conversations_quota_error(quota)));
     }
     if used.saturating_add(bytes) > quota.max_bytes {
         return Ok(Err(bytes_quota_error(used, bytes, quota)));
@@ -124,20 +124,9 @@ async fn create(
     .bind(bytes)
     .execute(&mut *conn)
     .await?;
-    let r: Row = sqlx::query_as(
-        "INSERT INTO conversations \
-         (user_id, id, title, revision, context, created_at, updated_at, context_bytes) \
-         VALUES ($1, $2, $3, 1, $4, $5, $5, $6) \
-         RETURNING id, title, revision, context, created_at, updated_at",
-    )
-    .bind(user)
-    .bind(id)
-    .bind(title)
-    .bind(context)
-    .bind(now)
-    .bind(bytes)
-    .fetch_one(&mut *conn)
-    .await?;
+    let r: Row = insert_conversation(user, id, title, context, now, bytes)
+        .fetch_one(&mut *conn)
+        .await?;
     Ok(Ok(OpOutcome::Created(row(r))))
 }
 
@@ -171,11 +160,10 @@ async fn write(
     };
     let delta = bytes - old;
     if delta > 0 {
-        let used: Option<(i64,)> =
-            sqlx::query_as("SELECT bytes FROM user_usage WHERE user_id = $1")
-                .bind(user)
-                .fetch_optional(&mut *conn)
-                .await?;
+        let used: Option<(i64,)> = sqlx::query_as(SELECT_USED_BYTES)
+            .bind(user)
+            .fetch_optional(&mut *conn)
+            .await?;
         // A user without a usage row has no room (as the PostgreSQL path: its conditional UPDATE matches
         // nothing).
         match used {
@@ -214,23 +202,18 @@ async fn write(
 }
 
 async fn delete(conn: &mut SqliteConnection, user: &str, id: &str) -> OpResult {
-    let deleted: Option<(i64,)> = sqlx::query_as(
-        "DELETE FROM conversations WHERE user_id = $1 AND id = $2 RETURNING context_bytes",
-    )
-    .bind(user)
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?;
+    let deleted: Option<(i64,)> = sqlx::query_as(DELETE_CONVERSATION)
+        .bind(user)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
     let Some((bytes,)) = deleted else {
         return Ok(Ok(OpOutcome::Deleted(false)));
     };
-    sqlx::query(
-        "UPDATE user_usage SET conversations = conversations - 1, bytes = bytes - $2 \
-         WHERE user_id = $1",
-    )
-    .bind(user)
-    .bind(bytes)
-    .execute(&mut *conn)
-    .await?;
+    sqlx::query(RELEASE_USAGE)
+        .bind(user)
+        .bind(bytes)
+        .execute(&mut *conn)
+        .await?;
     Ok(Ok(OpOutcome::Deleted(true)))
 }

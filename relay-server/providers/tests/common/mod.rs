@@ -12,9 +12,15 @@ use patchbridge_providers::{encode_request, AdapterError, Decoder, ModelOptions,
 use serde_json::{json, Map, Value};
 
 pub fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel)
+    // The relay's tests compile this module too (`#[path]` in relay-server/tests/scripted.rs); there the
+    // manifest directory is the relay's, which holds this crate in `providers/`.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crate_dir = if manifest.ends_with("providers") {
+        manifest.to_path_buf()
+    } else {
+        manifest.join("providers")
+    };
+    crate_dir.join("fixtures").join(rel)
 }
 
 /// SSE framing per the WHATWG rules the relay's parser follows: `event:`/`data:` fields, multi-line data
