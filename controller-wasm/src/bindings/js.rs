@@ -1,5 +1,6 @@
-//! Imports from JavaScript, and nothing else: the host adapters of `npm/adapter.js` (resolved relative to the
-//! generated glue in `npm/pkg/`, hence `raw_module = "../adapter.js"`) and the few globals the bindings use.
+//! Imports from JavaScript, and nothing else: the host adapters of `npm/adapter.js` (the build writes its
+//! minified form beside the generated glue in `npm/pkg/`, hence `raw_module = "./adapter.js"`; see
+//! `scripts/minify-js.mjs`) and the few globals the bindings use.
 //!
 //! One `extern` block per JS module, so everything the bindings need from a module is read in one place.
 //! (wasm-bindgen still gives each function the wasm imports directly its own namespace import of that module;
@@ -10,7 +11,7 @@
 use js_sys::{Array, Function, Promise, Uint32Array};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(raw_module = "../adapter.js")]
+#[wasm_bindgen(raw_module = "./adapter.js")]
 extern "C" {
     /// Drains a model's async iterable into batches (payload text + per-event lengths; see `adapter.js`).
     pub type Pump;
