@@ -596,11 +596,42 @@ export function lazyRequest(handle) {
 }
 
 /**
+ * Calls a tool: `execute.call(object, args, { signal, callId })` with a fresh mutable copy of the arguments
+ * (parsed from `argsJson`) and the frozen context. One crossing from Rust per tool call instead of four (parse,
+ * context, argument array, apply); a throw propagates to Rust's `catch`.
+ * @param {unknown} object the tool definition (`this` for execute)
+ * @param {Function} execute
+ * @param {string} argsJson
+ * @param {AbortSignal} signal
+ * @param {string} callId
+ * @returns {unknown} whatever execute returned
+ */
+export function callTool(object, execute, argsJson, signal, callId) {
+  return execute.call(object, JSON.parse(argsJson), toolContext(signal, callId));
+}
+
+/**
+ * What `await` would assimilate: a promise, or an object or function with a callable `then`. A `then` getter
+ * that throws counts as no `then`. One crossing instead of up to four checks from Rust.
+ * @param {unknown} value
+ * @returns {boolean}
+ */
+export function isThenable(value) {
+  if (value instanceof Promise) return true;
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+  try {
+    return typeof (/** @type {{ then?: unknown }} */ (value)).then === 'function';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A tool's context `{ signal, callId }` (frozen; the signal itself stays live).
  * @param {AbortSignal} signal
  * @param {string} callId
  */
-export function toolContext(signal, callId) {
+function toolContext(signal, callId) {
   return Object.freeze({ signal, callId });
 }
 

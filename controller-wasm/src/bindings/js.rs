@@ -97,9 +97,18 @@ extern "C" {
     /// `Object.freeze({ ...data, signal })`.
     #[wasm_bindgen(js_name = withSignal)]
     pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
-    /// `Object.freeze({ signal, callId })`: a tool's second argument.
-    #[wasm_bindgen(js_name = toolContext)]
-    pub fn tool_context(signal: &JsValue, call_id: &str) -> JsValue;
+    /// `execute.call(object, JSON.parse(argsJson), toolContext(signal, callId))`: one crossing per tool call.
+    #[wasm_bindgen(js_name = callTool, catch)]
+    pub fn call_tool(
+        object: &JsValue,
+        execute: &Function,
+        args_json: &str,
+        signal: &JsValue,
+        call_id: &str,
+    ) -> Result<JsValue, JsValue>;
+    /// A promise, or an object or function with a callable `then` (a throwing `then` getter counts as none).
+    #[wasm_bindgen(js_name = isThenable)]
+    pub fn is_thenable(value: &JsValue) -> bool;
 }
 
 #[wasm_bindgen]

@@ -145,7 +145,7 @@ fn safe_positive_integer(raw: &Value) -> Option<u64> {
     if let Some(u) = number.as_u64() {
         return Some(u);
     }
-    integral_text(&number.to_string()).filter(|&n| n >= 1 && n <= MAX_SAFE_INTEGER)
+    integral_text(&number.to_string()).filter(|n| (1..=MAX_SAFE_INTEGER).contains(n))
 }
 
 /// The integer a JSON number's text denotes when it is integral (`4.0`, `1e3`, `1.5e1`), read from the digits
