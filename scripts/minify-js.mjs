@@ -1,6 +1,7 @@
 // Minifies the JavaScript the runtime loads from npm/pkg/ (run by scripts/build-wasm.sh on its staging directory;
 // the wasm is the bulk of a page load, but comments and long names were half of the ~17 KiB gzip of JS glue):
-//   <dir>/patchbridge_agent.js  the wasm-bindgen glue, minified in place (it is generated, nothing reads it)
+//   <dir>/patchbridge_agent.js  the wasm-bindgen glue, minified in place (it is generated; tsc -p npm reads the
+//                               .d.ts beside it)
 //   <dir>/adapter.js            npm/adapter.js minified; the glue imports it as "./adapter.js" (raw_module in
 //                               controller-wasm/src/bindings/js.rs), and it imports the package's own
 //                               ../errors.js, so AgentError stays one class for "." and "./errors"
@@ -60,7 +61,8 @@ const glue = await transform(glueText, {
   legalComments: 'none',
   sourcemap: 'external',
   sourcesContent: true,
-  sourcefile: 'patchbridge_agent.js',
+  // Named apart from the minified file the map belongs to.
+  sourcefile: 'patchbridge_agent.unminified.js',
 });
 // wasm-bindgen's first-line `/* @ts-self-types="./patchbridge_agent.d.ts" */` tells Deno/JSR where the types are.
 const selfTypes = glueText.match(/^\/\* @ts-self-types="[^"]*" \*\/\n/)?.[0] ?? '';

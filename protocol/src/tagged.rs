@@ -79,9 +79,9 @@ impl<'de> Visitor<'de> for TaggedVisitor {
 
 /// [`read_tagged`] for an object already parsed into a `Value` (an image `source` inside a block, a `block` inside
 /// a `block-start`): the same rules and error texts, without handing the `Value` to serde_json's `Value`
-/// deserializer. That deserializer's `deserialize_any` (with exact number text, `arbitrary_precision`) parses and
-/// formats every number as a float, which linked core's float parser and formatter (about 22 KB) into the wasm
-/// bundle for this one use.
+/// deserializer. That deserializer's `deserialize_any` (with exact number text, `arbitrary_precision`) parses every
+/// number as a float and prints it back to compare, which linked core's float parser (with its tables, most of
+/// 27 KB) into the wasm bundle for this one use.
 fn tagged_value<E: de::Error>(
     value: Value,
     expecting: &'static str,
