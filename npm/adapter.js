@@ -215,9 +215,11 @@ const isHighSurrogate = (/** @type {number} */ code) => code >= 0xd800 && code <
  * JSON.stringify (which costs more than everything else per event); every other value is JSON text that Rust
  * parses strictly. `raw` means the iterable yields JSON text already (the relay's SSE `data:` payloads).
  *
- * Rust calls `take()` (the batch's text, or undefined when empty) then `takenMeta()`, and when empty `wait()` (a
- * promise settled when a batch is ready, the stream ended or failed). `failure()` reports a thrown value after
- * the buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored).
+ * Rust calls `take()` (the batch's text, or undefined when empty) then `takenMeta()`, and when empty `state()`
+ * and `wait()` (a promise settled when a batch is ready, the stream ended or failed); a new pump has nothing yet
+ * (the iterator is always read asynchronously), so Rust starts with `wait()`. `failure()` reports a thrown value
+ * after the buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored) and
+ * is not needed once `state()` reported the end or a failure.
  */
 export class Pump {
   /**
