@@ -1,7 +1,8 @@
 // Runtime benchmark of the BUILT package (npm/). Prints figures and ratios against baselines measured in the
 // same run; never fails on timing (machines are shared and noisy). Run: scripts/bench.sh (node --expose-gc).
 //
-//   1. size     — wasm raw/gzip, JS glue (generated + adapter + errors + entry) raw/gzip, total gzip vs 80 KiB.
+//   1. size     — wasm raw/gzip, the JS a page loads (minified glue + adapter, errors, entry) raw/gzip, total gzip
+//                 vs 80 KiB.
 //   2. stream   — a 100,000-delta custom-model stream through DefaultAgentRuntime (with and without an observer)
 //                 vs a bare `for await` over the same generator; deltas/s and heap growth.
 //   3. toolloop — a 50-step tool loop (model call → tool call → result, 50 times, then a final answer); ms/step
@@ -25,7 +26,7 @@ function size() {
   const file = (p) => readFileSync(`${root}/npm/${p}`);
   const gz = (b) => gzipSync(b, { level: 9 }).length;
   const wasm = file('pkg/patchbridge_agent_bg.wasm');
-  const glueFiles = ['pkg/patchbridge_agent.js', 'adapter.js', 'errors.js', 'index.js'];
+  const glueFiles = ['pkg/patchbridge_agent.js', 'pkg/adapter.js', 'errors.js', 'index.js'];
   const glue = Buffer.concat(glueFiles.map(file));
   console.log('== size');
   console.log(`wasm            ${kib(wasm.length)} raw, ${kib(gz(wasm))} gzip`);

@@ -2,7 +2,8 @@
 # Builds the npm package's WebAssembly part into npm/pkg/ (git-ignored):
 #   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (the CLI
 #   version must equal the wasm-bindgen crate's: pinned once, in controller-wasm/Cargo.toml, read from Cargo.lock)
-#   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts).
+#   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts); the glue and
+#   npm/adapter.js are minified beside it (scripts/minify-js.mjs).
 # Installs the missing pieces (wasm target, wasm-bindgen-cli, npm devDependencies) itself. Skips the work when
 # npm/pkg is newer than every Rust source it depends on, unless FORCE=1.
 set -euo pipefail
@@ -16,7 +17,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -60,6 +61,8 @@ const keys = [...text.matchAll(/^\s*("[^"]+"): import\d+,$/gm)].map((m) => m[1])
 if (new Set(keys).size !== keys.length) throw new Error(`duplicate import-object keys remain: ${keys}`);
 fs.writeFileSync(file, text);
 ' "$OUT.tmp/patchbridge_agent.js"
+# The JS the runtime loads ships minified with source maps (pkg/patchbridge_agent.js, pkg/adapter.js).
+node scripts/minify-js.mjs "$OUT.tmp"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \

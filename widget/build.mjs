@@ -33,7 +33,7 @@ const common = {
   sourcemap: true,
   legalComments: 'linked',
   logLevel: 'warning',
-  // The wasm-bindgen glue imports ../adapter.js from several extern blocks, which repeats one key in its import
+  // The wasm-bindgen glue imports ./adapter.js from several extern blocks, which repeats one key in its import
   // object (all values are the same module namespace, so it is harmless); silence that one warning only.
   logOverride: { 'duplicate-object-key': 'silent' },
 };
@@ -55,7 +55,7 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const rows = [
   ['widget (npm/widget.js: element, styles, strings, Markdown)', path.join(npm, 'widget.js')],
   ['static script (npm/dist/patchbridge-agent.js: widget + runtime glue)', path.join(npm, 'dist', 'patchbridge-agent.js')],
-  ['runtime glue (npm/pkg/patchbridge_agent.js, unminified)', gluePath],
+  ['runtime glue (npm/pkg/patchbridge_agent.js, minified by scripts/minify-js.mjs)', gluePath],
   ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],
 ];
 console.log('build-widget: sizes (min / gzip -9 / brotli 11)');

@@ -85,6 +85,26 @@ fn invalid_limit_values_are_rejected_naming_the_key() {
             .max_tool_calls,
         4
     );
+    // Integral number text in any notation is the integer it denotes; a remaining fraction is not.
+    for (text, expected) in [
+        ("1e3", Some(1000)),
+        ("1.5e1", Some(15)),
+        ("40.00", Some(40)),
+        ("2E+2", Some(200)),
+    ]
+    .into_iter()
+    .chain([
+        ("1e-1", None),
+        ("0.0", None),
+        ("-4.0", None),
+        ("4.05e1", None),
+        ("1e400", None),
+    ]) {
+        let value: serde_json::Value =
+            serde_json::from_str(&format!(r#"{{"maxToolCalls":{text}}}"#)).unwrap();
+        let parsed = Limits::from_partial_json(&value).map(|l| l.max_tool_calls);
+        assert_eq!(parsed.ok(), expected, "{text}");
+    }
     // maxDurationMs has the setTimeout cap.
     assert!(Limits::from_partial_json(&json!({ "maxDurationMs": 2147483647u64 })).is_ok());
     let error = Limits::from_partial_json(&json!({ "maxDurationMs": 2147483648u64 })).unwrap_err();

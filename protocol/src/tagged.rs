@@ -77,6 +77,37 @@ impl<'de> Visitor<'de> for TaggedVisitor {
     }
 }
 
+/// [`read_tagged`] for an object already parsed into a `Value` (an image `source` inside a block, a `block` inside
+/// a `block-start`): the same rules and error texts, without handing the `Value` to serde_json's `Value`
+/// deserializer. That deserializer's `deserialize_any` (with exact number text, `arbitrary_precision`) parses every
+/// number as a float and prints it back to compare, which linked core's float parser (with its tables, most of
+/// 27 KB) into the wasm bundle for this one use.
+fn tagged_value<E: de::Error>(
+    value: Value,
+    expecting: &'static str,
+    variants: &'static [&'static str],
+) -> Result<Tagged, E> {
+    let map = match value {
+        Value::Object(map) => map,
+        other => return Err(invalid_type_any(&other, &expecting)),
+    };
+    let mut variant = None;
+    let mut fields = Vec::new();
+    // A `Map` has unique keys already, so neither a second tag nor a repeated `input` key can occur here.
+    for (key, value) in map {
+        if key == "type" {
+            variant = Some(match value {
+                Value::String(name) => TagSeed(variants).visit_str::<E>(&name)?,
+                other => return Err(E::invalid_type(unexpected(&other), &"variant identifier")),
+            });
+        } else {
+            fields.push((key, value));
+        }
+    }
+    let variant = variant.ok_or_else(|| E::missing_field("type"))?;
+    Ok(Tagged { variant, fields })
+}
+
 /// The tag's value: a variant name, read as an identifier like the derive's variant visitor.
 struct TagSeed(&'static [&'static str]);
 
@@ -142,24 +173,30 @@ fn value<T: for<'de> Deserialize<'de>, E: de::Error>(value: Value) -> Result<T, 
 /// (`arbitrary_precision`) that deserializer carries float parsing and formatting into the wasm bundle. The
 /// error texts are serde's for the same input (`expected` names the type, e.g. "u32").
 fn unsigned<E: de::Error>(value: &Value, max: u64, expected: &'static str) -> Result<u64, E> {
-    let unexpected = match value {
+    match value {
         Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) if u <= max => return Ok(u),
-            (Some(u), _) => return Err(E::invalid_value(de::Unexpected::Unsigned(u), &expected)),
-            (None, Some(i)) => return Err(E::invalid_value(de::Unexpected::Signed(i), &expected)),
-            _ => {
-                return Err(E::custom(format_args!(
-                    "invalid type: floating point `{n}`, expected {expected}"
-                )))
-            }
+            (Some(u), _) if u <= max => Ok(u),
+            (Some(u), _) => Err(E::invalid_value(de::Unexpected::Unsigned(u), &expected)),
+            (None, Some(i)) => Err(E::invalid_value(de::Unexpected::Signed(i), &expected)),
+            _ => Err(invalid_type_any(value, &expected)),
         },
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::String(s) => de::Unexpected::Str(s),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
+        other => Err(E::invalid_type(unexpected(other), &expected)),
+    }
+}
+
+/// The "invalid type" error a visitor expecting `expected` gives for `value` when it is read with
+/// `deserialize_any` (numbers named by their kind and text, as serde words them).
+fn invalid_type_any<E: de::Error>(value: &Value, expected: &dyn de::Expected) -> E {
+    let Value::Number(n) = value else {
+        return E::invalid_type(unexpected(value), expected);
     };
-    Err(E::invalid_type(unexpected, &expected))
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => E::invalid_type(de::Unexpected::Unsigned(u), expected),
+        (None, Some(i)) => E::invalid_type(de::Unexpected::Signed(i), expected),
+        _ => E::custom(format_args!(
+            "invalid type: floating point `{n}`, expected {expected}"
+        )),
+    }
 }
 
 fn unexpected(value: &Value) -> de::Unexpected<'_> {
@@ -269,7 +306,7 @@ impl<'de> Deserialize<'de> for Block {
             1 => {
                 let mut source = None;
                 walk(fields, &["source"], STRICT, |_, v| {
-                    source = Some(value(v)?);
+                    source = Some(image_source_value(v)?);
                     Ok(())
                 })?;
                 Ok(Block::Image {
@@ -312,63 +349,77 @@ impl<'de> Deserialize<'de> for Block {
     }
 }
 
+const IMAGE_SOURCE: &str = "internally tagged enum ImageSource";
+const IMAGE_SOURCE_TAGS: &[&str] = &["url", "base64"];
+
 impl<'de> Deserialize<'de> for ImageSource {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let Tagged { variant, fields } = read_tagged(
-            deserializer,
-            "internally tagged enum ImageSource",
-            &["url", "base64"],
-        )?;
-        if variant == 0 {
-            let mut url = None;
-            walk(fields, &["url"], STRICT, |_, v| {
-                url = Some(value(v)?);
-                Ok(())
-            })?;
-            return Ok(ImageSource::Url {
-                url: required(url, "url")?,
-            });
-        }
-        let (mut media_type, mut data) = (None, None);
-        walk(fields, &["mediaType", "data"], STRICT, |i, v| {
-            match i {
-                0 => media_type = Some(value(v)?),
-                _ => data = Some(value(v)?),
-            }
-            Ok(())
-        })?;
-        Ok(ImageSource::Base64 {
-            media_type: required(media_type, "mediaType")?,
-            data: required(data, "data")?,
-        })
+        image_source(read_tagged(deserializer, IMAGE_SOURCE, IMAGE_SOURCE_TAGS)?)
     }
 }
 
+/// A block's `source` field (already a `Value`).
+fn image_source_value<E: de::Error>(value: Value) -> Result<ImageSource, E> {
+    image_source(tagged_value(value, IMAGE_SOURCE, IMAGE_SOURCE_TAGS)?)
+}
+
+fn image_source<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<ImageSource, E> {
+    if variant == 0 {
+        let mut url = None;
+        walk(fields, &["url"], STRICT, |_, v| {
+            url = Some(value(v)?);
+            Ok(())
+        })?;
+        return Ok(ImageSource::Url {
+            url: required(url, "url")?,
+        });
+    }
+    let (mut media_type, mut data) = (None, None);
+    walk(fields, &["mediaType", "data"], STRICT, |i, v| {
+        match i {
+            0 => media_type = Some(value(v)?),
+            _ => data = Some(value(v)?),
+        }
+        Ok(())
+    })?;
+    Ok(ImageSource::Base64 {
+        media_type: required(media_type, "mediaType")?,
+        data: required(data, "data")?,
+    })
+}
+
+const BLOCK_KIND: &str = "internally tagged enum BlockKind";
+const BLOCK_KIND_TAGS: &[&str] = &["text", "reasoning", "tool-call"];
+
 impl<'de> Deserialize<'de> for BlockKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let Tagged { variant, fields } = read_tagged(
-            deserializer,
-            "internally tagged enum BlockKind",
-            &["text", "reasoning", "tool-call"],
-        )?;
-        match variant {
-            // Unit variants ignore other keys (as serde's derive did).
-            0 => Ok(BlockKind::Text),
-            1 => Ok(BlockKind::Reasoning),
-            _ => {
-                let (mut call_id, mut name) = (None, None);
-                walk(fields, &["callId", "name"], LENIENT, |i, v| {
-                    match i {
-                        0 => call_id = Some(value(v)?),
-                        _ => name = Some(value(v)?),
-                    }
-                    Ok(())
-                })?;
-                Ok(BlockKind::ToolCall {
-                    call_id: required(call_id, "callId")?,
-                    name: required(name, "name")?,
-                })
-            }
+        block_kind(read_tagged(deserializer, BLOCK_KIND, BLOCK_KIND_TAGS)?)
+    }
+}
+
+/// A `block-start` event's `block` field (already a `Value`).
+fn block_kind_value<E: de::Error>(value: Value) -> Result<BlockKind, E> {
+    block_kind(tagged_value(value, BLOCK_KIND, BLOCK_KIND_TAGS)?)
+}
+
+fn block_kind<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<BlockKind, E> {
+    match variant {
+        // Unit variants ignore other keys (as serde's derive did).
+        0 => Ok(BlockKind::Text),
+        1 => Ok(BlockKind::Reasoning),
+        _ => {
+            let (mut call_id, mut name) = (None, None);
+            walk(fields, &["callId", "name"], LENIENT, |i, v| {
+                match i {
+                    0 => call_id = Some(value(v)?),
+                    _ => name = Some(value(v)?),
+                }
+                Ok(())
+            })?;
+            Ok(BlockKind::ToolCall {
+                call_id: required(call_id, "callId")?,
+                name: required(name, "name")?,
+            })
         }
     }
 }
@@ -403,7 +454,7 @@ impl<'de> Deserialize<'de> for StreamEvent {
                 walk(fields, &["index", "block"], LENIENT, |i, v| {
                     match i {
                         0 => index = Some(block_index(v)?),
-                        _ => block = Some(value(v)?),
+                        _ => block = Some(block_kind_value(v)?),
                     }
                     Ok(())
                 })?;

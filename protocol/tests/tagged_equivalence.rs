@@ -192,6 +192,9 @@ const BLOCKS: &[&str] = &[
     r#"{"type":"image","source":{"type":"file","url":"x"}}"#,
     r#"{"type":"image","source":{"url":"x"}}"#,
     r#"{"type":"image","source":"https://x"}"#,
+    r#"{"type":"image","source":7}"#,
+    r#"{"type":"image","source":{"type":["url"],"url":"x"}}"#,
+    r#"{"type":"image","source":{"type":"base64","mediaType":"image/png"}}"#,
     r#"{"type":"image","source":{"type":"url","url":"x","alt":"y"}}"#,
     r#"{"type":"image"}"#,
     r#""text""#,
@@ -232,6 +235,12 @@ const EVENTS: &[&str] = &[
     r#"{"type":"block-start","index":0,"block":{"type":"text","extra":1}}"#,
     r#"{"type":"block-start","index":0,"block":{"type":"image"}}"#,
     r#"{"type":"block-start","index":0,"block":"text"}"#,
+    r#"{"type":"block-start","index":0,"block":5}"#,
+    r#"{"type":"block-start","index":0,"block":-5}"#,
+    r#"{"type":"block-start","index":0,"block":null}"#,
+    r#"{"type":"block-start","index":0,"block":true}"#,
+    r#"{"type":"block-start","index":0,"block":{"type":null}}"#,
+    r#"{"type":"block-start","index":0,"block":{"type":"tool-call","callId":5,"name":"n"}}"#,
     r#"{"type":"block-start","index":0,"block":{}}"#,
     r#"{"type":"block-start","index":-1,"block":{"type":"text"}}"#,
     r#"{"type":"block-start","index":1.5,"block":{"type":"text"}}"#,
@@ -308,4 +317,43 @@ fn the_undocumented_sequence_form_is_rejected() {
             "{error}"
         );
     }
+}
+
+/// A non-integer number where a nested tagged object (`block`, `source`) or a string is expected: serde's derive
+/// buffers it as serde_json's private number map and says "missing field `type`" or "invalid type: map"; the
+/// hand-written impls name it as a number. Pinned here (not in the corpora above, which compare with the derive)
+/// so that reading nested objects without serde_json's `Value` deserializer keeps these texts.
+#[test]
+fn non_integer_numbers_in_nested_objects_are_named_as_numbers() {
+    let cases: [(&str, &str); 3] = [
+        (
+            r#"{"type":"block-start","index":0,"block":1.5}"#,
+            "invalid type: floating point `1.5`, expected internally tagged enum BlockKind",
+        ),
+        (
+            r#"{"type":"block-start","index":0,"block":{"type":"tool-call","callId":2.5,"name":"n"}}"#,
+            "invalid type: number, expected a string",
+        ),
+        (
+            r#"{"type":"message-stop","stopReason":"end-turn","modelState":null,"usage":{"inputTokens":1.5}}"#,
+            "invalid type: floating point `1.5`, expected u64",
+        ),
+    ];
+    for (text, expected) in cases {
+        let from_value =
+            serde_json::from_value::<p::StreamEvent>(serde_json::from_str(text).unwrap());
+        assert_eq!(from_value.unwrap_err().to_string(), expected, "{text}");
+        let from_str = serde_json::from_str::<p::StreamEvent>(text)
+            .unwrap_err()
+            .to_string();
+        assert!(from_str.starts_with(expected), "{text}: {from_str}");
+    }
+    let image = r#"{"type":"image","source":{"type":"url","url":2.5}}"#;
+    let error = serde_json::from_str::<p::Block>(image)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("invalid type: number, expected a string"),
+        "{error}"
+    );
 }

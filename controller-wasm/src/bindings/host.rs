@@ -7,7 +7,7 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Function, Promise, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
@@ -199,11 +199,6 @@ impl JsTool {
     }
 }
 
-/// `{ signal, callId }` for tools and tool interceptors (frozen; built in JS in one call).
-pub fn tool_context_js(ctx: &ToolContext) -> JsValue {
-    js::tool_context(&mirror_signal(&ctx.signal), &ctx.call_id)
-}
-
 /// Converts a tool's (or tool interceptor's) returned JS value to JSON for the core's exact-shape validation.
 pub fn tool_result_json(value: &JsValue) -> Result<Value, AgentError> {
     let text = js::tool_result_json(value).ok_or_else(|| {
@@ -224,12 +219,14 @@ impl ToolHandler for JsTool {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
         // The tool gets its own plain, mutable copy (`args.limit ??= 10` must work); hooks and interceptors see
         // frozen data, and nothing the tool does to its copy reaches the stored tool call.
-        let args = Array::of2(&js::parse_json(&json_text(&*input)), &tool_context_js(&ctx));
-        settle_js(
-            self.execute.apply(&self.object, &args),
-            ErrorCode::ToolFailed,
-            "tool threw",
-        )
+        let returned = js::call_tool(
+            &self.object,
+            &self.execute,
+            &json_text(&*input),
+            &mirror_signal(&ctx.signal),
+            &ctx.call_id,
+        );
+        settle_js(returned, ErrorCode::ToolFailed, "tool threw")
     }
 }
 

@@ -1,5 +1,6 @@
-//! Imports from JavaScript, and nothing else: the host adapters of `npm/adapter.js` (resolved relative to the
-//! generated glue in `npm/pkg/`, hence `raw_module = "../adapter.js"`) and the few globals the bindings use.
+//! Imports from JavaScript, and nothing else: the host adapters of `npm/adapter.js` (the build writes its
+//! minified form beside the generated glue in `npm/pkg/`, hence `raw_module = "./adapter.js"`; see
+//! `scripts/minify-js.mjs`) and the few globals the bindings use.
 //!
 //! One `extern` block per JS module, so everything the bindings need from a module is read in one place.
 //! (wasm-bindgen still gives each function the wasm imports directly its own namespace import of that module;
@@ -10,7 +11,7 @@
 use js_sys::{Array, Function, Promise, Uint32Array};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(raw_module = "../adapter.js")]
+#[wasm_bindgen(raw_module = "./adapter.js")]
 extern "C" {
     /// Drains a model's async iterable into batches (payload text + per-event lengths; see `adapter.js`).
     pub type Pump;
@@ -96,9 +97,18 @@ extern "C" {
     /// `Object.freeze({ ...data, signal })`.
     #[wasm_bindgen(js_name = withSignal)]
     pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
-    /// `Object.freeze({ signal, callId })`: a tool's second argument.
-    #[wasm_bindgen(js_name = toolContext)]
-    pub fn tool_context(signal: &JsValue, call_id: &str) -> JsValue;
+    /// `execute.call(object, JSON.parse(argsJson), toolContext(signal, callId))`: one crossing per tool call.
+    #[wasm_bindgen(js_name = callTool, catch)]
+    pub fn call_tool(
+        object: &JsValue,
+        execute: &Function,
+        args_json: &str,
+        signal: &JsValue,
+        call_id: &str,
+    ) -> Result<JsValue, JsValue>;
+    /// A promise, or an object or function with a callable `then` (a throwing `then` getter counts as none).
+    #[wasm_bindgen(js_name = isThenable)]
+    pub fn is_thenable(value: &JsValue) -> bool;
 }
 
 #[wasm_bindgen]

@@ -26,6 +26,9 @@ pub struct PumpStream {
     waiting: Option<JsFuture>,
     /// Set at the end and after the first error: nothing follows either.
     finished: bool,
+    /// The pump reported its end or the iterator's failure: it has stopped by itself, so dropping the stream
+    /// needs no `stop()` call.
+    settled: bool,
     thrown_code: ErrorCode,
     what: &'static str,
 }
@@ -41,11 +44,15 @@ impl PumpStream {
     ) -> Result<Self, AgentError> {
         let pump =
             js::Pump::new(iterable, raw).map_err(|e| error::from_js(&e, thrown_code, what))?;
+        // A new pump has nothing yet (it reads the iterator asynchronously, even a synchronous one), so the
+        // stream starts by waiting instead of asking for a batch and the state first.
+        let waiting = Some(JsFuture::from(pump.wait()));
         Ok(PumpStream {
             pump,
             batch: Batch::default(),
-            waiting: None,
+            waiting,
             finished: false,
+            settled: false,
             thrown_code,
             what,
         })
@@ -79,10 +86,12 @@ impl Stream for PumpStream {
                 PumpState::Open => this.waiting = Some(JsFuture::from(this.pump.wait())),
                 PumpState::Ended => {
                     this.finished = true;
+                    this.settled = true;
                     return Poll::Ready(None);
                 }
                 PumpState::Failed => {
                     this.finished = true;
+                    this.settled = true;
                     let thrown = this.pump.failure();
                     return Poll::Ready(Some(Err(error::from_js(
                         &thrown,
@@ -97,6 +106,8 @@ impl Stream for PumpStream {
 
 impl Drop for PumpStream {
     fn drop(&mut self) {
-        self.pump.stop();
+        if !self.settled {
+            self.pump.stop();
+        }
     }
 }

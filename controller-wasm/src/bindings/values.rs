@@ -54,10 +54,10 @@ pub fn method(object: &JsValue, key: &str) -> Option<Function> {
         .and_then(|f| f.dyn_into::<Function>().ok())
 }
 
-/// A promise, or any object or function with a callable `then` (what `await` would assimilate).
+/// A promise, or any object or function with a callable `then` (what `await` would assimilate); one JS call
+/// (`isThenable` in adapter.js), since every tool result is checked.
 pub fn is_thenable(value: &JsValue) -> bool {
-    value.is_instance_of::<Promise>()
-        || ((value.is_object() || value.is_function()) && method(value, "then").is_some())
+    js::is_thenable(value)
 }
 
 /// A host value (`value`, described as `what` in errors) as a core type: strict JSON text first (no `undefined`

@@ -148,7 +148,11 @@ async fn call_model(
     model_call: u64,
 ) -> Result<SealedCall, AgentError> {
     let platform = sh.runtime.platform.clone();
-    let started = platform.now_ms();
+    // The timings only feed the ModelCallCompleted hook event: without hooks the clock is not read (each read is
+    // a JS call in the browser, three per model call).
+    let timed = !sh.runtime.options.hooks.is_empty();
+    let now = || if timed { platform.now_ms() } else { 0.0 };
+    let started = now();
     let poison = Poison::default();
     let ctx = ModelCallContext {
         execution_id: sh.id.clone(),
@@ -191,12 +195,12 @@ async fn call_model(
             }
             Accepted::Block => {
                 if first_delta.is_none() && matches!(event, StreamEvent::BlockDelta { .. }) {
-                    first_delta = Some(platform.now_ms());
+                    first_delta = Some(now());
                 }
                 sh.emit(&ExecutionEvent::Stream(&event));
             }
             Accepted::MessageStopped => {
-                let stopped = platform.now_ms();
+                let stopped = now();
                 // Nothing may follow message-stop. Look once without waiting (a stream that simply stays open
                 // must not hold the loop), then release the stream.
                 if let Some(Some(_)) = stream.next().now_or_never() {

@@ -145,12 +145,40 @@ fn safe_positive_integer(raw: &Value) -> Option<u64> {
     if let Some(u) = number.as_u64() {
         return Some(u);
     }
-    let f = number.as_f64()?;
-    if f.is_finite() && f.fract() == 0.0 && f >= 1.0 && f <= MAX_SAFE_INTEGER as f64 {
-        Some(f as u64)
-    } else {
-        None
+    integral_text(&number.to_string()).filter(|n| (1..=MAX_SAFE_INTEGER).contains(n))
+}
+
+/// The integer a JSON number's text denotes when it is integral (`4.0`, `1e3`, `1.5e1`), read from the digits
+/// rather than through `f64`: numbers keep their text (serde_json's `arbitrary_precision`), and parsing it as a
+/// float is what linked core's float parser (about 15 KB of code and tables) into the wasm bundle. The two
+/// readings differ only for a literal with more significant digits than a double holds (`4.0000000000000000001`
+/// rounds to 4 as a float, here it has a fraction), which JavaScript's JSON.stringify never writes.
+fn integral_text(text: &str) -> Option<u64> {
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    if mantissa.starts_with('-') {
+        return None;
     }
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: Vec<u8> = int.bytes().chain(frac.bytes()).collect();
+    let trailing_zeros = digits.iter().rev().take_while(|&&b| b == b'0').count();
+    let significant = &digits[..digits.len() - trailing_zeros];
+    let scale = i64::from(exponent) + trailing_zeros as i64 - frac.len() as i64;
+    if significant.is_empty() || scale < 0 {
+        return None; // zero, or a fraction remains
+    }
+    let mut value: u64 = 0;
+    for &b in significant {
+        value = value
+            .checked_mul(10)?
+            .checked_add(u64::from(b.checked_sub(b'0')?))?;
+    }
+    for _ in 0..scale {
+        value = value.checked_mul(10)?;
+    }
+    Some(value)
 }
 
 fn check_range(name: LimitName, value: u64) -> Result<(), AgentError> {
