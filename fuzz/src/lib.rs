@@ -1,11 +1,10 @@
 //! Shared driver of the fuzz targets: an upstream SSE body cut at arbitrary points, framed by the same
-//! `eventsource-stream` parser the relay uses, and fed to a provider [`Decoder`] exactly as
+//! [`SseFramer`] the relay uses, and fed to a provider [`Decoder`] exactly as
 //! `relay-server/src/model/stream.rs` does (unnamed events as `""`, a final blank line at end of body,
 //! `finish` at the end, nothing after the decoder is complete).
 
-use eventsource_stream::Eventsource;
-use futures_util::StreamExt;
 use patchbridge_protocol::{ModelRequest, StreamEvent};
+use patchbridge_providers::sse::SseFramer;
 use patchbridge_providers::{Decoder, ProviderKind};
 
 /// The request every decoder run answers: one user message and tools with names that need mapping.
@@ -53,29 +52,25 @@ pub fn run_decoder(kind: ProviderKind, data: &[u8]) {
     let Ok(mut decoder) = Decoder::new(kind, &request) else {
         return;
     };
-    let stream = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
-    let mut messages = Box::pin(stream.eventsource());
+    let mut framer = SseFramer::new();
+    let mut messages = Vec::new();
     let mut out: Vec<StreamEvent> = Vec::new();
-    futures_executor::block_on(async {
-        loop {
-            match messages.next().await {
-                Some(Ok(message)) => {
-                    let name = if message.event == "message" { "" } else { message.event.as_str() };
-                    if decoder.feed(name, &message.data, &mut out).is_err() {
-                        return;
-                    }
-                }
-                Some(Err(_)) => return,
-                None => {
-                    let _ = decoder.finish(&mut out);
-                    return;
-                }
-            }
-            if decoder.is_complete() {
+    'body: for chunk in &chunks {
+        if framer.push(chunk, &mut messages).is_err() {
+            return;
+        }
+        for message in messages.drain(..) {
+            if decoder.feed(&message.event, &message.data, &mut out).is_err() {
                 return;
             }
+            if decoder.is_complete() {
+                break 'body;
+            }
         }
-    });
+    }
+    if !decoder.is_complete() {
+        let _ = decoder.finish(&mut out);
+    }
     // Every event the decoder produced must serialise (the relay writes each one as SSE JSON).
     for event in &out {
         serde_json::to_string(event).expect("neutral events serialise");

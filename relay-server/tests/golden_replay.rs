@@ -56,7 +56,7 @@ async fn replay_all_goldens(provider: &str, model_id: &str, dir: &str) {
         let expected = golden(&expected_file);
         for chunk in [usize::MAX, 7, 1] {
             let fake = FakeUpstream::start(vec![Reply::Sse {
-                body: read_fixture(&fixture),
+                body: read_fixture(&fixture).into_bytes(),
                 chunk,
                 delay: Duration::ZERO,
             }])

@@ -307,7 +307,7 @@ async fn a_request_body_that_does_not_arrive_in_time_gets_408() {
 /// `limits.maxStreamDurationMs`.
 #[tokio::test]
 async fn a_stream_of_comments_ends_at_the_total_duration_bound() {
-    let body = ": keep-alive\n\n".repeat(2000);
+    let body = ": keep-alive\n\n".repeat(2000).into_bytes();
     let (_fake, r, _db) = relay_with_upstream(
         vec![Reply::Sse {
             body,

@@ -150,7 +150,7 @@ async fn failure_after_first_byte_is_an_error_event_without_retry() {
 async fn oversized_upstream_stream_is_cut_with_an_error_event() {
     let (_fake, r, _db) = relay_with_upstream(
         vec![Reply::Sse {
-            body: text_stream(),
+            body: text_stream().into_bytes(),
             chunk: 200,
             delay: Duration::ZERO,
         }],
@@ -680,4 +680,42 @@ async fn upstream_redirects_are_not_followed_and_the_key_stays_home() {
         "the redirect target got requests (keys: {:?})",
         seen.lock().unwrap()
     );
+}
+
+#[tokio::test]
+async fn a_stream_that_starts_with_a_byte_order_mark_streams_normally() {
+    // The SSE parser the relay used before panicked here (it sliced into the three-byte BOM).
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::Sse {
+            body: format!("\u{feff}{}", text_stream()).into_bytes(),
+            chunk: 2,
+            delay: Duration::ZERO,
+        }],
+        json!({}),
+    )
+    .await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert_eq!(events[0]["type"], "message-start");
+    assert_eq!(last_event(&text)["type"], "message-stop", "{events:?}");
+}
+
+#[tokio::test]
+async fn an_upstream_stream_that_is_not_utf8_ends_with_a_protocol_error() {
+    let mut body = text_stream().into_bytes();
+    let cut = body.len() / 2;
+    body.splice(cut..cut, [0xff, 0xfe]);
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::Sse {
+            body,
+            chunk: 64,
+            delay: Duration::ZERO,
+        }],
+        json!({}),
+    )
+    .await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(last_event(&text)["code"], "UPSTREAM_PROTOCOL_ERROR");
 }

@@ -462,7 +462,7 @@ async fn binary_serves_health_readiness_metrics_and_static_files() {
 async fn sigterm_drains_an_open_stream_and_exits_0() {
     // A stream of ~3 s: the relay is told to stop while it is in the middle of it.
     let fake = common::FakeUpstream::start(vec![common::Reply::Sse {
-        body: common::read_fixture("openai-chat/recorded/173417d55340.sse"),
+        body: common::read_fixture("openai-chat/recorded/173417d55340.sse").into_bytes(),
         chunk: 96,
         delay: Duration::from_millis(100),
     }])

@@ -1,12 +1,13 @@
 //! Pure translation between the neutral PatchBridge protocol (`docs/protocol.md`, crate
 //! `patchbridge-protocol`) and the wire formats of model providers. No I/O happens here: the relay does the
-//! HTTP and the SSE framing, this crate turns a neutral [`ModelRequest`] into an [`UpstreamRequest`] body and
-//! an upstream SSE stream back into neutral [`StreamEvent`]s.
+//! HTTP, this crate turns a neutral [`ModelRequest`] into an [`UpstreamRequest`] body and an upstream SSE
+//! body ([`sse`] frames it) back into neutral [`StreamEvent`]s.
 //!
 //! Layout:
 //! - [`ProviderKind`], [`encode_request`], [`Decoder`], [`validate_options`] (this file): the dispatch.
 //! - [`options`]: [`ModelOptions`] in, [`UpstreamRequest`] out.
 //! - [`error`]: [`AdapterError`], the one error enum, with stable codes.
+//! - [`sse`]: SSE framing of the upstream body, linear in its length.
 //! - `cache_key`: OpenAI's `prompt_cache_key` for a conversation.
 //! - `emit`: the neutral event builder shared by the decoders (indexes 0..n, one open block, tool-call
 //!   validation).
@@ -18,6 +19,7 @@
 
 pub mod error;
 pub mod options;
+pub mod sse;
 
 mod anthropic;
 mod cache_key;

@@ -1,5 +1,5 @@
 //! The event stream of a `POST {base}/model` response: upstream bytes → bounded, timed byte stream → SSE
-//! messages (`eventsource-stream`) → the adapter's [`Decoder`] → neutral events (which
+//! messages ([`SseFramer`]) → the adapter's [`Decoder`] → neutral events (which
 //! [`super::sse_body`] batches and encodes for the browser).
 //!
 //! The whole pipeline lives inside the response body stream and owns the upstream response, so when the
@@ -12,9 +12,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
 use patchbridge_protocol::{RelayErrorCode, StreamEvent};
+use patchbridge_providers::sse::{SseFramer, SseMessage};
 use patchbridge_providers::{AdapterError, Decoder};
 
 use crate::config::Secret;
@@ -185,36 +185,43 @@ pub fn relay(
         metrics.open_streams.inc();
         let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled", started, events: 0 };
         let first_byte_at = Arc::new(std::sync::OnceLock::new());
-        let mut messages = Box::pin(bounded_bytes(response, bounds, started, metrics.clone(), first_byte_at.clone()).eventsource());
+        let mut bytes = Box::pin(bounded_bytes(response, bounds, started, metrics.clone(), first_byte_at.clone()));
+        let mut framer = SseFramer::new();
+        let mut messages: Vec<SseMessage> = Vec::new();
         let mut out: Vec<StreamEvent> = Vec::new();
         let mut failure: Option<RelayError> = None;
 
         // `None` (end of the upstream body) goes through the same loop so the decoder's final events share the
         // event bound and the first-event metrics.
         loop {
-            let item = messages.next().await;
-            let began = Instant::now();
+            let item = bytes.next().await;
             let ended = item.is_none();
             match item {
-                Some(Ok(message)) => {
-                    // eventsource-stream names unnamed events "message"; adapters expect "" for "no event:".
-                    let name = if message.event == "message" { "" } else { message.event.as_str() };
-                    if let Err(e) = decoder.feed(name, &message.data, &mut out) {
-                        failure = Some(adapter_error_redacted(e, &secrets));
+                Some(Ok(chunk)) => {
+                    if framer.push(&chunk, &mut messages).is_err() {
+                        tracing::warn!("upstream SSE is not valid UTF-8");
+                        failure = Some(RelayError::Adapter {
+                            code: RelayErrorCode::UpstreamProtocolError,
+                            message: "the model provider sent a stream that could not be understood".into(),
+                        });
+                    }
+                    for message in messages.drain(..) {
+                        // A complete decoder ignores whatever follows, so the upstream is not read to its end.
+                        if failure.is_some() || decoder.is_complete() {
+                            break;
+                        }
+                        let began = Instant::now();
+                        if let Err(e) = decoder.feed(&message.event, &message.data, &mut out) {
+                            failure = Some(adapter_error_redacted(e, &secrets));
+                        }
+                        metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
                     }
                 }
-                Some(Err(EventStreamError::Transport(issue))) => {
+                Some(Err(issue)) => {
                     failure = Some(match issue {
                         ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout | ByteIssue::DurationExceeded(_) => RelayError::UpstreamTimeout { detail: issue.to_string() },
                         ByteIssue::TooLarge(_) => RelayError::UpstreamResponseTooLarge { detail: issue.to_string() },
                         ByteIssue::Transport(_) => RelayError::UpstreamUnavailable { detail: issue.to_string() },
-                    });
-                }
-                Some(Err(e)) => {
-                    tracing::warn!(error = %crate::model::upstream::redact(&e.to_string(), &secrets), "upstream SSE framing error");
-                    failure = Some(RelayError::Adapter {
-                        code: RelayErrorCode::UpstreamProtocolError,
-                        message: "the model provider sent a stream that could not be understood".into(),
                     });
                 }
                 None => {
@@ -238,10 +245,6 @@ pub fn relay(
                 }
                 yield Ok(event);
             }
-            if !ended {
-                metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
-            }
-            // A complete decoder ignores whatever follows, so the upstream is not read to its end.
             if ended || failure.is_some() || decoder.is_complete() {
                 break;
             }
@@ -254,6 +257,6 @@ pub fn relay(
             }
             None => guard.outcome = "ok",
         }
-        drop(messages);
+        drop(bytes);
     }
 }

@@ -268,7 +268,8 @@ pub fn events_of(text: &str) -> Vec<Value> {
 pub enum Reply {
     /// 200 `text/event-stream`, body sent in chunks of `chunk` bytes with `delay` between chunks.
     Sse {
-        body: String,
+        /// Bytes, not text: a test may send a body that is not UTF-8.
+        body: Vec<u8>,
         chunk: usize,
         delay: Duration,
     },
@@ -293,7 +294,7 @@ impl Reply {
 
     pub fn sse(body: impl Into<String>) -> Reply {
         Reply::Sse {
-            body: body.into(),
+            body: body.into().into_bytes(),
             chunk: usize::MAX,
             delay: Duration::ZERO,
         }
@@ -405,7 +406,7 @@ impl FakeUpstream {
                 unreachable!()
             }
             Reply::Sse { body, chunk, delay } => {
-                let bytes = body.into_bytes();
+                let bytes = body;
                 let chunk = chunk.max(1);
                 let pieces: Vec<Vec<u8>> = bytes.chunks(chunk).map(|c| c.to_vec()).collect();
                 let flag = self.disconnected.clone();
