@@ -55,18 +55,21 @@ pub async fn call(
         ModelEntry::Upstream(model) => model,
     };
     let kind = model.config.provider;
-    // Encoding walks every message, tool and ModelState item: linear, but megabytes of it, so it runs off the
-    // async workers. Building the decoder here too fails early on requests it cannot serve (before any
-    // upstream call).
+    // Encoding walks every message, tool and ModelState item: linear, but megabytes of it, so a large request
+    // is encoded off the async workers (a small one in place: the hop would cost more than the work). Building
+    // the decoder here too fails early on requests it cannot serve (before any upstream call).
     let options = model.options.clone();
-    let (request, upstream_request, decoder) = state
-        .heavy(move || {
-            let upstream = encode_request(kind, &options, &request)?;
-            let decoder = Decoder::new(kind, &request)?;
-            Ok::<_, patchbridge_providers::AdapterError>((request, upstream, decoder))
-        })
-        .await?
-        .map_err(adapter_error)?;
+    let prepare = move || {
+        let upstream = encode_request(kind, &options, &request)?;
+        let decoder = Decoder::new(kind, &request)?;
+        Ok::<_, patchbridge_providers::AdapterError>((request, upstream, decoder))
+    };
+    let prepared = if crate::extract::is_small_body(&headers) {
+        prepare()
+    } else {
+        state.heavy(prepare).await?
+    };
+    let (request, upstream_request, decoder) = prepared.map_err(adapter_error)?;
     let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,
