@@ -99,6 +99,19 @@ impl<S: Stream<Item = StreamEvent> + Unpin> SseBody<S> {
     }
 }
 
+/// The response: `text/event-stream`, not cached, and not buffered by reverse proxies (nginx reads
+/// `x-accel-buffering`).
+impl<S: Stream<Item = StreamEvent> + Unpin + Send + 'static> IntoResponse for SseBody<S> {
+    fn into_response(self) -> Response {
+        let mut response = Body::from_stream(self).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        response
+    }
+}
+
 impl<S: Stream<Item = StreamEvent> + Unpin> Stream for SseBody<S> {
     type Item = Result<Bytes, Infallible>;
 
