@@ -105,7 +105,10 @@ impl<S: Stream<Item = StreamEvent> + Unpin + Send + 'static> IntoResponse for Ss
     fn into_response(self) -> Response {
         let mut response = Body::from_stream(self).into_response();
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        );
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
         response
