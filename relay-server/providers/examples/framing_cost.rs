@@ -26,8 +26,7 @@ fn ours(pieces: &[Vec<u8>]) -> usize {
 }
 
 fn theirs(pieces: &[Vec<u8>]) -> usize {
-    let stream =
-        futures_util::stream::iter(pieces.iter().map(|p| Ok::<_, std::convert::Infallible>(p)));
+    let stream = futures_util::stream::iter(pieces.iter().map(Ok::<_, std::convert::Infallible>));
     futures_executor::block_on(stream.eventsource().count())
 }
 
