@@ -112,6 +112,8 @@ impl SseFramer {
                 self.event.push_str(value);
             }
             "data" => {
+                // One allocation of the right size for the usual one-line message (plus its `\n`).
+                self.data.reserve(value.len() + 1);
                 self.data.push_str(value);
                 self.data.push('\n');
             }

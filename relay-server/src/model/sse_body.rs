@@ -36,9 +36,15 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// hold a large buffer (or the browser wait) while it keeps producing.
 const MAX_BATCH_BYTES: usize = 16 * 1024;
 
+/// Bytes reserved before encoding an event: a text delta's event is ~100-200 bytes.
+const EVENT_RESERVE: usize = 256;
+
 /// Appends one event in SSE form: `event: <type>\ndata: <compact JSON>\n\n`. Compact JSON has no raw newline
 /// (string newlines are escaped), so the data is always one line.
 pub fn encode_event(buf: &mut BytesMut, event: &StreamEvent) {
+    // Room for a typical event up front: the JSON writer appends in small pieces, and growing an empty
+    // buffer piece by piece would reallocate several times per event.
+    buf.reserve(EVENT_RESERVE);
     buf.put_slice(b"event: ");
     buf.put_slice(event_type(event).as_bytes());
     buf.put_slice(b"\ndata: ");
