@@ -717,5 +717,9 @@ async fn an_upstream_stream_that_is_not_utf8_ends_with_a_protocol_error() {
     .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    // What came before the bad bytes was relayed; then the stream ends with the error.
+    assert_eq!(events[0]["type"], "message-start");
+    assert!(events.iter().any(|e| e["type"] == "block-delta"));
     assert_eq!(last_event(&text)["code"], "UPSTREAM_PROTOCOL_ERROR");
 }

@@ -198,13 +198,8 @@ pub fn relay(
             let ended = item.is_none();
             match item {
                 Some(Ok(chunk)) => {
-                    if framer.push(&chunk, &mut messages).is_err() {
-                        tracing::warn!("upstream SSE is not valid UTF-8");
-                        failure = Some(RelayError::Adapter {
-                            code: RelayErrorCode::UpstreamProtocolError,
-                            message: "the model provider sent a stream that could not be understood".into(),
-                        });
-                    }
+                    // Messages completed before a bad line still count; the failure takes effect after them.
+                    let framed = framer.push(&chunk, &mut messages);
                     for message in messages.drain(..) {
                         // A complete decoder ignores whatever follows, so the upstream is not read to its end.
                         if failure.is_some() || decoder.is_complete() {
@@ -215,6 +210,13 @@ pub fn relay(
                             failure = Some(adapter_error_redacted(e, &secrets));
                         }
                         metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
+                    }
+                    if framed.is_err() && failure.is_none() && !decoder.is_complete() {
+                        tracing::warn!("upstream SSE is not valid UTF-8");
+                        failure = Some(RelayError::Adapter {
+                            code: RelayErrorCode::UpstreamProtocolError,
+                            message: "the model provider sent a stream that could not be understood".into(),
+                        });
                     }
                 }
                 Some(Err(issue)) => {
