@@ -7,7 +7,7 @@
 #
 # Usage: scripts/fuzz.sh [seconds-per-target] [target...]     (default 60 s each, all targets)
 # Env:   JOBS=1 (libFuzzer -jobs; the development machine is shared, keep it at 1)
-#        SANITIZER=address (cargo fuzz -s: `none` runs 2-3x more executions per second; our crates deny
+#        SANITIZER=address (cargo fuzz -s; `none` skips AddressSanitizer for more executions per second: our crates deny
 #        `unsafe`, so AddressSanitizer mostly watches dependencies)
 #        CARGO_TARGET_DIR (default: fuzz/target)
 # Needs: rustup nightly toolchain and `cargo install cargo-fuzz`.
