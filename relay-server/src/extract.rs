@@ -75,6 +75,11 @@ pub async fn read_limited(request: Request, limit: usize) -> Result<bytes::Bytes
 
 /// Strict parse with the path of the first bad field in the message.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RelayError> {
+    // The plain parse accepts exactly what the path-tracking one accepts and costs less; the second parse, only
+    // for a body that fails, is what names the path of the bad field.
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
