@@ -129,6 +129,14 @@ impl Decoder {
         Ok(Decoder { inner })
     }
 
+    /// Turns the Chat Completions text-chunk fast path off (tests compare both paths).
+    #[cfg(test)]
+    pub(crate) fn set_chat_fast_path(&mut self, on: bool) {
+        if let DecoderInner::Chat(chat) = &mut self.inner {
+            chat.fast_path = on;
+        }
+    }
+
     /// Feeds one SSE message. Appends the neutral events it produces to `out`. Input after the provider's final
     /// event is ignored.
     pub fn feed(

@@ -10,6 +10,7 @@ use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use super::details::Details;
+use super::text_chunk;
 use super::{Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, Emitter, LiveKind};
 use crate::state::Continuation;
@@ -37,6 +38,8 @@ pub(crate) struct ChatDecoder {
     slots: BTreeMap<u64, usize>,
     finish_reason: Option<String>,
     usage: Option<Value>,
+    /// Whether text-delta chunks take `text_chunk`'s fast path (always, except in tests comparing both paths).
+    pub(crate) fast_path: bool,
 }
 
 impl ChatDecoder {
@@ -52,6 +55,7 @@ impl ChatDecoder {
             slots: BTreeMap::new(),
             finish_reason: None,
             usage: None,
+            fast_path: true,
         })
     }
 
@@ -63,6 +67,11 @@ impl ChatDecoder {
     ) -> Result<(), AdapterError> {
         if data.trim() == "[DONE]" {
             return self.complete(out);
+        }
+        if self.fast_path {
+            if let Some(chunk) = text_chunk::parse(data) {
+                return self.text_delta(chunk, out);
+            }
         }
         let chunk = wire::parse("Chat Completions", event, data)?;
         if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
@@ -103,6 +112,23 @@ impl ChatDecoder {
         }
         if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
             self.finish_reason = Some(reason.to_owned());
+        }
+        Ok(())
+    }
+
+    /// A text-delta chunk (see `text_chunk`): what `feed` does with such a chunk, without the `Value` tree.
+    fn text_delta(
+        &mut self,
+        chunk: text_chunk::TextChunk<'_>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
+        if !self.emit.started() {
+            let id = chunk.id.as_deref().filter(|id| !id.trim().is_empty());
+            let id = self.continuation.message_id(id);
+            self.emit.start(id, out)?;
+        }
+        if let Some(text) = chunk.content.as_deref() {
+            self.emit.live_delta(LiveKind::Text, text, out)?;
         }
         Ok(())
     }

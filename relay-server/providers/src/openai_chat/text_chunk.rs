@@ -1,0 +1,295 @@
+//! The fast path of the Chat Completions decoder: the one chunk shape that makes up nearly every chunk of a
+//! streamed answer (a text delta of the only choice), read into borrowed typed fields instead of a
+//! `serde_json::Value` tree. The tree cost about thirty allocations and most of the decoder's time per chunk.
+//!
+//! The shape is narrow on purpose, so that reading it can only agree with the general path in `decode.rs`:
+//! the known top-level fields (`id` a string; `object`, `created`, `model`, `system_fingerprint`, `service_tier`,
+//! `obfuscation` of any type, which the general path ignores; `usage` null), exactly one choice with `index` 0
+//! or none, a `delta` with `content` a string or null, `role` of any type, `refusal` null, and `finish_reason`,
+//! `logprobs` null. Anything else (another field anywhere, another type, a duplicate key, a second choice, a
+//! tool call, reasoning, usage, an error, a finish reason) is not this shape, and the decoder reads the chunk
+//! the general way. `tests` below compare both paths on every recorded stream and on generated chunks.
+
+use std::borrow::Cow;
+
+use serde::de::{Deserializer, IgnoredAny};
+use serde::Deserialize;
+
+/// A text-delta chunk: what the decoder needs of it.
+pub(super) struct TextChunk<'a> {
+    pub id: Option<Cow<'a, str>>,
+    pub content: Option<Cow<'a, str>>,
+}
+
+/// `Some` when `data` is exactly the text-delta shape.
+pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
+    let chunk: Chunk<'_> = serde_json::from_str(data).ok()?;
+    let [choice] = chunk.choices;
+    if choice.index.is_some_and(|index| index != 0) {
+        return None;
+    }
+    Some(TextChunk {
+        id: chunk.id,
+        content: choice.delta.content,
+    })
+}
+
+/// Accepts nothing: as `Option<Null>`, a field that may only be null or absent.
+struct Null;
+
+impl<'de> Deserialize<'de> for Null {
+    fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        Err(serde::de::Error::custom("not null"))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // Fields read only to be recognised (and, for the null-only ones, refused when set).
+struct Chunk<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    object: IgnoredAny,
+    #[serde(default)]
+    created: IgnoredAny,
+    #[serde(default)]
+    model: IgnoredAny,
+    #[serde(default)]
+    system_fingerprint: IgnoredAny,
+    #[serde(default)]
+    service_tier: IgnoredAny,
+    #[serde(default)]
+    obfuscation: IgnoredAny,
+    #[serde(default)]
+    usage: Option<Null>,
+    #[serde(borrow)]
+    choices: [Choice<'a>; 1],
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Choice<'a> {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(borrow)]
+    delta: Delta<'a>,
+    #[serde(default)]
+    finish_reason: Option<Null>,
+    #[serde(default)]
+    logprobs: Option<Null>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Delta<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    role: IgnoredAny,
+    #[serde(default)]
+    refusal: Option<Null>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Decoder, ProviderKind};
+    use patchbridge_protocol::{ModelRequest, StreamEvent};
+    use proptest::prelude::*;
+
+    #[test]
+    fn reads_the_common_text_chunk() {
+        let chunk = parse(r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":null,"choices":[{"index":0,"delta":{"content":"Hi \"there\""},"logprobs":null,"finish_reason":null}],"usage":null}"#).unwrap();
+        assert_eq!(chunk.id.as_deref(), Some("c1"));
+        assert_eq!(chunk.content.as_deref(), Some("Hi \"there\""));
+    }
+
+    #[test]
+    fn anything_else_goes_the_general_way() {
+        for data in [
+            r#"{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}"#,
+            r#"{"id":"c","choices":[{"index":1,"delta":{"content":"a"}}]}"#,
+            r#"{"id":"c","choices":[]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":["a"]}}]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":"a","tool_calls":[]}}]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":"a","reasoning":"r"}}]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":1}}"#,
+            r#"{"id":"c","id":"d","choices":[{"delta":{"content":"a"}}]}"#,
+            r#"{"id":7,"choices":[{"delta":{"content":"a"}}]}"#,
+            r#"{"error":{"message":"x"},"choices":[{"delta":{}}]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":"a"}}]} trailing"#,
+        ] {
+            assert!(parse(data).is_none(), "{data}");
+        }
+    }
+
+    fn request() -> ModelRequest {
+        serde_json::from_value(serde_json::json!({
+            "messages": [ { "id": "u1", "role": "user", "blocks": [ { "type": "text", "text": "hi" } ] } ],
+            "modelState": null
+        }))
+        .unwrap()
+    }
+
+    /// Feeds `messages` to a decoder (with or without the fast path) and returns everything it produced:
+    /// events, the first error, and the final events of `finish`.
+    fn run(messages: &[String], fast: bool) -> (Vec<StreamEvent>, Option<String>) {
+        let mut decoder = Decoder::new(ProviderKind::OpenAiChat, &request()).unwrap();
+        decoder.set_chat_fast_path(fast);
+        let mut out = Vec::new();
+        for data in messages {
+            if let Err(e) = decoder.feed("", data, &mut out) {
+                return (out, Some(e.to_string()));
+            }
+            if decoder.is_complete() {
+                return (out, None);
+            }
+        }
+        let error = decoder.finish(&mut out).err().map(|e| e.to_string());
+        (out, error)
+    }
+
+    #[test]
+    fn both_paths_agree_on_every_recorded_chat_stream() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/openai-chat");
+        let mut files = Vec::new();
+        for dir in [root.to_owned(), format!("{root}/recorded")] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "sse") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut fast_hits = 0;
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let messages: Vec<String> = text
+                .split("\n\n")
+                .filter_map(|frame| {
+                    let data: Vec<&str> = frame
+                        .lines()
+                        .filter_map(|l| {
+                            l.strip_prefix("data:")
+                                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                        })
+                        .collect();
+                    (!data.is_empty()).then(|| data.join("\n"))
+                })
+                .collect();
+            fast_hits += messages.iter().filter(|m| parse(m).is_some()).count();
+            assert_eq!(
+                run(&messages, true),
+                run(&messages, false),
+                "{}",
+                file.display()
+            );
+        }
+        assert!(
+            fast_hits > 100,
+            "the recorded streams exercise the fast path ({fast_hits} chunks)"
+        );
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("null".to_owned()),
+            Just("0".to_owned()),
+            Just("1".to_owned()),
+            Just("\"\"".to_owned()),
+            Just("\"x\"".to_owned()),
+            Just("\" \"".to_owned()),
+            Just("\"stop\"".to_owned()),
+            Just("[]".to_owned()),
+            Just("{}".to_owned()),
+            Just("[\"a\"]".to_owned()),
+            Just("{\"prompt_tokens\":3}".to_owned()),
+        ]
+    }
+
+    fn object(
+        keys: &'static [&'static str],
+        inner: BoxedStrategy<String>,
+    ) -> impl Strategy<Value = String> {
+        let key = proptest::sample::select(keys);
+        let field =
+            (key, prop_oneof![3 => inner, 1 => value()]).prop_map(|(k, v)| format!("\"{k}\":{v}"));
+        proptest::collection::vec(field, 0..6)
+            .prop_map(|fields| format!("{{{}}}", fields.join(",")))
+    }
+
+    fn chunk() -> impl Strategy<Value = String> {
+        let delta = object(
+            &["content", "role", "refusal", "reasoning", "tool_calls"],
+            value().boxed(),
+        );
+        let choice = object(
+            &["index", "delta", "finish_reason", "logprobs", "extra"],
+            delta.boxed(),
+        );
+        let choices =
+            proptest::collection::vec(choice, 0..3).prop_map(|c| format!("[{}]", c.join(",")));
+        object(
+            &[
+                "id",
+                "object",
+                "created",
+                "model",
+                "usage",
+                "choices",
+                "error",
+                "obfuscation",
+            ],
+            choices.boxed(),
+        )
+    }
+
+    /// Chunks close to the text-delta shape, each part varied (weighted so that both paths get a good share).
+    fn near_text_chunk() -> impl Strategy<Value = String> {
+        let pick = |options: &'static [&'static str]| proptest::sample::select(options);
+        (
+            pick(&["\"c\"", "\" \"", "\"\"", "null", "1", "\"c\\u00e9\\n\""]),
+            pick(&["0", "0", "0", "1", "null", "\"0\""]),
+            pick(&["\"t\"", "\"\"", "null", "[]", "1", "\"a\\\"b\""]),
+            pick(&["null", "null", "null", "null", "\"stop\"", "\"length\"", "1"]),
+            pick(&["", "", "", ",\"role\":\"assistant\"", ",\"refusal\":null", ",\"refusal\":\"no\"", ",\"reasoning\":\"r\"", ",\"content\":\"dup\""]),
+            pick(&["", "", "", ",\"usage\":null", ",\"usage\":{\"prompt_tokens\":1}", ",\"id\":\"dup\"", ",\"created\":[1]", ",\"x\":1"]),
+        )
+            .prop_map(|(id, index, content, finish, delta_extra, top_extra)| {
+                format!(
+                    r#"{{"id":{id},"object":"chat.completion.chunk","choices":[{{"index":{index},"delta":{{"content":{content}{delta_extra}}},"finish_reason":{finish}}}]{top_extra}}}"#
+                )
+            })
+    }
+
+    #[test]
+    fn the_generated_chunks_reach_both_paths() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut fast, mut general) = (0, 0);
+        for _ in 0..500 {
+            let data = near_text_chunk().new_tree(&mut runner).unwrap().current();
+            if parse(&data).is_some() {
+                fast += 1;
+            } else {
+                general += 1;
+            }
+        }
+        assert!(fast > 20 && general > 50, "{fast} fast, {general} general");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn both_paths_agree_on_generated_chunks(chunks in proptest::collection::vec(prop_oneof![near_text_chunk(), chunk()], 1..6)) {
+            let mut messages = chunks;
+            messages.push("[DONE]".to_owned());
+            prop_assert_eq!(run(&messages, true), run(&messages, false));
+        }
+    }
+}
