@@ -682,13 +682,12 @@ async fn upstream_redirects_are_not_followed_and_the_key_stays_home() {
     );
 }
 
-#[tokio::test]
-async fn a_stream_that_starts_with_a_byte_order_mark_streams_normally() {
-    // The SSE parser the relay used before panicked here (it sliced into the three-byte BOM).
+/// The browser's SSE text for a first turn whose upstream answers `body` in `chunk`-byte pieces (status 200).
+async fn relay_upstream_bytes(body: Vec<u8>, chunk: usize) -> String {
     let (_fake, r, _db) = relay_with_upstream(
         vec![Reply::Sse {
-            body: format!("\u{feff}{}", text_stream()).into_bytes(),
-            chunk: 2,
+            body,
+            chunk,
             delay: Duration::ZERO,
         }],
         json!({}),
@@ -696,6 +695,13 @@ async fn a_stream_that_starts_with_a_byte_order_mark_streams_normally() {
     .await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
+    text
+}
+
+#[tokio::test]
+async fn a_stream_that_starts_with_a_byte_order_mark_streams_normally() {
+    // The SSE parser the relay used before panicked here (it sliced into the three-byte BOM).
+    let text = relay_upstream_bytes(format!("\u{feff}{}", text_stream()).into_bytes(), 2).await;
     let events = events_of(&text);
     assert_eq!(events[0]["type"], "message-start");
     assert_eq!(last_event(&text)["type"], "message-stop", "{events:?}");
@@ -706,17 +712,7 @@ async fn an_upstream_stream_that_is_not_utf8_ends_with_a_protocol_error() {
     let mut body = text_stream().into_bytes();
     let cut = body.len() / 2;
     body.splice(cut..cut, [0xff, 0xfe]);
-    let (_fake, r, _db) = relay_with_upstream(
-        vec![Reply::Sse {
-            body,
-            chunk: 64,
-            delay: Duration::ZERO,
-        }],
-        json!({}),
-    )
-    .await;
-    let (status, text) = post_model(&r, first_turn_request("chat")).await;
-    assert_eq!(status, StatusCode::OK);
+    let text = relay_upstream_bytes(body, 64).await;
     let events = events_of(&text);
     // What came before the bad bytes was relayed; then the stream ends with the error.
     assert_eq!(events[0]["type"], "message-start");

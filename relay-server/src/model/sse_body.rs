@@ -82,23 +82,6 @@ impl<S: Stream<Item = StreamEvent> + Unpin> SseBody<S> {
         }
     }
 
-    /// The response: `text/event-stream`, not cached, and not buffered by reverse proxies (nginx reads
-    /// `x-accel-buffering`).
-    pub fn into_response(self) -> Response
-    where
-        S: Send + 'static,
-    {
-        let mut response = Body::from_stream(self).into_response();
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-        response
-    }
-
     fn take_batch(&mut self) -> Bytes {
         self.keep_alive.as_mut().reset(Instant::now() + KEEP_ALIVE);
         self.buf.split().freeze()
