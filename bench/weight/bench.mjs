@@ -1,4 +1,4 @@
-// Page-weight benchmark (issue 10): what `@patchbridge/agent` makes a page download, beside the peers'
+// Page-weight benchmark: what `@patchbridge/agent` makes a page download, beside the peers'
 // published npm packages bundled the same way in the same run. Prints one table (raw, gzip -9, brotli 11,
 // ratio against ours) as text and as Markdown for bench/weight/README.md. Sizes are never asserted.
 //
