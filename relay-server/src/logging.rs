@@ -74,8 +74,12 @@ pub fn human_fields(
 
 /// Installs the binary's subscriber: `filter` is a tracing filter; `json` selects JSON lines.
 pub fn init(filter: tracing_subscriber::EnvFilter, json: bool) {
+    // Colours only for a person at a terminal: a file or a pipe (systemd, a container runtime) would store the
+    // escape codes in every line (and writing them costs formatting time on every line).
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
     if json {
         builder.json().init();

@@ -202,6 +202,31 @@ async fn idle_upstream_times_out_with_an_error_event() {
     );
 }
 
+/// A stream whose chunks keep coming is never cut by a timeout, however long it runs: here it outlasts the
+/// first-byte and idle timeouts several times over, with every gap well inside them.
+#[tokio::test]
+async fn a_steadily_flowing_stream_outlasts_its_timeouts() {
+    let body = text_stream();
+    let chunk = body.len().div_ceil(12);
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::Sse {
+            body: body.into_bytes(),
+            chunk,
+            delay: Duration::from_millis(80),
+        }],
+        json!({ "limits": { "firstByteTimeoutMs": 250, "idleTimeoutMs": 250 } }),
+    )
+    .await;
+    let (status, text) = post_model(&r, first_turn_request("chat")).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events_of(&text);
+    assert!(
+        events.iter().all(|e| e["type"] != "error"),
+        "no error event: {events:?}"
+    );
+    assert_eq!(events.last().unwrap()["type"], "message-stop", "{events:?}");
+}
+
 #[tokio::test]
 async fn no_response_headers_is_a_first_byte_timeout() {
     let (fake, r, _db) = relay_with_upstream(

@@ -520,3 +520,38 @@ async fn sigterm_drains_an_open_stream_and_exits_0() {
         .unwrap();
     assert_eq!(status.code(), Some(0));
 }
+
+/// Logs written to a file or a pipe (a service manager, a container runtime) are plain text: terminal colour
+/// codes would end up as escape bytes in every collected log line.
+#[tokio::test]
+async fn logs_to_a_file_carry_no_terminal_colour_codes() {
+    let db = TestDb::new(Backend::Sqlite);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "relay.json", &relay_config(&db));
+    let log_path = dir.path().join("relay.log");
+    let mut child = Command::new(BIN)
+        .arg("--config")
+        .arg(&config)
+        .env("PATCHBRIDGE_LOG", "info")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log_path).unwrap())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("patchbridge-relay listening on ") {
+                return;
+            }
+        }
+        panic!("relay exited before listening");
+    })
+    .await
+    .expect("relay starts within 30 s");
+    child.kill().await.unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(log.contains(" INFO "), "info lines were written: {log}");
+    assert!(!log.contains('\u{1b}'), "no escape bytes: {log:?}");
+}

@@ -63,7 +63,9 @@ impl SseFramer {
                 chunk = &chunk[1..];
             }
         }
-        while let Some(end) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+        // `memchr2` scans a machine word or a vector at a time: a byte-by-byte search for the line end was
+        // a tenth of the relay's instructions per streamed chunk.
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', chunk) {
             if self.partial.is_empty() {
                 self.line(&chunk[..end], out)?;
             } else {

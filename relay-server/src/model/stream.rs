@@ -61,7 +61,64 @@ impl std::fmt::Display for ByteIssue {
     }
 }
 
+/// When the wait for the next upstream bytes ends, and as which issue. Pure, so the rules are tested without
+/// a clock: a wait that begins at `now` may last the first-byte timeout (counted from the call's arrival) until
+/// the first byte and the idle timeout after it, and never past the whole call's bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WaitRule {
+    first_byte_by: Instant,
+    total_by: Instant,
+    idle: Duration,
+}
+
+impl WaitRule {
+    fn new(bounds: &StreamBounds, started: Instant) -> Self {
+        WaitRule {
+            first_byte_by: started + bounds.first_byte,
+            total_by: started + bounds.total,
+            idle: bounds.idle,
+        }
+    }
+
+    /// The deadline of a wait that began at `began`, and which bound it is.
+    fn due(&self, began: Instant, first: bool) -> (Instant, Expiry) {
+        let (by, expiry) = if first {
+            (self.first_byte_by, Expiry::FirstByte)
+        } else {
+            (began + self.idle, Expiry::Idle)
+        };
+        if self.total_by <= by {
+            (self.total_by, Expiry::Total)
+        } else {
+            (by, expiry)
+        }
+    }
+}
+
+/// Which bound a wait for upstream bytes ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expiry {
+    FirstByte,
+    Idle,
+    Total,
+}
+
+impl Expiry {
+    fn issue(self, bounds: &StreamBounds) -> ByteIssue {
+        match self {
+            Expiry::FirstByte => ByteIssue::FirstByteTimeout,
+            Expiry::Idle => ByteIssue::IdleTimeout,
+            Expiry::Total => ByteIssue::DurationExceeded(bounds.total),
+        }
+    }
+}
+
 /// Upstream body bytes with the byte bound, the first-byte deadline and the idle timeout applied.
+///
+/// One timer serves the whole stream. Arming a fresh timeout per chunk registered and removed a timer-wheel
+/// entry (two driver locks) for every upstream chunk; here the timer keeps its deadline while chunks arrive,
+/// and only when it fires is the real deadline of the current wait (which began after the last chunk was
+/// handed on) recomputed: the timer is moved forward, or the stream ends with the issue.
 fn bounded_bytes(
     response: reqwest::Response,
     bounds: StreamBounds,
@@ -72,38 +129,55 @@ fn bounded_bytes(
     async_stream::stream! {
         let mut body = response.bytes_stream();
         let mut total: u64 = 0;
+        let rule = WaitRule::new(&bounds, started);
+        let (mut armed, _) = rule.due(started, true);
+        let timer = tokio::time::sleep_until(armed.into());
+        tokio::pin!(timer);
         loop {
             let first = first_byte_at.get().is_none();
-            let wait = if first { bounds.first_byte.saturating_sub(started.elapsed()) } else { bounds.idle };
-            let left = bounds.total.saturating_sub(started.elapsed());
-            // Checked before polling: `timeout` polls the body first, so an upstream whose bytes are always
-            // ready would never see a zero timeout fire.
-            if left.is_zero() {
+            let began = Instant::now();
+            let (due, expiry) = rule.due(began, first);
+            // Checked before polling: the body is polled first below, so an upstream whose bytes are always
+            // ready would never let the timer fire.
+            if began >= rule.total_by {
                 yield Err(ByteIssue::DurationExceeded(bounds.total));
                 break;
             }
-            match tokio::time::timeout(wait.min(left), body.next()).await {
-                Err(_) => {
-                    yield Err(if left <= wait {
-                        ByteIssue::DurationExceeded(bounds.total)
-                    } else if first {
-                        ByteIssue::FirstByteTimeout
-                    } else {
-                        ByteIssue::IdleTimeout
-                    });
+            // The first-byte deadline can be later than the first idle deadline: then the timer moves back.
+            if due < armed {
+                armed = due;
+                timer.as_mut().reset(armed.into());
+            }
+            let next = loop {
+                tokio::select! {
+                    biased;
+                    next = body.next() => break Some(next),
+                    () = &mut timer => {
+                        if Instant::now() < due {
+                            armed = due;
+                            timer.as_mut().reset(armed.into());
+                            continue;
+                        }
+                        break None;
+                    }
+                }
+            };
+            match next {
+                None => {
+                    yield Err(expiry.issue(&bounds));
                     break;
                 }
-                Ok(None) => {
+                Some(None) => {
                     // End of body: terminate a last event that lacks its blank line. The WHATWG rules drop
                     // it, but the providers' own SDKs dispatch it, and recorded streams end that way.
                     yield Ok(bytes::Bytes::from_static(b"\n\n"));
                     break;
                 }
-                Ok(Some(Err(e))) => {
+                Some(Some(Err(e))) => {
                     yield Err(ByteIssue::Transport(e));
                     break;
                 }
-                Ok(Some(Ok(chunk))) => {
+                Some(Some(Ok(chunk))) => {
                     if first && first_byte_at.set(Instant::now()).is_ok() {
                         metrics.upstream_first_byte.observe(started.elapsed().as_secs_f64());
                     }
@@ -260,5 +334,65 @@ pub fn relay(
             None => guard.outcome = "ok",
         }
         drop(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule() -> (WaitRule, Instant) {
+        let started = Instant::now();
+        let bounds = StreamBounds {
+            max_upstream_bytes: 1,
+            max_events: 1,
+            first_byte: Duration::from_secs(30),
+            idle: Duration::from_secs(10),
+            total: Duration::from_secs(100),
+        };
+        (WaitRule::new(&bounds, started), started)
+    }
+
+    #[test]
+    fn before_the_first_byte_the_wait_ends_at_the_first_byte_deadline_from_arrival() {
+        let (rule, started) = rule();
+        let late = started + Duration::from_secs(25);
+        assert_eq!(
+            rule.due(late, true),
+            (started + Duration::from_secs(30), Expiry::FirstByte)
+        );
+    }
+
+    #[test]
+    fn after_the_first_byte_each_wait_gets_the_idle_timeout_from_its_start() {
+        let (rule, started) = rule();
+        let began = started + Duration::from_secs(42);
+        assert_eq!(
+            rule.due(began, false),
+            (began + Duration::from_secs(10), Expiry::Idle)
+        );
+    }
+
+    #[test]
+    fn no_wait_outlasts_the_whole_call() {
+        let (rule, started) = rule();
+        let end = started + Duration::from_secs(100);
+        assert_eq!(
+            rule.due(started + Duration::from_secs(95), false),
+            (end, Expiry::Total)
+        );
+        // A deadline that falls exactly on the call's end is the call's bound, as the error message says.
+        assert_eq!(
+            rule.due(started + Duration::from_secs(90), false),
+            (end, Expiry::Total)
+        );
+        let short = WaitRule {
+            total_by: started + Duration::from_secs(5),
+            ..rule
+        };
+        assert_eq!(
+            short.due(started, true),
+            (started + Duration::from_secs(5), Expiry::Total)
+        );
     }
 }
