@@ -64,3 +64,84 @@ pub(crate) fn provider_error(value: &Value) -> AdapterError {
         detail: format!("{label}: {}", str_field(error, "message")),
     }
 }
+
+/// Typed reading for the decoders' fast paths (`openai_chat/text_chunk.rs`, `openai_responses/delta_event.rs`,
+/// `anthropic/block_delta.rs`): field types that accept exactly what [`parse`] accepts for them, so a fast path
+/// never takes an event the general path would refuse as malformed.
+pub(crate) mod typed {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::Deserialize;
+
+    /// A string, borrowed from the event's text when it holds no escapes.
+    #[derive(Deserialize)]
+    #[serde(transparent)]
+    pub(crate) struct Str<'a>(#[serde(borrow)] pub Cow<'a, str>);
+
+    /// Accepts nothing: as `Option<Null>`, a field that may only be null or absent.
+    pub(crate) struct Null;
+
+    impl<'de> Deserialize<'de> for Null {
+        fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+            Err(serde::de::Error::custom("not null"))
+        }
+    }
+
+    /// Any JSON value, read past and kept nowhere, for a field the general path ignores. Unlike
+    /// `serde::de::IgnoredAny` it reads the value the way [`super::parse`] does (through `deserialize_any`):
+    /// strings are decoded (a lone surrogate escape is an error) and nesting is limited to the same depth, so
+    /// it accepts exactly the values a `Value` parse accepts.
+    pub(crate) struct Skip;
+
+    impl<'de> Deserialize<'de> for Skip {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_any(Skip)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Skip {
+        type Value = Skip;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+
+        fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_unit<E>(self) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok(Skip)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+            while map.next_key::<Skip>()?.is_some() {
+                map.next_value::<Skip>()?;
+            }
+            Ok(Skip)
+        }
+    }
+}
