@@ -25,6 +25,11 @@ pub(super) struct TextChunk<'a> {
 
 /// `Some` when `data` is exactly the text-delta shape.
 pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
+    // A tool-call chunk would be refused only once most of it was read and serde had built an error (a
+    // formatted message): refused here first, it costs one scan. Text never holds the key unescaped.
+    if data.contains(r#""tool_calls""#) {
+        return None;
+    }
     let chunk: Chunk<'_> = serde_json::from_str(data).ok()?;
     let [choice] = chunk.choices;
     if choice.index.is_some_and(|index| index != 0) {
