@@ -1,6 +1,6 @@
 //! Reading provider events, shared by the three decoders: one parse of an SSE message's JSON, the event's type,
 //! and lenient field access (an absent or mistyped optional field reads as empty; what must be present is
-//! checked where it is used).
+//! checked where it is used). `typed`: the field types the decoders' fast paths read their common events with.
 
 use serde_json::Value;
 

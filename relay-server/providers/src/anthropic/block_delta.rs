@@ -36,6 +36,9 @@ pub(super) fn parse(data: &str) -> Option<BlockDelta<'_>> {
         return None;
     }
     let event: Event<'_> = serde_json::from_str(data).ok()?;
+    if event.kind.0 != "content_block_delta" {
+        return None;
+    }
     let Delta {
         kind,
         text,
@@ -43,11 +46,11 @@ pub(super) fn parse(data: &str) -> Option<BlockDelta<'_>> {
         partial_json,
         signature,
     } = event.delta;
-    let (delta_type, piece) = match (kind, text, thinking, partial_json, signature) {
-        (DeltaKind::Text, Some(piece), None, None, None) => ("text_delta", piece),
-        (DeltaKind::Thinking, None, Some(piece), None, None) => ("thinking_delta", piece),
-        (DeltaKind::InputJson, None, None, Some(piece), None) => ("input_json_delta", piece),
-        (DeltaKind::Signature, None, None, None, Some(piece)) => ("signature_delta", piece),
+    let (delta_type, piece) = match (kind.0.as_ref(), text, thinking, partial_json, signature) {
+        ("text_delta", Some(piece), None, None, None) => ("text_delta", piece),
+        ("thinking_delta", None, Some(piece), None, None) => ("thinking_delta", piece),
+        ("input_json_delta", None, None, Some(piece), None) => ("input_json_delta", piece),
+        ("signature_delta", None, None, None, Some(piece)) => ("signature_delta", piece),
         _ => return None,
     };
     Some(BlockDelta {
@@ -68,40 +71,23 @@ pub(super) fn piece_field(delta_type: &str) -> Option<&'static str> {
     })
 }
 
-#[derive(Deserialize)]
-enum EventKind {
-    #[serde(rename = "content_block_delta")]
-    ContentBlockDelta,
-}
-
+/// `type` fields are read as strings and compared, not as serde enums: serde_json would also take an enum
+/// written as a one-key object (`{"text_delta": null}`), which the general path reads as no type at all.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // `kind` is read only to be recognised.
 struct Event<'a> {
-    #[serde(rename = "type")]
-    kind: EventKind,
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
     index: u64,
     #[serde(borrow)]
     delta: Delta<'a>,
 }
 
 #[derive(Deserialize)]
-enum DeltaKind {
-    #[serde(rename = "text_delta")]
-    Text,
-    #[serde(rename = "thinking_delta")]
-    Thinking,
-    #[serde(rename = "input_json_delta")]
-    InputJson,
-    #[serde(rename = "signature_delta")]
-    Signature,
-}
-
-#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Delta<'a> {
-    #[serde(rename = "type")]
-    kind: DeltaKind,
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
     #[serde(borrow)]
     text: Option<Str<'a>>,
     #[serde(borrow)]
@@ -160,6 +146,7 @@ mod tests {
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","thinking":"a"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"b"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":{"text_delta":null},"text":"a"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud800"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"x":1}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}} x"#,
@@ -193,15 +180,16 @@ mod tests {
             pick(&["0", "0", "0", "1", "null", "\"0\"", "-0", "1.0"]),
             proptest::sample::select(
                 &[
-                    ("text_delta", "text"),
-                    ("text_delta", "text"),
-                    ("text_delta", "text"),
-                    ("thinking_delta", "thinking"),
-                    ("input_json_delta", "partial_json"),
-                    ("signature_delta", "signature"),
-                    ("citations_delta", "citation"),
-                    ("text_delta", "thinking"),
-                    ("thinking_delta", "text"),
+                    (r#""text_delta""#, "text"),
+                    (r#""text_delta""#, "text"),
+                    (r#""text_delta""#, "text"),
+                    (r#""thinking_delta""#, "thinking"),
+                    (r#""input_json_delta""#, "partial_json"),
+                    (r#""signature_delta""#, "signature"),
+                    (r#""citations_delta""#, "citation"),
+                    (r#""text_delta""#, "thinking"),
+                    (r#""thinking_delta""#, "text"),
+                    (r#"{"text_delta":null}"#, "text"),
                 ][..],
             ),
             pick(&["\"t\"", "\"t\"", "\"\"", "null", "1", "\"{\\\"a\\\"\"", "\"\\ud800\""]),
@@ -210,7 +198,7 @@ mod tests {
         )
             .prop_map(|(index, (delta_type, field), piece, delta_extra, top_extra)| {
                 format!(
-                    r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"{delta_type}","{field}":{piece}{delta_extra}}}{top_extra}}}"#
+                    r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":{delta_type},"{field}":{piece}{delta_extra}}}{top_extra}}}"#
                 )
             })
     }

@@ -38,35 +38,35 @@ pub(super) enum DeltaEvent<'a> {
 pub(super) fn parse(data: &str) -> Option<DeltaEvent<'_>> {
     // Most other events are refused here, before serde would build an error (a formatted message) to refuse
     // them. Providers send `type` first; an event that does not begin with it goes the general way.
-    let kind = data.strip_prefix(r#"{"type":""#)?.split('"').next()?;
-    if !kind.ends_with(".delta") {
+    let type_name = data.strip_prefix(r#"{"type":""#)?.split('"').next()?;
+    if !type_name.ends_with(".delta") {
         return None;
     }
     let event: Event<'_> = serde_json::from_str(data).ok()?;
     let output_index = event.output_index.unwrap_or(0);
     let delta = event.delta.0;
-    let (kind, part, other) = match event.kind {
-        Kind::OutputText => (
+    let (kind, part, other) = match event.kind.0.as_ref() {
+        "response.output_text.delta" => (
             "response.output_text.delta",
             event.content_index,
             event.summary_index,
         ),
-        Kind::Refusal => (
+        "response.refusal.delta" => (
             "response.refusal.delta",
             event.content_index,
             event.summary_index,
         ),
-        Kind::ReasoningText => (
+        "response.reasoning_text.delta" => (
             "response.reasoning_text.delta",
             event.content_index,
             event.summary_index,
         ),
-        Kind::ReasoningSummaryText => (
+        "response.reasoning_summary_text.delta" => (
             "response.reasoning_summary_text.delta",
             event.summary_index,
             event.content_index,
         ),
-        Kind::FunctionCallArguments => {
+        "response.function_call_arguments.delta" => {
             if event.content_index.is_some() || event.summary_index.is_some() {
                 return None;
             }
@@ -75,6 +75,7 @@ pub(super) fn parse(data: &str) -> Option<DeltaEvent<'_>> {
                 delta,
             });
         }
+        _ => return None,
     };
     if other.is_some() {
         return None;
@@ -88,25 +89,13 @@ pub(super) fn parse(data: &str) -> Option<DeltaEvent<'_>> {
 }
 
 #[derive(Deserialize)]
-enum Kind {
-    #[serde(rename = "response.output_text.delta")]
-    OutputText,
-    #[serde(rename = "response.refusal.delta")]
-    Refusal,
-    #[serde(rename = "response.reasoning_text.delta")]
-    ReasoningText,
-    #[serde(rename = "response.reasoning_summary_text.delta")]
-    ReasoningSummaryText,
-    #[serde(rename = "response.function_call_arguments.delta")]
-    FunctionCallArguments,
-}
-
-#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)] // Fields read only to be recognised.
 struct Event<'a> {
-    #[serde(rename = "type")]
-    kind: Kind,
+    /// Read as a string and compared, not as a serde enum: serde_json would also take an enum written as a
+    /// one-key object, which the general path reads as no type at all.
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
     #[serde(borrow)]
     delta: Str<'a>,
     output_index: Option<u64>,
@@ -175,6 +164,7 @@ mod tests {
         for data in [
             r#"{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"a"}"#,
             r#"{"output_index":0,"content_index":0,"delta":"a"}"#,
+            r#"{"type":{"response.output_text.delta":null},"delta":"a"}"#,
             r#"{"type":"response.output_text.delta","output_index":0,"content_index":0}"#,
             r#"{"type":"response.output_text.delta","output_index":0,"delta":null}"#,
             r#"{"type":"response.output_text.delta","output_index":"1","delta":"a"}"#,
@@ -222,6 +212,7 @@ mod tests {
                 "\"response.reasoning_text.delta\"",
                 "\"response.function_call_arguments.delta\"",
                 "\"response.output_text.done\"",
+                "{\"response.output_text.delta\":null}",
                 "null",
             ]),
             pick(&["0", "0", "1", "null", "\"1\"", "-0", "1.0"]),
