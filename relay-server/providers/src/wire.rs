@@ -145,3 +145,56 @@ pub(crate) mod typed {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::typed::Skip;
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Holder {
+        field: Skip,
+    }
+
+    #[test]
+    fn skip_accepts_exactly_what_a_value_parse_accepts() {
+        let mut values: Vec<String> = [
+            "null",
+            "true",
+            "0",
+            "-0",
+            "1.5e-3",
+            "1e999",
+            "-1e999",
+            "18446744073709551616",
+            "\"a\"",
+            "\"\\ud83d\\ude00\"",
+            "\"\\ud800\"",
+            "\"\\udc00x\"",
+            "\"\\u00zz\"",
+            "\"\u{1}\"",
+            "{\"a\":1,\"a\":2}",
+            "{\"\\ud800\":1}",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "nul",
+        ]
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect();
+        for depth in 124..=130 {
+            values.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
+            values.push(format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth)));
+        }
+        for value in values {
+            let data = format!("{{\"field\":{value}}}");
+            assert_eq!(
+                serde_json::from_str::<Holder>(&data).is_ok(),
+                serde_json::from_str::<serde_json::Value>(&data).is_ok(),
+                "{data}"
+            );
+        }
+    }
+}
