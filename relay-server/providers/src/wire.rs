@@ -148,8 +148,18 @@ pub(crate) mod typed {
 
 #[cfg(test)]
 mod tests {
-    use super::typed::Skip;
+    use std::borrow::Cow;
+
+    use super::typed::{Skip, Str};
     use serde::Deserialize;
+
+    #[test]
+    fn str_borrows_unescaped_text_even_inside_an_option() {
+        let read: Option<Str<'_>> = serde_json::from_str(r#""plain""#).unwrap();
+        assert!(matches!(read, Some(Str(Cow::Borrowed("plain")))));
+        let read: Option<Str<'_>> = serde_json::from_str(r#""a\"b""#).unwrap();
+        assert!(matches!(read, Some(Str(Cow::Owned(s))) if s == "a\"b"));
+    }
 
     #[derive(Deserialize)]
     #[allow(dead_code)]

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::wire::typed::{Null, Skip};
+use crate::wire::typed::{Null, Skip, Str};
 
 /// A text-delta chunk: what the decoder needs of it.
 pub(super) struct TextChunk<'a> {
@@ -36,8 +36,8 @@ pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
         return None;
     }
     Some(TextChunk {
-        id: chunk.id,
-        content: choice.delta.content,
+        id: chunk.id.map(|id| id.0),
+        content: choice.delta.content.map(|content| content.0),
     })
 }
 
@@ -46,7 +46,7 @@ pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
 #[allow(dead_code)] // Fields read only to be recognised (and, for the null-only ones, refused when set).
 struct Chunk<'a> {
     #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
+    id: Option<Str<'a>>,
     object: Option<Skip>,
     created: Option<u64>,
     model: Option<Skip>,
@@ -78,7 +78,7 @@ struct Choice<'a> {
 #[allow(dead_code)]
 struct Delta<'a> {
     #[serde(borrow, default)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Str<'a>>,
     #[serde(default)]
     role: Option<Skip>,
     #[serde(default)]
