@@ -1,6 +1,9 @@
-//! Prints what decoding costs per upstream SSE message, next to a floor measured in the same run: parsing the
-//! same `data:` payloads into `serde_json::Value` and nothing else (any decoder must at least read the JSON).
-//! A benchmark, not a test: figures vary with the machine and its load.
+//! Prints what decoding costs per upstream SSE message, three ways in the same run: the decoder as the relay runs
+//! it (fast paths on), the decoder with its fast paths off (every event read into a `serde_json::Value` tree),
+//! and a floor: parsing the same `data:` payloads into `Value` and nothing else. `fast/Value` is the first over
+//! the second. The recorded Responses and Anthropic streams are short (3 or 4 text deltas among a dozen other
+//! events), so each is also measured with every text delta repeated 50 times in place, which is what a long
+//! answer looks like. A benchmark, not a test: figures vary with the machine and its load.
 //!
 //!     cargo run --release -p patchbridge-providers --example decode_cost
 
@@ -49,6 +52,14 @@ fn main() {
             "anthropic-messages/thinking_tool_use.sse",
         ),
         (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/basic_response.sse",
+        ),
+        (
+            ProviderKind::OpenAiResponses,
+            "openai-responses/recorded/vercel-phase.sse",
+        ),
+        (
             ProviderKind::OpenAiResponses,
             "openai-responses/reasoning_tool_call.sse",
         ),
@@ -65,25 +76,38 @@ fn main() {
         conversation_id: None,
     };
     println!(
-        "{:<52} {:>9} {:>12} {:>12} {:>7}",
-        "fixture", "messages", "decode ns", "parse ns", "ratio"
+        "{:<62} {:>8} {:>8} {:>9} {:>9} {:>10}",
+        "fixture (ns per message)", "messages", "fast", "Value", "parse", "fast/Value"
     );
-    for (kind, file) in cases {
+    let long = [
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/basic_response.sse",
+        ),
+        (
+            ProviderKind::OpenAiResponses,
+            "openai-responses/recorded/vercel-phase.sse",
+        ),
+    ];
+    let cases = cases
+        .into_iter()
+        .map(|(kind, file)| (kind, file.to_owned(), 1))
+        .chain(
+            long.into_iter()
+                .map(|(kind, file)| (kind, format!("{file}, deltas x50"), 50)),
+        );
+    for (kind, name, repeat) in cases {
+        let file = name.split(',').next().unwrap();
         let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
-        let messages = sse_messages(&text);
+        let messages = repeat_text_deltas(sse_messages(&text), repeat);
         let rounds = (200_000 / messages.len()).max(50);
-        let start = Instant::now();
-        for _ in 0..rounds {
-            let mut decoder = Decoder::new(kind, &request).unwrap();
-            let mut out = Vec::with_capacity(16);
-            for (event, data) in &messages {
-                decoder.feed(event, data, &mut out).unwrap();
-                out.clear();
-            }
-            decoder.finish(&mut out).unwrap();
-            black_box(&out);
+        // Interleaved, so that a change in the machine's load falls on both.
+        let (mut fast, mut value) = (0.0, 0.0);
+        for _ in 0..5 {
+            fast += decode_ns(kind, &request, &messages, rounds / 5, true);
+            value += decode_ns(kind, &request, &messages, rounds / 5, false);
         }
-        let decode = start.elapsed().as_nanos() as f64 / (rounds * messages.len()) as f64;
+        let (fast, value) = (fast / 5.0, value / 5.0);
         let start = Instant::now();
         for _ in 0..rounds {
             for (_, data) in &messages {
@@ -94,12 +118,52 @@ fn main() {
         }
         let parse = start.elapsed().as_nanos() as f64 / (rounds * messages.len()) as f64;
         println!(
-            "{:<52} {:>9} {:>12.0} {:>12.0} {:>7.2}",
-            file,
+            "{:<62} {:>8} {:>8.0} {:>9.0} {:>9.0} {:>10.2}",
+            name,
             messages.len(),
-            decode,
+            fast,
+            value,
             parse,
-            decode / parse
+            fast / value
         );
     }
+}
+
+/// Each text delta (Anthropic `content_block_delta`, Responses `response.output_text.delta`) `n` times.
+fn repeat_text_deltas(messages: Vec<(String, String)>, n: usize) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for message in messages {
+        let kind = serde_json::from_str::<serde_json::Value>(&message.1)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned));
+        let times = match kind.as_deref() {
+            Some("content_block_delta" | "response.output_text.delta") => n,
+            _ => 1,
+        };
+        out.extend(std::iter::repeat_n(message, times));
+    }
+    out
+}
+
+/// Decodes `messages` `rounds` times, each with a new decoder; returns ns per message.
+fn decode_ns(
+    kind: ProviderKind,
+    request: &ModelRequest,
+    messages: &[(String, String)],
+    rounds: usize,
+    fast_path: bool,
+) -> f64 {
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let mut decoder = Decoder::new(kind, request).unwrap();
+        decoder.set_fast_path(fast_path);
+        let mut out = Vec::with_capacity(16);
+        for (event, data) in messages {
+            decoder.feed(event, data, &mut out).unwrap();
+            out.clear();
+        }
+        decoder.finish(&mut out).unwrap();
+        black_box(&out);
+    }
+    start.elapsed().as_nanos() as f64 / (rounds * messages.len()) as f64
 }

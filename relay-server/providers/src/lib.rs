@@ -13,9 +13,12 @@
 //!   validation).
 //! - `state`: ModelState helpers shared by the adapters (format check, entries keyed by message id, pruning).
 //! - `tool_names`: the reversible mapping of neutral tool names (`local.device_get`) to provider-safe names.
-//! - `wire`: reading provider events (JSON parse, event type, lenient field access) for the decoders.
+//! - `wire`: reading provider events (JSON parse, event type, lenient field access) for the decoders, and the
+//!   typed field readers of their fast paths.
+//! - `test_support` (tests only): fixture streams and proptest strategies for comparing each decoder's fast
+//!   path with its general path.
 //! - `openai_chat`, `openai_responses`, `anthropic`: one module per wire format, each with `encode` and
-//!   `decode`.
+//!   `decode`, and a fast path for its most common events (`text_chunk`, `delta_event`, `block_delta`).
 
 pub mod error;
 pub mod options;
@@ -27,6 +30,8 @@ mod emit;
 mod openai_chat;
 mod openai_responses;
 mod state;
+#[cfg(test)]
+mod test_support;
 mod tool_names;
 mod wire;
 
@@ -129,11 +134,15 @@ impl Decoder {
         Ok(Decoder { inner })
     }
 
-    /// Turns the Chat Completions text-chunk fast path off (tests compare both paths).
-    #[cfg(test)]
-    pub(crate) fn set_chat_fast_path(&mut self, on: bool) {
-        if let DecoderInner::Chat(chat) = &mut self.inner {
-            chat.fast_path = on;
+    /// Whether the decoder reads its most common events (text and other deltas of the usual shape) into
+    /// borrowed typed fields instead of a `serde_json::Value` tree. On by default. Both ways produce the same
+    /// events and errors; turning it off exists so that the tests and `examples/decode_cost.rs` can compare them.
+    #[doc(hidden)]
+    pub fn set_fast_path(&mut self, on: bool) {
+        match &mut self.inner {
+            DecoderInner::Chat(d) => d.fast_path = on,
+            DecoderInner::Responses(d) => d.fast_path = on,
+            DecoderInner::Anthropic(d) => d.fast_path = on,
         }
     }
 

@@ -1,6 +1,6 @@
 //! Reading provider events, shared by the three decoders: one parse of an SSE message's JSON, the event's type,
 //! and lenient field access (an absent or mistyped optional field reads as empty; what must be present is
-//! checked where it is used).
+//! checked where it is used). `typed`: the field types the decoders' fast paths read their common events with.
 
 use serde_json::Value;
 
@@ -62,5 +62,149 @@ pub(crate) fn provider_error(value: &Value) -> AdapterError {
     AdapterError::Upstream {
         failure,
         detail: format!("{label}: {}", str_field(error, "message")),
+    }
+}
+
+/// Typed reading for the decoders' fast paths (`openai_chat/text_chunk.rs`, `openai_responses/delta_event.rs`,
+/// `anthropic/block_delta.rs`): field types that accept exactly what [`parse`] accepts for them, so a fast path
+/// never takes an event the general path would refuse as malformed.
+pub(crate) mod typed {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::Deserialize;
+
+    /// A string, borrowed from the event's text when it holds no escapes.
+    #[derive(Deserialize)]
+    #[serde(transparent)]
+    pub(crate) struct Str<'a>(#[serde(borrow)] pub Cow<'a, str>);
+
+    /// Accepts nothing: as `Option<Null>`, a field that may only be null or absent.
+    pub(crate) struct Null;
+
+    impl<'de> Deserialize<'de> for Null {
+        fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+            Err(serde::de::Error::custom("not null"))
+        }
+    }
+
+    /// Any JSON value, read past and kept nowhere, for a field the general path ignores. Unlike
+    /// `serde::de::IgnoredAny` it reads the value the way [`super::parse`] does (through `deserialize_any`):
+    /// strings are decoded (a lone surrogate escape is an error) and nesting is limited to the same depth, so
+    /// it accepts exactly the values a `Value` parse accepts.
+    pub(crate) struct Skip;
+
+    impl<'de> Deserialize<'de> for Skip {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_any(Skip)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Skip {
+        type Value = Skip;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+
+        fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_unit<E>(self) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+            while seq.next_element::<Skip>()?.is_some() {}
+            Ok(Skip)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+            while map.next_key::<Skip>()?.is_some() {
+                map.next_value::<Skip>()?;
+            }
+            Ok(Skip)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::typed::{Skip, Str};
+    use serde::Deserialize;
+
+    #[test]
+    fn str_borrows_unescaped_text_even_inside_an_option() {
+        let read: Option<Str<'_>> = serde_json::from_str(r#""plain""#).unwrap();
+        assert!(matches!(read, Some(Str(Cow::Borrowed("plain")))));
+        let read: Option<Str<'_>> = serde_json::from_str(r#""a\"b""#).unwrap();
+        assert!(matches!(read, Some(Str(Cow::Owned(s))) if s == "a\"b"));
+    }
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Holder {
+        field: Skip,
+    }
+
+    #[test]
+    fn skip_accepts_exactly_what_a_value_parse_accepts() {
+        let mut values: Vec<String> = [
+            "null",
+            "true",
+            "0",
+            "-0",
+            "1.5e-3",
+            "1e999",
+            "-1e999",
+            "18446744073709551616",
+            "\"a\"",
+            "\"\\ud83d\\ude00\"",
+            "\"\\ud800\"",
+            "\"\\udc00x\"",
+            "\"\\u00zz\"",
+            "\"\u{1}\"",
+            "{\"a\":1,\"a\":2}",
+            "{\"\\ud800\":1}",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "nul",
+        ]
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect();
+        for depth in 124..=130 {
+            values.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
+            values.push(format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth)));
+        }
+        for value in values {
+            let data = format!("{{\"field\":{value}}}");
+            assert_eq!(
+                serde_json::from_str::<Holder>(&data).is_ok(),
+                serde_json::from_str::<serde_json::Value>(&data).is_ok(),
+                "{data}"
+            );
+        }
     }
 }

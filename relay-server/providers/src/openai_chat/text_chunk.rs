@@ -3,17 +3,19 @@
 //! `serde_json::Value` tree. The tree cost about thirty allocations and most of the decoder's time per chunk.
 //!
 //! The shape is narrow on purpose, so that reading it can only agree with the general path in `decode.rs`:
-//! the known top-level fields (`id` a string; `object`, `created`, `model`, `system_fingerprint`, `service_tier`,
-//! `obfuscation` of any type, which the general path ignores; `usage` null), exactly one choice with `index` 0
-//! or none, a `delta` with `content` a string or null, `role` of any type, `refusal` null, and `finish_reason`,
-//! `logprobs` null. Anything else (another field anywhere, another type, a duplicate key, a second choice, a
-//! tool call, reasoning, usage, an error, a finish reason) is not this shape, and the decoder reads the chunk
-//! the general way. `tests` below compare both paths on every recorded stream and on generated chunks.
+//! the known top-level fields (`id` a string; `created` a `u64` or null; `object`, `model`, `system_fingerprint`,
+//! `service_tier`, `obfuscation` of any type, which the general path ignores, read past as strictly as a
+//! `Value` parse reads them; `usage` null), exactly one choice with `index` 0 or none, a `delta` with `content` a
+//! string or null, `role` of any type, `refusal` null, and `finish_reason`, `logprobs` null. Anything else
+//! (another field anywhere, another type, a duplicate key, a second choice, a tool call, reasoning, usage, an
+//! error, a finish reason) is not this shape, and the decoder reads the chunk the general way. `tests` below
+//! compare both paths on every recorded stream and on generated chunks.
 
 use std::borrow::Cow;
 
-use serde::de::{Deserializer, IgnoredAny};
 use serde::Deserialize;
+
+use crate::wire::typed::{Null, Skip, Str};
 
 /// A text-delta chunk: what the decoder needs of it.
 pub(super) struct TextChunk<'a> {
@@ -23,24 +25,20 @@ pub(super) struct TextChunk<'a> {
 
 /// `Some` when `data` is exactly the text-delta shape.
 pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
+    // A tool-call chunk would be refused only once most of it was read and serde had built an error (a
+    // formatted message): refused here first, it costs one scan. Text never holds the key unescaped.
+    if data.contains(r#""tool_calls""#) {
+        return None;
+    }
     let chunk: Chunk<'_> = serde_json::from_str(data).ok()?;
     let [choice] = chunk.choices;
     if choice.index.is_some_and(|index| index != 0) {
         return None;
     }
     Some(TextChunk {
-        id: chunk.id,
-        content: choice.delta.content,
+        id: chunk.id.map(|id| id.0),
+        content: choice.delta.content.map(|content| content.0),
     })
-}
-
-/// Accepts nothing: as `Option<Null>`, a field that may only be null or absent.
-struct Null;
-
-impl<'de> Deserialize<'de> for Null {
-    fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-        Err(serde::de::Error::custom("not null"))
-    }
 }
 
 #[derive(Deserialize)]
@@ -48,19 +46,13 @@ impl<'de> Deserialize<'de> for Null {
 #[allow(dead_code)] // Fields read only to be recognised (and, for the null-only ones, refused when set).
 struct Chunk<'a> {
     #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    object: IgnoredAny,
-    #[serde(default)]
-    created: IgnoredAny,
-    #[serde(default)]
-    model: IgnoredAny,
-    #[serde(default)]
-    system_fingerprint: IgnoredAny,
-    #[serde(default)]
-    service_tier: IgnoredAny,
-    #[serde(default)]
-    obfuscation: IgnoredAny,
+    id: Option<Str<'a>>,
+    object: Option<Skip>,
+    created: Option<u64>,
+    model: Option<Skip>,
+    system_fingerprint: Option<Skip>,
+    service_tier: Option<Skip>,
+    obfuscation: Option<Skip>,
     #[serde(default)]
     usage: Option<Null>,
     #[serde(borrow)]
@@ -86,9 +78,9 @@ struct Choice<'a> {
 #[allow(dead_code)]
 struct Delta<'a> {
     #[serde(borrow, default)]
-    content: Option<Cow<'a, str>>,
+    content: Option<Str<'a>>,
     #[serde(default)]
-    role: IgnoredAny,
+    role: Option<Skip>,
     #[serde(default)]
     refusal: Option<Null>,
 }
@@ -96,9 +88,11 @@ struct Delta<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Decoder, ProviderKind};
-    use patchbridge_protocol::{ModelRequest, StreamEvent};
+    use crate::test_support::{fixture_streams, json_value, object, run, split_by_path, unnamed};
+    use crate::ProviderKind;
     use proptest::prelude::*;
+
+    const KIND: ProviderKind = ProviderKind::OpenAiChat;
 
     #[test]
     fn reads_the_common_text_chunk() {
@@ -127,64 +121,26 @@ mod tests {
         }
     }
 
-    fn request() -> ModelRequest {
-        serde_json::from_value(serde_json::json!({
-            "messages": [ { "id": "u1", "role": "user", "blocks": [ { "type": "text", "text": "hi" } ] } ],
-            "modelState": null
-        }))
-        .unwrap()
-    }
-
-    /// Feeds `messages` to a decoder (with or without the fast path) and returns everything it produced:
-    /// events, the first error, and the final events of `finish`.
-    fn run(messages: &[String], fast: bool) -> (Vec<StreamEvent>, Option<String>) {
-        let mut decoder = Decoder::new(ProviderKind::OpenAiChat, &request()).unwrap();
-        decoder.set_chat_fast_path(fast);
-        let mut out = Vec::new();
-        for data in messages {
-            if let Err(e) = decoder.feed("", data, &mut out) {
-                return (out, Some(e.to_string()));
-            }
-            if decoder.is_complete() {
-                return (out, None);
-            }
+    #[test]
+    fn an_ignored_field_the_value_parse_refuses_is_refused_too() {
+        let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+        for model in ["\"\\ud800\"", deep.as_str()] {
+            let data = format!(
+                r#"{{"id":"c","model":{model},"choices":[{{"delta":{{"content":"a"}}}}]}}"#
+            );
+            assert!(parse(&data).is_none(), "{data}");
+            assert!(serde_json::from_str::<serde_json::Value>(&data).is_err());
         }
-        let error = decoder.finish(&mut out).err().map(|e| e.to_string());
-        (out, error)
     }
 
     #[test]
     fn both_paths_agree_on_every_recorded_chat_stream() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/openai-chat");
-        let mut files = Vec::new();
-        for dir in [root.to_owned(), format!("{root}/recorded")] {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.extension().is_some_and(|e| e == "sse") {
-                    files.push(path);
-                }
-            }
-        }
         let mut fast_hits = 0;
-        for file in &files {
-            let text = std::fs::read_to_string(file).unwrap();
-            let messages: Vec<String> = text
-                .split("\n\n")
-                .filter_map(|frame| {
-                    let data: Vec<&str> = frame
-                        .lines()
-                        .filter_map(|l| {
-                            l.strip_prefix("data:")
-                                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                        })
-                        .collect();
-                    (!data.is_empty()).then(|| data.join("\n"))
-                })
-                .collect();
-            fast_hits += messages.iter().filter(|m| parse(m).is_some()).count();
+        for (file, messages) in fixture_streams("openai-chat") {
+            fast_hits += messages.iter().filter(|m| parse(&m.data).is_some()).count();
             assert_eq!(
-                run(&messages, true),
-                run(&messages, false),
+                run(KIND, &messages, true),
+                run(KIND, &messages, false),
                 "{}",
                 file.display()
             );
@@ -195,37 +151,10 @@ mod tests {
         );
     }
 
-    fn value() -> impl Strategy<Value = String> {
-        prop_oneof![
-            Just("null".to_owned()),
-            Just("0".to_owned()),
-            Just("1".to_owned()),
-            Just("\"\"".to_owned()),
-            Just("\"x\"".to_owned()),
-            Just("\" \"".to_owned()),
-            Just("\"stop\"".to_owned()),
-            Just("[]".to_owned()),
-            Just("{}".to_owned()),
-            Just("[\"a\"]".to_owned()),
-            Just("{\"prompt_tokens\":3}".to_owned()),
-        ]
-    }
-
-    fn object(
-        keys: &'static [&'static str],
-        inner: BoxedStrategy<String>,
-    ) -> impl Strategy<Value = String> {
-        let key = proptest::sample::select(keys);
-        let field =
-            (key, prop_oneof![3 => inner, 1 => value()]).prop_map(|(k, v)| format!("\"{k}\":{v}"));
-        proptest::collection::vec(field, 0..6)
-            .prop_map(|fields| format!("{{{}}}", fields.join(",")))
-    }
-
     fn chunk() -> impl Strategy<Value = String> {
         let delta = object(
             &["content", "role", "refusal", "reasoning", "tool_calls"],
-            value().boxed(),
+            json_value().boxed(),
         );
         let choice = object(
             &["index", "delta", "finish_reason", "logprobs", "extra"],
@@ -253,11 +182,11 @@ mod tests {
         let pick = |options: &'static [&'static str]| proptest::sample::select(options);
         (
             pick(&["\"c\"", "\" \"", "\"\"", "null", "1", "\"c\\u00e9\\n\""]),
-            pick(&["0", "0", "0", "1", "null", "\"0\""]),
+            pick(&["0", "0", "0", "1", "null", "\"0\"", "-0"]),
             pick(&["\"t\"", "\"\"", "null", "[]", "1", "\"a\\\"b\""]),
             pick(&["null", "null", "null", "null", "\"stop\"", "\"length\"", "1"]),
             pick(&["", "", "", ",\"role\":\"assistant\"", ",\"refusal\":null", ",\"refusal\":\"no\"", ",\"reasoning\":\"r\"", ",\"content\":\"dup\""]),
-            pick(&["", "", "", ",\"usage\":null", ",\"usage\":{\"prompt_tokens\":1}", ",\"id\":\"dup\"", ",\"created\":[1]", ",\"x\":1"]),
+            pick(&["", "", "", ",\"usage\":null", ",\"usage\":{\"prompt_tokens\":1}", ",\"id\":\"dup\"", ",\"created\":[1]", ",\"x\":1", ",\"model\":\"\\ud800\""]),
         )
             .prop_map(|(id, index, content, finish, delta_extra, top_extra)| {
                 format!(
@@ -268,17 +197,7 @@ mod tests {
 
     #[test]
     fn the_generated_chunks_reach_both_paths() {
-        use proptest::strategy::ValueTree;
-        let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let (mut fast, mut general) = (0, 0);
-        for _ in 0..500 {
-            let data = near_text_chunk().new_tree(&mut runner).unwrap().current();
-            if parse(&data).is_some() {
-                fast += 1;
-            } else {
-                general += 1;
-            }
-        }
+        let (fast, general) = split_by_path(near_text_chunk(), 500, |d| parse(d).is_some());
         assert!(fast > 20 && general > 50, "{fast} fast, {general} general");
     }
 
@@ -287,9 +206,9 @@ mod tests {
 
         #[test]
         fn both_paths_agree_on_generated_chunks(chunks in proptest::collection::vec(prop_oneof![near_text_chunk(), chunk()], 1..6)) {
-            let mut messages = chunks;
-            messages.push("[DONE]".to_owned());
-            prop_assert_eq!(run(&messages, true), run(&messages, false));
+            let mut messages: Vec<_> = chunks.into_iter().map(unnamed).collect();
+            messages.push(unnamed("[DONE]".to_owned()));
+            prop_assert_eq!(run(KIND, &messages, true), run(KIND, &messages, false));
         }
     }
 }
