@@ -553,3 +553,27 @@ fn prompt_cache_key_names_the_conversation_when_caching_is_on() {
         .get("prompt_cache_key")
         .is_none());
 }
+
+/// A reasoning-text delta whose `content_index` is near `u64::MAX` (a broken or hostile upstream) is shown as
+/// reasoning like any other: the part number it maps to saturates instead of overflowing (a panic in a
+/// debug build, a wrap onto another part's number in a release one).
+#[test]
+fn a_huge_reasoning_part_index_is_reasoning_text_not_an_overflow() {
+    let mut decoder = patchbridge_providers::Decoder::new(KIND, &first_turn()).unwrap();
+    let mut out = Vec::new();
+    let created = json!({ "type": "response.created", "response": { "id": "resp_big", "status": "in_progress", "output": [] } });
+    decoder.feed("", &created.to_string(), &mut out).unwrap();
+    for index in [u64::MAX, u64::MAX - 1] {
+        let delta = json!({ "type": "response.reasoning_text.delta", "item_id": "rs_1", "output_index": 0,
+                            "content_index": index, "delta": "thinking" });
+        decoder.feed("", &delta.to_string(), &mut out).unwrap();
+    }
+    let shown: String = out
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::BlockDelta { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown, "thinkingthinking");
+}

@@ -139,7 +139,13 @@ impl ResponsesDecoder {
         if kind == "response.refusal.delta" {
             self.refusal = true;
         }
-        self.live_delta(output_index, part_offset + part, live, delta, out)
+        self.live_delta(
+            output_index,
+            part_offset.saturating_add(part),
+            live,
+            delta,
+            out,
+        )
     }
 
     fn arguments_delta(&mut self, output_index: u64, delta: &str) {
