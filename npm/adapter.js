@@ -70,7 +70,28 @@ export function deepFreeze(value) {
  * @returns {unknown}
  */
 export function parseFrozen(text) {
-  return deepFreeze(JSON.parse(text));
+  return freezeParsed(JSON.parse(text));
+}
+
+/**
+ * deepFreeze for a value JSON.parse just made: nothing in it is frozen or shared yet, so the `isFrozen` checks
+ * are skipped, and arrays are walked by index (`Object.keys` of an array allocates one string per element; the
+ * execution result holds the whole history).
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function freezeParsed(value) {
+  if (value !== null && typeof value === 'object') {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) freezeParsed(value[i]);
+    } else {
+      const record = /** @type {Record<string, unknown>} */ (value);
+      const keys = Object.keys(record);
+      for (let i = 0; i < keys.length; i += 1) freezeParsed(record[keys[i]]);
+    }
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**

@@ -21,6 +21,7 @@ use super::js;
 use super::options;
 use super::relay::FetchTransport;
 use super::values::{from_host, frozen, get, is_missing};
+use crate::core::json::to_text;
 use crate::core::relay::{RelayModel, RelayStore};
 use crate::core::{
     AgentError, Controller, ControllerOptions, ControllerState, ConversationStore,
@@ -89,7 +90,7 @@ impl View {
         let mut light = state.clone();
         light.messages = NO_MESSAGES.with(Rc::clone);
         light.error = None;
-        let object = js::parse_json(&light.to_json().to_string());
+        let object = js::parse_json(&to_text(&light.to_json()));
         let _ = Reflect::set(
             &object,
             &JsValue::from_str("messages"),
@@ -509,7 +510,7 @@ impl JsController {
             "source": inspection.source,
             "snapshot": { "revision": inspection.snapshot.revision, "tools": inspection.snapshot.specs_json() },
         });
-        js::parse_frozen(&value.to_string())
+        js::parse_frozen(&to_text(&value))
     }
 
     /// Loads a stored conversation (idle only); rejects with `AGENT_CONVERSATION_CORRUPT`, `AGENT_RELAY_ERROR`…

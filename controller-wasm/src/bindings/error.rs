@@ -5,6 +5,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::js;
+use crate::core::json::to_text;
 use crate::core::{AgentError, ErrorCode, LimitName};
 
 /// The JS `AgentError` instance for a core error.
@@ -14,7 +15,7 @@ pub fn to_js(error: &AgentError) -> JsValue {
 
 /// Like [`to_js`], keeping the original thrown value as `cause`.
 pub fn to_js_with_cause(error: &AgentError, cause: &JsValue) -> JsValue {
-    let details = error.details.as_ref().map(|d| d.to_string());
+    let details = error.details.as_ref().map(to_text);
     js::make_agent_error(
         error.code.as_str(),
         &error.message,

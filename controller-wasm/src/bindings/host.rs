@@ -16,6 +16,7 @@ use super::js;
 use super::signal::mirror_signal;
 use super::stream::PumpStream;
 use super::values::{await_js, frozen, is_thenable, json_text, method};
+use crate::core::json::map_text;
 use crate::core::{
     AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
     HookEvent, HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
@@ -222,7 +223,7 @@ impl ToolHandler for JsTool {
         let returned = js::call_tool(
             &self.object,
             &self.execute,
-            &json_text(&*input),
+            &map_text(&input),
             &mirror_signal(&ctx.signal),
             &ctx.call_id,
         );

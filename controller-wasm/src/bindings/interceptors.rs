@@ -21,6 +21,7 @@ use super::host::{settle_js, stream_from_js};
 use super::js;
 use super::signal::mirror_signal;
 use super::values::{frozen, json_text, method};
+use crate::core::json::to_text;
 use crate::core::{
     AbortSignal, AgentError, CallRequest, ErrorCode, EventStream, ModelCallContext,
     ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext, ToolOutput,
@@ -149,7 +150,7 @@ impl JsToolInterceptor {
 /// signal could not be aborted).
 fn invocation_js(invocation: &ToolInvocation) -> JsValue {
     js::with_signal(
-        &js::parse_frozen(&invocation.to_json().to_string()),
+        &js::parse_frozen(&to_text(&invocation.to_json())),
         &mirror_signal(&invocation.signal),
     )
 }
@@ -183,7 +184,7 @@ impl ToolInterceptor for JsToolInterceptor {
                 let output = next.call(forwarded);
                 Ok(future_to_promise(async move {
                     let value = output.await.map_err(|e| error::to_js(&e))?;
-                    Ok(js::parse_frozen(&value.to_string()))
+                    Ok(js::parse_frozen(&to_text(&value)))
                 })
                 .into())
             });

@@ -14,6 +14,7 @@ use super::host::{JsModel, JsPlatform};
 use super::js;
 use super::options;
 use super::values::{frozen, get, is_missing};
+use crate::core::json::to_text;
 use crate::core::{
     self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, InterruptResponse, Limits,
     Observer, ToolRegistry,
@@ -38,7 +39,7 @@ pub fn observer(callback: Option<Function>) -> Observer {
                 other => f
                     .call1(
                         &JsValue::NULL,
-                        &js::parse_frozen(&other.to_json().to_string()),
+                        &js::parse_frozen(&to_text(&other.to_json())),
                     )
                     .map(|_| ()),
             };

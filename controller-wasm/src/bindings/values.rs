@@ -9,13 +9,13 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::error;
 use super::js;
-use crate::core::json::to_value;
+use crate::core::json::text_of;
 use crate::core::{AgentError, ErrorCode};
 
 /// JSON text of a serialisable value. Always through `serde_json::Value` (as the core does), so each type has
 /// one serializer instantiation and only `Value` is written as text: this keeps the wasm small.
 pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    to_value(value).to_string()
+    text_of(value)
 }
 
 /// A serialisable core value as a deep-frozen JS value.

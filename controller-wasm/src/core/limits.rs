@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, LimitName};
-use super::json::to_value;
+use super::json::{to_text, to_value};
 
 /// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -130,7 +130,10 @@ fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentEr
         let value = safe_positive_integer(raw).ok_or_else(|| {
             AgentError::invalid_limits(
                 Some(name),
-                format!("limits.{name} must be a safe positive integer, got {raw}"),
+                format!(
+                    "limits.{name} must be a safe positive integer, got {}",
+                    to_text(raw)
+                ),
             )
         })?;
         check_range(name, value)?;

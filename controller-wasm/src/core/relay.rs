@@ -16,7 +16,7 @@ use patchbridge_protocol::{
 use super::abort::AbortSignal;
 use super::error::{relay_error_details, AgentError, ErrorCode};
 use super::host::{ConversationStore, EventStream, Model};
-use super::json::to_value;
+use super::json::text_of;
 use super::request::CallRequest;
 
 /// An HTTP answer of any status: its status and body text.
@@ -104,7 +104,7 @@ impl<T: RelayTransport> RelayModel<T> {
 
 impl<T: RelayTransport> Model for RelayModel<T> {
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
-        let body = to_value(&*request).to_string();
+        let body = text_of(&*request);
         let answer = self
             .transport
             .stream("/model", body, &signal, "relay request failed");
@@ -279,7 +279,7 @@ impl<T: RelayTransport> ConversationStore for RelayStore<T> {
         self.snapshot(
             "POST",
             "/conversations",
-            Some(to_value(&body).to_string()),
+            Some(text_of(&body)),
             "creating the conversation failed",
         )
     }
@@ -299,7 +299,7 @@ impl<T: RelayTransport> ConversationStore for RelayStore<T> {
         self.snapshot(
             "PUT",
             &conversation_path(id),
-            Some(to_value(&body).to_string()),
+            Some(text_of(&body)),
             "saving the conversation failed",
         )
     }
