@@ -34,9 +34,10 @@ pub mod static_files;
 pub mod store;
 pub mod write_timeout;
 
-use axum::http::{HeaderName, HeaderValue, Method};
+use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::routing::get;
 use axum::{middleware, Router};
+use tower::ServiceBuilder;
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -47,29 +48,6 @@ pub use identity::{IdentityResolver, ResolveFuture, UserId};
 pub use state::AppState;
 
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
-
-/// Headers on every answer (API, errors, pages): no MIME sniffing, no framing by any origin, no referrer.
-/// Pages carry their own fuller policy ([`static_files::PAGE_CSP`]); everything else gets a policy that
-/// allows nothing, which only matters if a JSON answer is ever opened as a document.
-fn security_headers(app: Router) -> Router {
-    use axum::http::header;
-    app.layer(SetResponseHeaderLayer::overriding(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    ))
-    .layer(SetResponseHeaderLayer::overriding(
-        header::X_FRAME_OPTIONS,
-        HeaderValue::from_static("DENY"),
-    ))
-    .layer(SetResponseHeaderLayer::overriding(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    ))
-    .layer(SetResponseHeaderLayer::if_not_present(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
-    ))
-}
 
 /// The relay's routes: the API under the configured base path, `/healthz`, `/readyz`, `/metrics`, and (when
 /// configured) the static npm package at `/npm/` and example pages at `/examples/`.
@@ -127,6 +105,7 @@ pub fn router(state: AppState) -> Router {
     }
     app = app.fallback(|| async { RelayError::NotFound });
 
+    // Inside the router: the request counter needs the matched route.
     let app = app
         .layer(middleware::from_fn_with_state(
             state.clone(),
@@ -144,32 +123,52 @@ pub fn router(state: AppState) -> Router {
         let path = logging::escape(request.uri().path());
         tracing::info_span!("request", method = %request.method(), path = %path, request_id = %id)
     });
-    let app = app
-        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(trace)
-        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-        // Outermost: a client id that is too long or not visible ASCII never reaches the span or the log.
-        .layer(middleware::map_request(
-            logging::drop_unacceptable_request_id,
-        ));
-    let app = security_headers(app);
-
-    if state.inner.allowed_origins.is_empty() {
-        app
-    } else {
+    let cors = (!state.inner.allowed_origins.is_empty()).then(|| {
         let origins: Vec<HeaderValue> = state
             .inner
             .allowed_origins
             .iter()
             .filter_map(|o| HeaderValue::from_str(o).ok())
             .collect();
-        app.layer(
-            CorsLayer::new()
-                .allow_origin(AllowOrigin::list(origins))
-                .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
-                .allow_headers(AllowHeaders::mirror_request())
-                .expose_headers([REQUEST_ID])
-                .max_age(std::time::Duration::from_secs(600)),
-        )
-    }
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+            .allow_headers(AllowHeaders::mirror_request())
+            .expose_headers([REQUEST_ID])
+            .max_age(std::time::Duration::from_secs(600))
+    });
+    // Every answer passes these, outermost first. They wrap the router once, as one service: added with
+    // `Router::layer`, each would wrap every route's endpoint in a boxed service of its own, and axum clones the
+    // matched endpoint's whole stack for every request: 64 boxed clones and 78 allocations per model call, 6 %
+    // of its instructions.
+    let every_answer = ServiceBuilder::new()
+        .option_layer(cors)
+        // Security headers: no MIME sniffing, no framing by any origin, no referrer. Pages carry their own
+        // fuller policy ([`static_files::PAGE_CSP`]); everything else gets a policy that allows nothing, which
+        // only matters if a JSON answer is ever opened as a document.
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        // A client id that is too long or not visible ASCII never reaches the span or the log.
+        .layer(middleware::map_request(
+            logging::drop_unacceptable_request_id,
+        ))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .layer(trace)
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .service(app);
+    Router::new().fallback_service(every_answer)
 }

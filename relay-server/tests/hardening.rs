@@ -408,11 +408,14 @@ async fn api_answers_and_errors_carry_security_headers() {
         req("GET", "/api/conversations", "", None),
         get_with("/healthz", &[]),
         get_with("/nowhere", &[]),
+        req("PATCH", "/api/models", "alice", None),
     ] {
         let response = r.send(request).await;
         let headers = response.headers();
         assert_eq!(headers["x-content-type-options"], "nosniff");
         assert_eq!(headers["x-frame-options"], "DENY");
+        assert_eq!(headers["referrer-policy"], "no-referrer");
+        assert!(headers.contains_key("x-request-id"));
         let csp = headers["content-security-policy"].to_str().unwrap();
         assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
     }
