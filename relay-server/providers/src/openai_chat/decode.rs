@@ -116,7 +116,8 @@ impl ChatDecoder {
         Ok(())
     }
 
-    /// A text-delta chunk (see `text_chunk`): what `feed` does with such a chunk, without the `Value` tree.
+    /// A text-delta or finishing chunk (see `text_chunk`): what `feed` does with such a chunk, without the `Value`
+    /// tree.
     fn text_delta(
         &mut self,
         chunk: text_chunk::TextChunk<'_>,
@@ -129,6 +130,9 @@ impl ChatDecoder {
         }
         if let Some(text) = chunk.content.as_deref() {
             self.emit.live_delta(LiveKind::Text, text, out)?;
+        }
+        if let Some(reason) = chunk.finish_reason {
+            self.finish_reason = Some(reason.into_owned());
         }
         Ok(())
     }

@@ -1,14 +1,15 @@
 //! The fast path of the Chat Completions decoder: the one chunk shape that makes up nearly every chunk of a
-//! streamed answer (a text delta of the only choice), read into borrowed typed fields instead of a
+//! streamed answer (a text delta of the only choice, and the chunk that finishes it), read into borrowed typed
+//! fields instead of a
 //! `serde_json::Value` tree. The tree cost about thirty allocations and most of the decoder's time per chunk.
 //!
 //! The shape is narrow on purpose, so that reading it can only agree with the general path in `decode.rs`:
 //! the known top-level fields (`id` a string; `created` a `u64` or null; `object`, `model`, `system_fingerprint`,
 //! `service_tier`, `obfuscation` of any type, which the general path ignores, read past as strictly as a
 //! `Value` parse reads them; `usage` null), exactly one choice with `index` 0 or none, a `delta` with `content` a
-//! string or null, `role` of any type, `refusal` null, and `finish_reason`, `logprobs` null. Anything else
-//! (another field anywhere, another type, a duplicate key, a second choice, a tool call, reasoning, usage, an
-//! error, a finish reason) is not this shape, and the decoder reads the chunk the general way. `tests` below
+//! string or null, `role` of any type, `refusal` null, `finish_reason` a string or null, and `logprobs` null.
+//! Anything else (another field anywhere, another type, a duplicate key, a second choice, a tool call,
+//! reasoning, usage, an error) is not this shape, and the decoder reads the chunk the general way. `tests` below
 //! compare both paths on every recorded stream and on generated chunks.
 
 use std::borrow::Cow;
@@ -21,6 +22,7 @@ use crate::wire::typed::{Null, Skip, Str};
 pub(super) struct TextChunk<'a> {
     pub id: Option<Cow<'a, str>>,
     pub content: Option<Cow<'a, str>>,
+    pub finish_reason: Option<Cow<'a, str>>,
 }
 
 /// `Some` when `data` is exactly the text-delta shape.
@@ -38,6 +40,7 @@ pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
     Some(TextChunk {
         id: chunk.id.map(|id| id.0),
         content: choice.delta.content.map(|content| content.0),
+        finish_reason: choice.finish_reason.map(|reason| reason.0),
     })
 }
 
@@ -67,8 +70,8 @@ struct Choice<'a> {
     index: Option<u64>,
     #[serde(borrow)]
     delta: Delta<'a>,
-    #[serde(default)]
-    finish_reason: Option<Null>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
     #[serde(default)]
     logprobs: Option<Null>,
 }
@@ -102,9 +105,16 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_finishing_chunk() {
+        let chunk = parse(r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}"#).unwrap();
+        assert_eq!(chunk.content, None);
+        assert_eq!(chunk.finish_reason.as_deref(), Some("stop"));
+    }
+
+    #[test]
     fn anything_else_goes_the_general_way() {
         for data in [
-            r#"{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}"#,
+            r#"{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":7}]}"#,
             r#"{"id":"c","choices":[{"index":1,"delta":{"content":"a"}}]}"#,
             r#"{"id":"c","choices":[]}"#,
             r#"{"id":"c","choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#,
