@@ -62,7 +62,7 @@ impl std::fmt::Display for ByteIssue {
 }
 
 /// When the wait for the next upstream bytes ends, and as which issue. Pure, so the rules are tested without
-/// a clock: a wait that begins at `now` may last the first-byte timeout (counted from the call's arrival) until
+/// a clock: a wait that begins at `began` may last the first-byte timeout (counted from the call's arrival) until
 /// the first byte and the idle timeout after it, and never past the whole call's bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct WaitRule {
@@ -148,36 +148,37 @@ fn bounded_bytes(
                 armed = due;
                 timer.as_mut().reset(armed.into());
             }
+            // `Err`: the wait ran into its bound.
             let next = loop {
                 tokio::select! {
                     biased;
-                    next = body.next() => break Some(next),
+                    next = body.next() => break Ok(next),
                     () = &mut timer => {
                         if Instant::now() < due {
                             armed = due;
                             timer.as_mut().reset(armed.into());
                             continue;
                         }
-                        break None;
+                        break Err(expiry);
                     }
                 }
             };
             match next {
-                None => {
+                Err(expiry) => {
                     yield Err(expiry.issue(&bounds));
                     break;
                 }
-                Some(None) => {
+                Ok(None) => {
                     // End of body: terminate a last event that lacks its blank line. The WHATWG rules drop
                     // it, but the providers' own SDKs dispatch it, and recorded streams end that way.
                     yield Ok(bytes::Bytes::from_static(b"\n\n"));
                     break;
                 }
-                Some(Some(Err(e))) => {
+                Ok(Some(Err(e))) => {
                     yield Err(ByteIssue::Transport(e));
                     break;
                 }
-                Some(Some(Ok(chunk))) => {
+                Ok(Some(Ok(chunk))) => {
                     if first && first_byte_at.set(Instant::now()).is_ok() {
                         metrics.upstream_first_byte.observe(started.elapsed().as_secs_f64());
                     }
