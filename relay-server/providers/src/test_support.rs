@@ -70,6 +70,27 @@ pub(crate) fn run(
     (out, error)
 }
 
+/// Runs every fixture stream of `provider_dir` through a decoder of `kind` with the fast path on and off,
+/// requires the same events and errors from both, and returns how many messages `takes_fast_path` accepted (so
+/// a test can require that the fixtures exercise the fast path at all).
+pub(crate) fn assert_paths_agree_on_fixtures(
+    kind: ProviderKind,
+    provider_dir: &str,
+    takes_fast_path: impl Fn(&str) -> bool,
+) -> usize {
+    let mut fast_hits = 0;
+    for (file, messages) in fixture_streams(provider_dir) {
+        fast_hits += messages.iter().filter(|m| takes_fast_path(&m.data)).count();
+        assert_eq!(
+            run(kind, &messages, true),
+            run(kind, &messages, false),
+            "{}",
+            file.display()
+        );
+    }
+    fast_hits
+}
+
 /// An SSE message without an `event:` name (the decoders read the type from the JSON).
 pub(crate) fn unnamed(data: String) -> SseMessage {
     SseMessage {

@@ -101,7 +101,9 @@ struct Delta<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{fixture_streams, json_value, object, run, split_by_path, unnamed};
+    use crate::test_support::{
+        assert_paths_agree_on_fixtures, json_value, object, run, split_by_path, unnamed,
+    };
     use crate::ProviderKind;
     use proptest::prelude::*;
 
@@ -157,16 +159,9 @@ mod tests {
 
     #[test]
     fn both_paths_agree_on_every_anthropic_fixture_stream() {
-        let mut fast_hits = 0;
-        for (file, messages) in fixture_streams("anthropic-messages") {
-            fast_hits += messages.iter().filter(|m| parse(&m.data).is_some()).count();
-            assert_eq!(
-                run(KIND, &messages, true),
-                run(KIND, &messages, false),
-                "{}",
-                file.display()
-            );
-        }
+        let fast_hits = assert_paths_agree_on_fixtures(KIND, "anthropic-messages", |data| {
+            parse(data).is_some()
+        });
         assert!(
             fast_hits > 40,
             "the fixture streams exercise the fast path ({fast_hits} events)"

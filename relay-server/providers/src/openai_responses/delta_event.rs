@@ -118,7 +118,9 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<u64>>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{fixture_streams, json_value, object, run, split_by_path, unnamed};
+    use crate::test_support::{
+        assert_paths_agree_on_fixtures, json_value, object, run, split_by_path, unnamed,
+    };
     use crate::ProviderKind;
     use proptest::prelude::*;
 
@@ -184,16 +186,8 @@ mod tests {
 
     #[test]
     fn both_paths_agree_on_every_responses_fixture_stream() {
-        let mut fast_hits = 0;
-        for (file, messages) in fixture_streams("openai-responses") {
-            fast_hits += messages.iter().filter(|m| parse(&m.data).is_some()).count();
-            assert_eq!(
-                run(KIND, &messages, true),
-                run(KIND, &messages, false),
-                "{}",
-                file.display()
-            );
-        }
+        let fast_hits =
+            assert_paths_agree_on_fixtures(KIND, "openai-responses", |data| parse(data).is_some());
         assert!(
             fast_hits > 25,
             "the fixture streams exercise the fast path ({fast_hits} events)"
