@@ -18,6 +18,9 @@
 #        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
 #        NO_BUILD=1 (use the binaries already built)
 #        RELAY_BIN=path (a relay binary, or a wrapper that execs one, instead of the release build)
+#        CALLGRIND=1 (streams phase: the relay runs under valgrind's callgrind, ~50x slower, and its instruction
+#        counts are printed after the tables: they repeat for the same build and workload however busy the
+#        machine is, unlike the timings; keep LEVELS and HOLD small, e.g. LEVELS=1,16 HOLD=10 PACED=0)
 # Fails only when something is functionally broken (a stream with missing or extra events, a process that
 # does not start); timings are printed, never asserted.
 set -euo pipefail
@@ -156,7 +159,12 @@ cat >"$WORK/relay.json" <<CONF
 }
 CONF
 if [ -n "${RELAY_LOG:-}" ]; then export PATCHBRIDGE_LOG="$RELAY_LOG"; fi
-"$RELAY" --config "$WORK/relay.json" >"$WORK/relay.out.log" 2>"$WORK/relay.log" &
+RELAY_CMD=("$RELAY")
+if [ "${CALLGRIND:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "bench-relay: CALLGRIND=1 needs valgrind" >&2; exit 1; }
+  RELAY_CMD=(valgrind --tool=callgrind -q --callgrind-out-file="$WORK/relay.callgrind" "$RELAY")
+fi
+"${RELAY_CMD[@]}" --config "$WORK/relay.json" >"$WORK/relay.out.log" 2>"$WORK/relay.log" &
 PIDS+=($!)
 RELAY_PID=${PIDS[-1]}
 RELAY_ADDR=$(wait_addr "$WORK/relay.out.log" "patchbridge-relay listening on" "$RELAY_PID")
@@ -171,6 +179,19 @@ echo "relay binary: $RELAY (tree $REV); $("$NGINX" -v 2>&1); relay log filter: $
   --relay-pid "$RELAY_PID" \
   --nginx-pid "$NGINX_PID" \
   --chunks "$CHUNKS" --levels "$LEVELS" --hold "$HOLD" --paced "$PACED"
+if [ "${CALLGRIND:-0}" = 1 ]; then
+  # SIGTERM: the relay drains and exits, and callgrind writes its counts on the way out.
+  kill "$RELAY_PID"
+  wait "$RELAY_PID" 2>/dev/null || true
+  echo
+  echo "Relay instructions (callgrind, user space only; the kernel's share is not counted). Per chunk: run once"
+  echo "with CHUNKS=100 and once with CHUNKS=2, subtract, divide by the streams listed above and by 98."
+  # Into a file first: a reader that stops early (grep -m1) would fail the pipeline under pipefail.
+  callgrind_annotate "$WORK/relay.callgrind" >"$WORK/relay.callgrind.txt" 2>/dev/null
+  grep 'PROGRAM TOTALS' "$WORK/relay.callgrind.txt"
+  echo "Functions by their own instructions:"
+  sed -n '/file:function/,$p' "$WORK/relay.callgrind.txt" | sed -n '3,27p' | cut -c1-160
+fi
 fi
 
 # 4. The conversation write benchmark: relays in front of a fresh SQLite file / PostgreSQL schema each.
