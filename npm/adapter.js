@@ -254,8 +254,9 @@ export class Pump {
     this.raw = raw;
     this.text = '';
     // The meta numbers live in one reused typed array (`count` of them are filled): a plain array grown by
-    // `push` and copied into a fresh Uint32Array per batch showed in profiles of long streams.
-    this.meta = new Uint32Array((BATCH + 4) * META_FIELDS);
+    // `push` and copied into a fresh Uint32Array per batch showed in profiles of long streams. It starts with
+    // room for a short model call's events (small enough to live in the JS heap) and doubles when needed.
+    this.meta = new Uint32Array(5 * META_FIELDS);
     this.count = 0;
     /** The text of the batch `take()` moved aside, until `takenText` copies it. */
     this.taken = '';
