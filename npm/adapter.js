@@ -3,7 +3,7 @@
 // iterators, fetch, frozen objects) and the Rust core, which validates and decides everything.
 //
 // - Pump: drains a model's async iterable into a batch (one string plus lengths) that Rust takes at once, so the
-//   hot path costs one string crossing and one promise per batch instead of one per event.
+//   hot path costs one copy into wasm memory and one promise per batch instead of one per event.
 // - iterableFromRust: the reverse direction, a Rust event stream as an async iterable (interceptors' `next`).
 // - toJson / parseFrozen: strict JSON conversion out of JavaScript, deep-frozen values into it.
 // - relayStream / relayRequest: fetch + SSE framing for the relay protocol (docs/protocol.md §2, §6); status codes

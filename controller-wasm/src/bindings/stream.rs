@@ -1,7 +1,7 @@
 //! A JS async iterable of stream events as a core [`EventStream`](crate::core::EventStream), batched.
 //!
 //! The JS `Pump` (npm/adapter.js) drains the iterator ahead of the core into a batch (format and decoding:
-//! [`crate::core::batch`]). This stream takes a batch at a time (one string crossing, one promise per batch)
+//! [`crate::core::batch`]). This stream takes a batch at a time (copied into wasm memory, one promise per batch)
 //! and yields one event per `poll_next`, so the core aggregates event by event without a JS round trip per
 //! delta.
 
