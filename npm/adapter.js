@@ -3,7 +3,7 @@
 // iterators, fetch, frozen objects) and the Rust core, which validates and decides everything.
 //
 // - Pump: drains a model's async iterable into a batch (one string plus lengths) that Rust takes at once, so the
-//   hot path costs one string crossing and one promise per batch instead of one per event.
+//   hot path costs one copy into wasm memory and one promise per batch instead of one per event.
 // - iterableFromRust: the reverse direction, a Rust event stream as an async iterable (interceptors' `next`).
 // - toJson / parseFrozen: strict JSON conversion out of JavaScript, deep-frozen values into it.
 // - relayStream / relayRequest: fetch + SSE framing for the relay protocol (docs/protocol.md §2, §6); status codes
@@ -200,6 +200,8 @@ const scheduleIdle = typeof nodeSetImmediate === 'function'
 
 const BATCH = 512;        // events per batch handed to Rust when the producer is fast
 const HIGH_WATER = 4096;  // the producer pauses above this many buffered events (backpressure)
+/** Writes a taken batch's text as UTF-8 straight into wasm memory (`Pump.takenText`). */
+const utf8 = new TextEncoder();
 
 // The batch format shared with Rust (controller-wasm/src/core/batch.rs, where a test checks these values).
 /** Numbers per event in a batch's meta: kind, block index, payload length in UTF-16 units. */
@@ -236,7 +238,8 @@ const isHighSurrogate = (/** @type {number} */ code) => code >= 0xd800 && code <
  * JSON.stringify (which costs more than everything else per event); every other value is JSON text that Rust
  * parses strictly. `raw` means the iterable yields JSON text already (the relay's SSE `data:` payloads).
  *
- * Rust calls `take()` (the batch's text, or undefined when empty) then `takenMeta()`, and when empty `state()`
+ * Rust calls `take()` (how many meta numbers the buffered batch has, 0 when empty), then at once, before any other
+ * JS runs, `takenMeta(out)` and `takenText(out)` to copy the batch into its own memory; when empty it calls `state()`
  * and `wait()` (a promise settled when a batch is ready, the stream ended or failed); a new pump has nothing yet
  * (the iterator is always read asynchronously), so Rust starts with `wait()`. `failure()` reports a thrown value
  * after the buffer is drained; `stop()` abandons the iterator (its late results and exceptions are ignored) and
@@ -250,10 +253,13 @@ export class Pump {
   constructor(iterable, raw) {
     this.raw = raw;
     this.text = '';
-    /** @type {number[]} */
-    this.meta = [];
-    /** @type {Uint32Array | null} */
-    this.taken = null;
+    // The meta numbers live in one reused typed array (`count` of them are filled): a plain array grown by
+    // `push` and copied into a fresh Uint32Array per batch showed in profiles of long streams. It starts with
+    // room for a short model call's events (small enough to live in the JS heap) and doubles when needed.
+    this.meta = new Uint32Array(5 * META_FIELDS);
+    this.count = 0;
+    /** The text of the batch `take()` moved aside, until `takenText` copies it. */
+    this.taken = '';
     this.done = false;
     this.failed = false;
     /** @type {unknown} */
@@ -293,7 +299,7 @@ export class Pump {
         let last = false;
         if (this.raw) {
           this.text += value;
-          this.meta.push(PAYLOAD_JSON, 0, value.length);
+          this.push(PAYLOAD_JSON, 0, value.length);
           last = value.startsWith('{"type":"message-stop"');
         } else if (value !== null && typeof value === 'object' && value.type === 'block-delta' && isPlainDelta(value)) {
           this.pushDelta(value.index, value.delta);
@@ -302,10 +308,10 @@ export class Pump {
           const json = JSON.stringify(value);
           if (json === undefined) throw new TypeError('model stream yielded a value that is not JSON');
           this.text += json;
-          this.meta.push(PAYLOAD_JSON, 0, json.length);
+          this.push(PAYLOAD_JSON, 0, json.length);
           last = value.type === 'message-stop';
         }
-        const n = this.meta.length;
+        const n = this.count;
         if (this.waiter !== null) {
           if (n >= BATCH * META_FIELDS || last) this.wake();
           else if (!this.idleScheduled) { this.idleScheduled = true; scheduleIdle(() => { this.idleScheduled = false; this.wake(); }); }
@@ -348,7 +354,27 @@ export class Pump {
     // A surrogate still unpaired inside the text becomes U+FFFD at the string crossing (one UTF-16 unit, so the
     // lengths stay aligned), as at any UTF-8 boundary.
     this.text += text;
-    this.meta.push(PAYLOAD_BLOCK_DELTA, index, text.length);
+    this.push(PAYLOAD_BLOCK_DELTA, index, text.length);
+  }
+
+  /**
+   * Appends one event's meta numbers, growing the array when a slow consumer let more events accumulate.
+   * @param {number} kind
+   * @param {number} index
+   * @param {number} length
+   */
+  push(kind, index, length) {
+    let meta = this.meta;
+    const n = this.count;
+    if (n + META_FIELDS > meta.length) {
+      const grown = new Uint32Array(meta.length * 2);
+      grown.set(meta);
+      this.meta = meta = grown;
+    }
+    meta[n] = kind;
+    meta[n + 1] = index;
+    meta[n + 2] = length;
+    this.count = n + META_FIELDS;
   }
 
   /** A held high surrogate whose pair never came: sent alone, so Rust fails the stream on it. */
@@ -358,7 +384,7 @@ export class Pump {
     this.held = null;
     const json = JSON.stringify({ type: 'block-delta', index: held.index, delta: held.text });
     this.text += json;
-    this.meta.push(PAYLOAD_JSON, 0, json.length);
+    this.push(PAYLOAD_JSON, 0, json.length);
   }
 
   wake() {
@@ -366,22 +392,41 @@ export class Pump {
     if (waiter !== null) { this.waiter = null; waiter(); }
   }
 
+  /**
+   * Moves the buffered batch aside for `takenMeta` and `takenText`; returns how many meta numbers it has (0 when
+   * nothing is buffered). The meta numbers stay in place: the caller copies them before any JS runs again
+   * (resuming a paused producer only schedules it).
+   * @returns {number}
+   */
   take() {
-    if (this.meta.length === 0) return undefined;
-    const text = this.text;
-    this.taken = Uint32Array.from(this.meta);
+    const n = this.count;
+    if (n === 0) return 0;
+    this.taken = this.text;
     this.text = '';
-    this.meta = [];
+    this.count = 0;
     const resume = this.resume;
     if (resume !== null) { this.resume = null; resume(); }
-    return text;
+    return n;
   }
 
-  /** The meta triples of the batch the last take() returned. */
-  takenMeta() {
-    const meta = this.taken;
-    this.taken = null;
-    return meta;
+  /**
+   * Copies the taken batch's meta numbers into `out` (a view of wasm memory, as long as `take()` said).
+   * @param {Uint32Array} out
+   */
+  takenMeta(out) {
+    out.set(this.meta.subarray(0, out.length));
+  }
+
+  /**
+   * Writes the taken batch's text as UTF-8 into `out` (a view of wasm memory with room for 3 bytes per UTF-16
+   * unit, which any text fits) and returns the number of bytes written.
+   * @param {Uint8Array} out
+   * @returns {number}
+   */
+  takenText(out) {
+    const text = this.taken;
+    this.taken = '';
+    return utf8.encodeInto(text, out).written;
   }
 
   /** PUMP_OPEN, PUMP_ENDED or PUMP_FAILED (see failure()). Only meaningful once take() returned undefined. */
@@ -396,7 +441,7 @@ export class Pump {
   /** @returns {Promise<void>} */
   wait() {
     return new Promise((resolve) => {
-      if (this.meta.length > 0 || this.done || this.failed) resolve();
+      if (this.count > 0 || this.done || this.failed) resolve();
       else this.waiter = resolve;
     });
   }
@@ -405,7 +450,7 @@ export class Pump {
     if (this.stopped) return;
     this.stopped = true;
     this.text = '';
-    this.meta = [];
+    this.count = 0;
     const resume = this.resume;
     if (resume !== null) { this.resume = null; resume(); }
     const it = this.iterator;

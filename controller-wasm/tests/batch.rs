@@ -117,3 +117,25 @@ fn pump_states_read_from_their_numbers_and_unknown_numbers_count_as_failed() {
     }
     assert_eq!(PumpState::from_u32(9), PumpState::Failed);
 }
+
+#[test]
+fn utf8_capacity_holds_any_text_of_the_batch_lengths_and_utf8_bytes_decode_like_text() {
+    let payloads = ["😀😀", "\u{FFFD}", "中文 and ascii", "é", ""];
+    let mut text = String::new();
+    let mut meta = Vec::new();
+    for payload in payloads {
+        text.push_str(payload);
+        meta.extend([DELTA, 0, payload.encode_utf16().count() as u32]);
+    }
+    assert!(Batch::utf8_capacity(&meta) >= text.len());
+    assert_eq!(Batch::utf8_capacity(&meta), 3 * text.encode_utf16().count());
+    let decoded = drain(Batch::from_utf8(text.clone().into_bytes(), meta.clone()));
+    assert_eq!(decoded, drain(Batch::new(text, meta)));
+    assert_eq!(decoded.len(), payloads.len());
+}
+
+#[test]
+fn bytes_that_are_not_utf8_make_the_batch_inconsistent() {
+    let events = drain(Batch::from_utf8(vec![b'a', 0xff, b'b'], vec![DELTA, 0, 3]));
+    assert_eq!(events, vec![Err(ErrorCode::ProtocolError)]);
+}

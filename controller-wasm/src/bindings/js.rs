@@ -8,7 +8,7 @@
 //! Rust values exported to JS (`RustEventStream`, `RequestHandle`) cross as `JsValue`, so this file depends on
 //! no other module of the bindings.
 
-use js_sys::{Array, Function, Promise, Uint32Array};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(raw_module = "./adapter.js")]
@@ -17,10 +17,17 @@ extern "C" {
     pub type Pump;
     #[wasm_bindgen(constructor, catch)]
     pub fn new(iterable: &JsValue, raw: bool) -> Result<Pump, JsValue>;
+    /// Moves the buffered batch aside; how many meta numbers it has (0: nothing buffered). Its meta and text
+    /// must be copied with `taken_meta` and `taken_text` right after, before any JS runs.
     #[wasm_bindgen(method)]
-    pub fn take(this: &Pump) -> Option<String>;
+    pub fn take(this: &Pump) -> u32;
+    /// Copies the taken batch's meta numbers into `out` (as many as `take` said).
     #[wasm_bindgen(method, js_name = takenMeta)]
-    pub fn taken_meta(this: &Pump) -> Uint32Array;
+    pub fn taken_meta(this: &Pump, out: &mut [u32]);
+    /// Writes the taken batch's text as UTF-8 into `out` (3 bytes per UTF-16 unit fit any text); the number of
+    /// bytes written. One native `TextEncoder.encodeInto` into wasm memory instead of a per-character JS loop.
+    #[wasm_bindgen(method, js_name = takenText)]
+    pub fn taken_text(this: &Pump, out: &mut [u8]) -> u32;
     #[wasm_bindgen(method)]
     pub fn state(this: &Pump) -> u32;
     #[wasm_bindgen(method)]

@@ -1,7 +1,7 @@
 //! A JS async iterable of stream events as a core [`EventStream`](crate::core::EventStream), batched.
 //!
 //! The JS `Pump` (npm/adapter.js) drains the iterator ahead of the core into a batch (format and decoding:
-//! [`crate::core::batch`]). This stream takes a batch at a time (one string crossing, one promise per batch)
+//! [`crate::core::batch`]). This stream takes a batch at a time (copied into wasm memory, one promise per batch)
 //! and yields one event per `poll_next`, so the core aggregates event by event without a JS round trip per
 //! delta.
 
@@ -78,8 +78,14 @@ impl Stream for PumpStream {
                     Poll::Ready(_) => this.waiting = None,
                 }
             }
-            if let Some(text) = this.pump.take() {
-                this.batch = Batch::new(text, this.pump.taken_meta().to_vec());
+            let numbers = this.pump.take() as usize;
+            if numbers > 0 {
+                let mut meta = vec![0; numbers];
+                this.pump.taken_meta(&mut meta);
+                let mut text = vec![0; Batch::utf8_capacity(&meta)];
+                let written = this.pump.taken_text(&mut text) as usize;
+                text.truncate(written);
+                this.batch = Batch::from_utf8(text, meta);
                 continue;
             }
             match PumpState::from_u32(this.pump.state()) {

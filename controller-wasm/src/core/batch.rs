@@ -70,6 +70,23 @@ impl Batch {
         }
     }
 
+    /// A batch whose text arrives as UTF-8 bytes (written by the host into memory of
+    /// [`utf8_capacity`](Self::utf8_capacity) bytes). Bytes that are not UTF-8 leave the text empty, so the
+    /// first event with a payload reports the batch as inconsistent.
+    pub fn from_utf8(bytes: Vec<u8>, meta: Vec<u32>) -> Self {
+        Batch::new(String::from_utf8(bytes).unwrap_or_default(), meta)
+    }
+
+    /// Bytes that always hold the UTF-8 form of a batch described by `meta`: 3 per UTF-16 unit (a surrogate pair
+    /// is 2 units and 4 bytes; any other unit at most 3 bytes).
+    pub fn utf8_capacity(meta: &[u32]) -> usize {
+        meta.chunks_exact(META_FIELDS)
+            .fold(0usize, |total, triple| {
+                total.saturating_add(triple[2] as usize)
+            })
+            .saturating_mul(3)
+    }
+
     /// The next event, or None when the batch is read. An inconsistent batch (lengths past the text, an unknown
     /// kind) or an invalid event is an `AGENT_PROTOCOL_ERROR`.
     pub fn next_event(&mut self) -> Option<Result<StreamEvent, AgentError>> {

@@ -71,6 +71,9 @@ pub(crate) struct ExecShared {
     pub signal: AbortSignal,
     pub progress: RefCell<Progress>,
     gate: RefCell<Option<Terminal>>,
+    /// Whether `gate` holds a terminal: read before every streamed event is published, so it is a plain flag
+    /// instead of a `RefCell` borrow (set once, with the gate, in [`close`](Self::close)).
+    closed: Cell<bool>,
     gate_waker: RefCell<Option<Waker>>,
     terminal_published: Cell<bool>,
     interrupt: RefCell<InterruptSlot>,
@@ -110,6 +113,7 @@ impl ExecShared {
             signal: AbortSignal::new(),
             progress: RefCell::new(progress),
             gate: RefCell::new(None),
+            closed: Cell::new(false),
             gate_waker: RefCell::new(None),
             terminal_published: Cell::new(false),
             interrupt: RefCell::new(InterruptSlot::default()),
@@ -120,8 +124,9 @@ impl ExecShared {
 
     // ---- the terminal gate ----
 
+    #[inline]
     pub(crate) fn is_closed(&self) -> bool {
-        self.gate.borrow().is_some()
+        self.closed.get()
     }
 
     /// `Err(gate_closed())` once the gate is closed: the loop bails out at the next check.
@@ -144,6 +149,7 @@ impl ExecShared {
                 return false;
             }
             *gate = Some(terminal);
+            self.closed.set(true);
         }
         let consumed = self.interrupt.borrow_mut().pending.take();
         drop(consumed);
