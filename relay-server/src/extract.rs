@@ -22,7 +22,7 @@ impl<T: DeserializeOwned + Send + 'static> FromRequest<AppState> for StrictJson<
         let bytes = tokio::time::timeout(timeout, read_limited(request, limit))
             .await
             .map_err(|_| RelayError::RequestTimeout)??;
-        if bytes.len() <= INLINE_PARSE_BYTES {
+        if fits_inline(bytes.len()) {
             return parse_json(&bytes).map(StrictJson);
         }
         state
@@ -35,15 +35,21 @@ impl<T: DeserializeOwned + Send + 'static> FromRequest<AppState> for StrictJson<
 /// Bodies up to this size are parsed in place (well under a millisecond); larger ones on the blocking pool.
 const INLINE_PARSE_BYTES: usize = 64 * 1024;
 
-/// Whether work linear in the request body (parsing it, encoding it for a provider) is small enough to do in
-/// place on the async worker: the body declared a `Content-Length` of at most [`INLINE_PARSE_BYTES`]. A hop to
-/// the blocking pool costs two thread wake-ups, tens of microseconds, more than such work itself.
+/// Whether work linear in a body of `len` bytes (parsing it, encoding it for a provider) is small enough to do
+/// in place on the async worker: a hop to the blocking pool costs two thread wake-ups, tens of microseconds,
+/// more than such work itself.
+fn fits_inline(len: usize) -> bool {
+    len <= INLINE_PARSE_BYTES
+}
+
+/// [`fits_inline`] for a request whose body was already read: by its declared `Content-Length` (a body sent
+/// without one counts as large).
 pub fn is_small_body(headers: &axum::http::HeaderMap) -> bool {
     headers
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
-        .is_some_and(|n| n <= INLINE_PARSE_BYTES)
+        .is_some_and(fits_inline)
 }
 
 /// Reads the whole body, failing with `PAYLOAD_TOO_LARGE` past `limit` bytes.

@@ -75,7 +75,7 @@ impl ResponsesDecoder {
                     output_index,
                     part,
                     delta,
-                }) => return self.streamed_delta(kind, output_index, part, &delta, out),
+                }) => return self.streamed_delta(&kind, output_index, part, &delta, out),
                 Some(DeltaEvent::Arguments {
                     output_index,
                     delta,
@@ -312,7 +312,7 @@ impl ResponsesDecoder {
 /// raw reasoning parts apart from summary parts (so they never share a block), and the block kind. Summaries are
 /// the reasoning OpenAI allows to be shown; `reasoning_text` is raw reasoning that open-weight models behind
 /// Responses-compatible servers stream, shown the same way.
-fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
+pub(super) fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
     Some(match kind {
         "response.output_text.delta" | "response.refusal.delta" => {
             ("content_index", 0, LiveKind::Text)

@@ -16,13 +16,14 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use super::decode::live_event;
 use crate::wire::typed::{Skip, Str};
 
 /// A delta event: what the decoder needs of it.
 pub(super) enum DeltaEvent<'a> {
-    /// Streamed text or reasoning: `kind` is the event type, as `decode::live_event` names it.
+    /// Streamed text or reasoning: `kind` is an event type `decode::live_event` names.
     Live {
-        kind: &'static str,
+        kind: Cow<'a, str>,
         output_index: u64,
         part: u64,
         delta: Cow<'a, str>,
@@ -45,37 +46,21 @@ pub(super) fn parse(data: &str) -> Option<DeltaEvent<'_>> {
     let event: Event<'_> = serde_json::from_str(data).ok()?;
     let output_index = event.output_index.unwrap_or(0);
     let delta = event.delta.0;
-    let (kind, part, other) = match event.kind.0.as_ref() {
-        "response.output_text.delta" => (
-            "response.output_text.delta",
-            event.content_index,
-            event.summary_index,
-        ),
-        "response.refusal.delta" => (
-            "response.refusal.delta",
-            event.content_index,
-            event.summary_index,
-        ),
-        "response.reasoning_text.delta" => (
-            "response.reasoning_text.delta",
-            event.content_index,
-            event.summary_index,
-        ),
-        "response.reasoning_summary_text.delta" => (
-            "response.reasoning_summary_text.delta",
-            event.summary_index,
-            event.content_index,
-        ),
-        "response.function_call_arguments.delta" => {
-            if event.content_index.is_some() || event.summary_index.is_some() {
-                return None;
-            }
-            return Some(DeltaEvent::Arguments {
-                output_index,
-                delta,
-            });
+    let kind = event.kind.0;
+    if kind == "response.function_call_arguments.delta" {
+        if event.content_index.is_some() || event.summary_index.is_some() {
+            return None;
         }
-        _ => return None,
+        return Some(DeltaEvent::Arguments {
+            output_index,
+            delta,
+        });
+    }
+    // The event types and the part index each reads are the general path's own table.
+    let (part_field, _, _) = live_event(&kind)?;
+    let (part, other) = match part_field {
+        "summary_index" => (event.summary_index, event.content_index),
+        _ => (event.content_index, event.summary_index),
     };
     if other.is_some() {
         return None;
@@ -139,7 +124,7 @@ mod tests {
             panic!("not read");
         };
         assert_eq!(
-            (kind, output_index, part, delta.as_ref()),
+            (kind.as_ref(), output_index, part, delta.as_ref()),
             ("response.output_text.delta", 1, 2, "Hi \"there\"")
         );
     }
