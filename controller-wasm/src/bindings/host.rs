@@ -15,8 +15,8 @@ use super::error;
 use super::js;
 use super::signal::mirror_signal;
 use super::stream::PumpStream;
-use super::values::{await_js, frozen, is_thenable, json_text, method};
-use crate::core::json::map_text;
+use super::values::{await_js, frozen, is_thenable, method};
+use crate::core::json::{map_text, text_of};
 use crate::core::{
     AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
     HookEvent, HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
@@ -49,7 +49,7 @@ impl Platform for JsPlatform {
 
 /// `{ hookIndex, eventType, executionId, error }` with `error` an `AgentError` instance, deep-frozen.
 pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
-    let object = js::parse_json(&json_text(failure));
+    let object = js::parse_json(&text_of(failure));
     let _ = Reflect::set(
         &object,
         &JsValue::from_str("error"),
@@ -174,7 +174,7 @@ pub struct RequestHandle {
 impl RequestHandle {
     /// The request as JSON text (read once, then the handle is freed).
     pub fn json(&self) -> String {
-        json_text(&*self.request)
+        text_of(&*self.request)
     }
 }
 

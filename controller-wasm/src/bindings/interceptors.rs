@@ -20,8 +20,8 @@ use super::error;
 use super::host::{settle_js, stream_from_js};
 use super::js;
 use super::signal::mirror_signal;
-use super::values::{frozen, json_text, method};
-use crate::core::json::to_text;
+use super::values::{frozen, method};
+use crate::core::json::{text_of, to_text};
 use crate::core::{
     AbortSignal, AgentError, CallRequest, ErrorCode, EventStream, ModelCallContext,
     ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext, ToolOutput,
@@ -47,7 +47,7 @@ impl RustEventStream {
             match item {
                 Some(Ok(event)) => {
                     *slot.borrow_mut() = Some(stream);
-                    Ok(JsValue::from_str(&json_text(&event)))
+                    Ok(JsValue::from_str(&text_of(&event)))
                 }
                 Some(Err(e)) => Err(error::to_js(&e)),
                 None => Ok(JsValue::UNDEFINED),

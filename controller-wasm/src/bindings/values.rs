@@ -12,15 +12,9 @@ use super::js;
 use crate::core::json::text_of;
 use crate::core::{AgentError, ErrorCode};
 
-/// JSON text of a serialisable value. Always through `serde_json::Value` (as the core does), so each type has
-/// one serializer instantiation and only `Value` is written as text: this keeps the wasm small.
-pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    text_of(value)
-}
-
 /// A serialisable core value as a deep-frozen JS value.
 pub fn frozen<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
-    js::parse_frozen(&json_text(value))
+    js::parse_frozen(&text_of(value))
 }
 
 /// Awaits a JS promise, mapping a rejection with [`error::from_js`].

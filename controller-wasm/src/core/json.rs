@@ -43,7 +43,8 @@ pub fn map_text(map: &Map<String, Value>) -> String {
     }
 }
 
-/// A serialisable value as compact JSON text, through its `Value` (one serializer instantiation per type).
+/// A serialisable value as compact JSON text. Always through its `Value` (one serializer instantiation per
+/// type, and only `Value` is ever written as text): this keeps the wasm small.
 pub fn text_of<T: Serialize + ?Sized>(value: &T) -> String {
     to_text(&to_value(value))
 }
