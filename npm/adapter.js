@@ -429,7 +429,7 @@ export class Pump {
     return utf8.encodeInto(text, out).written;
   }
 
-  /** PUMP_OPEN, PUMP_ENDED or PUMP_FAILED (see failure()). Only meaningful once take() returned undefined. */
+  /** PUMP_OPEN, PUMP_ENDED or PUMP_FAILED (see failure()). Only meaningful once take() returned 0. */
   state() {
     return this.failed ? PUMP_FAILED : this.done ? PUMP_ENDED : PUMP_OPEN;
   }
