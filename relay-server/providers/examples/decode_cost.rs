@@ -11,25 +11,16 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use patchbridge_protocol::{Block, Message, ModelRequest, Role};
+use patchbridge_providers::sse::SseFramer;
 use patchbridge_providers::{Decoder, ProviderKind};
 
+/// The SSE messages (event, data) of a recorded stream, framed as the relay frames them.
 fn sse_messages(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for frame in text.split("\n\n") {
-        let mut event = String::new();
-        let mut data = Vec::new();
-        for line in frame.lines() {
-            if let Some(v) = line.strip_prefix("event:") {
-                event = v.trim().to_owned();
-            } else if let Some(v) = line.strip_prefix("data:") {
-                data.push(v.strip_prefix(' ').unwrap_or(v).to_owned());
-            }
-        }
-        if !data.is_empty() {
-            out.push((event, data.join("\n")));
-        }
-    }
-    out
+    let mut framer = SseFramer::new();
+    let mut messages = Vec::new();
+    framer.push(text.as_bytes(), &mut messages).unwrap();
+    framer.push(b"\n\n", &mut messages).unwrap();
+    messages.into_iter().map(|m| (m.event, m.data)).collect()
 }
 
 fn main() {

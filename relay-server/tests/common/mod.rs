@@ -406,9 +406,8 @@ impl FakeUpstream {
                 unreachable!()
             }
             Reply::Sse { body, chunk, delay } => {
-                let bytes = body;
                 let chunk = chunk.max(1);
-                let pieces: Vec<Vec<u8>> = bytes.chunks(chunk).map(|c| c.to_vec()).collect();
+                let pieces: Vec<Vec<u8>> = body.chunks(chunk).map(|c| c.to_vec()).collect();
                 let flag = self.disconnected.clone();
                 let stream = async_stream::stream! {
                     let mut guard = DisconnectFlag { flag, finished: false };
