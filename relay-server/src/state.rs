@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::config::{LimitsConfig, Validated};
 use crate::identity::{self, IdentityResolver};
 use crate::metrics::Metrics;
+use crate::model::client::{ClientSetupError, UpstreamClient};
 use crate::model::registry::ModelRegistry;
 use crate::store::Store;
 
@@ -24,7 +25,7 @@ fn heavy_permits() -> usize {
 pub enum StateError {
     /// The outgoing HTTP client (TLS roots, resolver) could not be set up.
     #[error("http client: {0}")]
-    HttpClient(#[source] reqwest::Error),
+    HttpClient(#[source] ClientSetupError),
 }
 
 #[derive(Clone)]
@@ -42,7 +43,7 @@ pub(crate) struct Inner {
     pub store: Store,
     pub identity: Option<Arc<dyn IdentityResolver>>,
     pub models: ModelRegistry,
-    pub http: reqwest::Client,
+    pub http: UpstreamClient,
     pub metrics: Arc<Metrics>,
     /// Permits for CPU-heavy request work run off the async workers (see [`AppState::heavy`]).
     pub heavy: Arc<tokio::sync::Semaphore>,
@@ -52,16 +53,10 @@ impl AppState {
     /// Builds the state from a validated configuration and an opened store. The identity resolver comes from
     /// the configuration (none → every API answers 401); hosts replace it with [`AppState::with_identity`].
     pub fn new(config: Validated, store: Store) -> Result<Self, StateError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_millis(config.limits.connect_timeout_ms))
-            .pool_idle_timeout(Duration::from_secs(90))
-            // Provider APIs never redirect. Following one would resend the body and, because reqwest strips
-            // only `Authorization` across hosts, the `x-api-key` header to wherever it points: a 3xx is an
-            // upstream rejection instead.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("patchbridge-relay/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(StateError::HttpClient)?;
+        // Never follows redirects: a 3xx is an upstream rejection (see `model/client.rs`).
+        let http =
+            UpstreamClient::from_env(Duration::from_millis(config.limits.connect_timeout_ms))
+                .map_err(StateError::HttpClient)?;
         let identity = config.identity.as_ref().map(identity::from_config);
         let models = ModelRegistry::new(&config);
         Ok(AppState {

@@ -15,7 +15,7 @@ use super::{
 #[derive(Debug, Clone)]
 pub struct ValidatedModel {
     pub config: ModelConfig,
-    pub base_url: reqwest::Url,
+    pub base_url: url::Url,
     pub auth_scheme: AuthScheme,
     pub api_key: Option<Secret>,
     pub options: ModelOptions,
@@ -282,7 +282,7 @@ impl RelayConfig {
             if m.upstream_model.trim().is_empty() {
                 return Err(err(at("upstreamModel"), "must not be empty"));
             }
-            let base_url = reqwest::Url::parse(&m.base_url)
+            let base_url = url::Url::parse(&m.base_url)
                 .map_err(|e| err(at("baseUrl"), format!("not a URL: {e}")))?;
             match base_url.scheme() {
                 "https" => {}
@@ -387,7 +387,7 @@ impl RelayConfig {
 
 /// Normalises an allow-listed origin to `scheme://host[:port]` (no path, no trailing slash).
 fn validate_origin(origin: &str) -> Result<String, String> {
-    let url = reqwest::Url::parse(origin).map_err(|e| format!("not an origin: {e}"))?;
+    let url = url::Url::parse(origin).map_err(|e| format!("not an origin: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err("must be an http(s) origin".into());
     }

@@ -2,11 +2,13 @@
 //!
 //! - [`registry`]: configured models, or the scripted demo model.
 //! - [`scripted`]: the scripted demo model itself (deterministic, not AI).
+//! - [`client`]: the pooled HTTP client to the providers (TLS, proxies, fixed connection buffers).
 //! - [`upstream`]: one attempt at the provider; error classification and redaction.
 //! - [`retry`]: the one retry rule, decided on the typed error of a failed attempt.
 //! - [`stream`]: the response's event pipeline (bounds, timeouts, SSE framing, decoding, metrics, cancellation).
 //! - [`sse_body`]: the events encoded for the browser, batched into as few writes as the timing allows.
 
+pub mod client;
 pub mod registry;
 pub mod retry;
 pub mod scripted;

@@ -13,10 +13,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt};
+use http_body_util::BodyExt;
 use patchbridge_protocol::{RelayErrorCode, StreamEvent};
 use patchbridge_providers::sse::{SseFramer, SseMessage};
 use patchbridge_providers::{AdapterError, Decoder};
 
+use super::client::UpstreamResponse;
 use crate::config::Secret;
 use crate::error::RelayError;
 use crate::metrics::Metrics;
@@ -40,7 +42,7 @@ enum ByteIssue {
     IdleTimeout,
     DurationExceeded(Duration),
     TooLarge(u64),
-    Transport(reqwest::Error),
+    Transport(hyper::Error),
 }
 
 impl std::fmt::Display for ByteIssue {
@@ -120,14 +122,14 @@ impl Expiry {
 /// and only when it fires is the real deadline of the current wait (which began after the last chunk was
 /// handed on) recomputed: the timer is moved forward, or the stream ends with the issue.
 fn bounded_bytes(
-    response: reqwest::Response,
+    response: UpstreamResponse,
     bounds: StreamBounds,
     started: Instant,
     metrics: Arc<Metrics>,
     first_byte_at: Arc<std::sync::OnceLock<Instant>>,
 ) -> impl Stream<Item = Result<bytes::Bytes, ByteIssue>> {
     async_stream::stream! {
-        let mut body = response.bytes_stream();
+        let mut body = response.into_body().into_data_stream();
         let mut total: u64 = 0;
         let rule = WaitRule::new(&bounds, started);
         let (mut armed, _) = rule.due(started, true);
@@ -247,7 +249,7 @@ impl Drop for StreamGuard {
 
 /// The neutral event stream of one upstream call (the handler turns it into SSE); a failure is the last item.
 pub fn relay(
-    response: reqwest::Response,
+    response: UpstreamResponse,
     mut decoder: Decoder,
     bounds: StreamBounds,
     started: Instant,

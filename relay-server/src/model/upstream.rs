@@ -5,11 +5,16 @@
 
 use std::time::{Duration, Instant};
 
-use patchbridge_providers::UpstreamRequest;
-use reqwest::header::{
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::header::{
     HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER,
+    USER_AGENT,
 };
+use hyper::{Method, Request, Uri};
+use patchbridge_providers::UpstreamRequest;
 
+use super::client::{self, UpstreamResponse};
 use crate::config::{AuthScheme, ValidatedModel};
 use crate::error::RelayError;
 use crate::state::AppState;
@@ -38,9 +43,9 @@ pub fn error_for_status(status: u16) -> RelayError {
 /// One call's upstream request, ready to be sent (again).
 pub struct Prepared<'a> {
     model: &'a ValidatedModel,
-    url: reqwest::Url,
+    uri: Uri,
     headers: HeaderMap,
-    body: bytes::Bytes,
+    body: Bytes,
 }
 
 impl<'a> Prepared<'a> {
@@ -51,13 +56,12 @@ impl<'a> Prepared<'a> {
         request: &UpstreamRequest,
         request_id: Option<&HeaderValue>,
     ) -> Result<Self, RelayError> {
+        let url = join_url(&model.base_url, request.path);
         Ok(Prepared {
             model,
-            url: join_url(&model.base_url, request.path),
+            uri: Uri::try_from(url.as_str()).map_err(RelayError::internal)?,
             headers: build_headers(model, request, request_id)?,
-            body: bytes::Bytes::from(
-                serde_json::to_vec(&request.body).map_err(RelayError::internal)?,
-            ),
+            body: Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?),
         })
     }
 
@@ -67,16 +71,14 @@ impl<'a> Prepared<'a> {
         &self,
         state: &AppState,
         started: Instant,
-    ) -> Result<reqwest::Response, Failed> {
+    ) -> Result<UpstreamResponse, Failed> {
         let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
         let remaining = first_byte.saturating_sub(started.elapsed());
-        let sent = state
-            .inner
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .body(self.body.clone())
-            .send();
+        let mut request = Request::new(Full::new(self.body.clone()));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = self.uri.clone();
+        *request.headers_mut() = self.headers.clone();
+        let sent = state.inner.http.send(request);
         let failed = |error| Failed {
             error,
             retry_after: None,
@@ -85,14 +87,11 @@ impl<'a> Prepared<'a> {
             Err(_) => Err(failed(RelayError::UpstreamTimeout {
                 detail: format!("no response headers within {} ms", first_byte.as_millis()),
             })),
-            Ok(Err(e)) => {
-                let detail = redact(&format!("{e}"), &self.secrets());
-                Err(failed(if e.is_timeout() && !e.is_connect() {
-                    RelayError::UpstreamTimeout { detail }
-                } else {
-                    RelayError::UpstreamUnavailable { detail }
-                }))
-            }
+            // Connecting (including its timeout), TLS, a proxy's refusal, a connection that closed before
+            // the response head: the provider could not be reached.
+            Ok(Err(e)) => Err(failed(RelayError::UpstreamUnavailable {
+                detail: redact(&client::describe(&e), &self.secrets()),
+            })),
             Ok(Ok(response)) if response.status().is_success() => Ok(response),
             Ok(Ok(response)) => {
                 let status = response.status().as_u16();
@@ -123,7 +122,7 @@ impl<'a> Prepared<'a> {
 }
 
 /// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.
-pub fn join_url(base: &reqwest::Url, path: &str) -> reqwest::Url {
+pub fn join_url(base: &url::Url, path: &str) -> url::Url {
     let mut url = base.clone();
     let joined = format!("{}{}", base.path().trim_end_matches('/'), path);
     url.set_path(&joined);
@@ -138,6 +137,10 @@ fn build_headers(
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    headers.insert(
+        USER_AGENT,
+        HeaderValue::from_static(concat!("patchbridge-relay/", env!("CARGO_PKG_VERSION"))),
+    );
     if let Some(id) = request_id {
         headers.insert(crate::REQUEST_ID, id.clone());
     }
@@ -167,11 +170,14 @@ fn build_headers(
     Ok(headers)
 }
 
-async fn read_error_body(mut response: reqwest::Response) -> String {
+async fn read_error_body(response: UpstreamResponse) -> String {
+    let mut body = response.into_body();
     let mut out = Vec::new();
     let read = async {
-        while let Ok(Some(chunk)) = response.chunk().await {
-            out.extend_from_slice(&chunk);
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Some(chunk) = frame.data_ref() {
+                out.extend_from_slice(chunk);
+            }
             if out.len() >= ERROR_BODY_LOG_BYTES {
                 break;
             }
@@ -331,12 +337,12 @@ mod tests {
 
     #[test]
     fn join_keeps_the_base_path() {
-        let base = reqwest::Url::parse("https://api.openai.com/v1/").unwrap();
+        let base = url::Url::parse("https://api.openai.com/v1/").unwrap();
         assert_eq!(
             join_url(&base, "/chat/completions").as_str(),
             "https://api.openai.com/v1/chat/completions"
         );
-        let base = reqwest::Url::parse("http://127.0.0.1:11434/v1").unwrap();
+        let base = url::Url::parse("http://127.0.0.1:11434/v1").unwrap();
         assert_eq!(
             join_url(&base, "/chat/completions").as_str(),
             "http://127.0.0.1:11434/v1/chat/completions"
