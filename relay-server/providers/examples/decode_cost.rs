@@ -3,7 +3,8 @@
 //! and a floor: parsing the same `data:` payloads into `Value` and nothing else. `fast/Value` is the first over
 //! the second. The recorded Responses and Anthropic streams are short (3 or 4 text deltas among a dozen other
 //! events), so each is also measured with every text delta repeated 50 times in place, which is what a long
-//! answer looks like. A benchmark, not a test: figures vary with the machine and its load.
+//! answer looks like. The Chat Completions usage chunk (one per call, the last before `[DONE]`) is measured the
+//! same way, repeated 50 times in place, so that its row is about that chunk alone. A benchmark, not a test: figures vary with the machine and its load.
 //!
 //!     cargo run --release -p patchbridge-providers --example decode_cost
 
@@ -74,23 +75,33 @@ fn main() {
         (
             ProviderKind::AnthropicMessages,
             "anthropic-messages/recorded/basic_response.sse",
+            Hot::TextDeltas,
         ),
         (
             ProviderKind::OpenAiResponses,
             "openai-responses/recorded/vercel-phase.sse",
+            Hot::TextDeltas,
+        ),
+        (
+            ProviderKind::OpenAiChat,
+            "openai-chat/recorded/4cc50a6135d2.sse",
+            Hot::UsageChunk,
         ),
     ];
     let cases = cases
         .into_iter()
-        .map(|(kind, file)| (kind, file.to_owned(), 1))
-        .chain(
-            long.into_iter()
-                .map(|(kind, file)| (kind, format!("{file}, deltas x50"), 50)),
-        );
-    for (kind, name, repeat) in cases {
+        .map(|(kind, file)| (kind, file.to_owned(), Hot::TextDeltas, 1))
+        .chain(long.into_iter().map(|(kind, file, hot)| {
+            let what = match hot {
+                Hot::TextDeltas => "deltas",
+                Hot::UsageChunk => "usage chunk",
+            };
+            (kind, format!("{file}, {what} x50"), hot, 50)
+        }));
+    for (kind, name, hot, repeat) in cases {
         let file = name.split(',').next().unwrap();
         let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
-        let messages = repeat_text_deltas(sse_messages(&text), repeat);
+        let messages = repeat_hot(sse_messages(&text), hot, repeat);
         let rounds = (200_000 / messages.len()).max(50);
         // Interleaved, so that a change in the machine's load falls on both.
         let (mut fast, mut value) = (0.0, 0.0);
@@ -120,17 +131,33 @@ fn main() {
     }
 }
 
-/// Each text delta (Anthropic `content_block_delta`, Responses `response.output_text.delta`) `n` times.
-fn repeat_text_deltas(messages: Vec<(String, String)>, n: usize) -> Vec<(String, String)> {
+/// Which messages of a stream a row repeats.
+#[derive(Clone, Copy)]
+enum Hot {
+    /// Anthropic `content_block_delta`, Responses `response.output_text.delta`.
+    TextDeltas,
+    /// The Chat Completions chunk with no choices and a `usage` object.
+    UsageChunk,
+}
+
+/// Each `hot` message `n` times.
+fn repeat_hot(messages: Vec<(String, String)>, hot: Hot, n: usize) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for message in messages {
-        let kind = serde_json::from_str::<serde_json::Value>(&message.1)
-            .ok()
-            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_owned));
-        let times = match kind.as_deref() {
-            Some("content_block_delta" | "response.output_text.delta") => n,
-            _ => 1,
-        };
+        let value = serde_json::from_str::<serde_json::Value>(&message.1).ok();
+        let is_hot = value.is_some_and(|v| match hot {
+            Hot::TextDeltas => matches!(
+                v.get("type").and_then(|t| t.as_str()),
+                Some("content_block_delta" | "response.output_text.delta")
+            ),
+            Hot::UsageChunk => {
+                v.get("choices")
+                    .and_then(|c| c.as_array())
+                    .is_some_and(|c| c.is_empty())
+                    && v.get("usage").is_some_and(|u| u.is_object())
+            }
+        });
+        let times = if is_hot { n } else { 1 };
         out.extend(std::iter::repeat_n(message, times));
     }
     out

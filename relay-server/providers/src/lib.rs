@@ -18,7 +18,7 @@
 //! - `test_support` (tests only): fixture streams and proptest strategies for comparing each decoder's fast
 //!   path with its general path.
 //! - `openai_chat`, `openai_responses`, `anthropic`: one module per wire format, each with `encode` and
-//!   `decode`, and a fast path for its most common events (`text_chunk`, `delta_event`, `block_delta`).
+//!   `decode`, and a fast path for its most common events (`text_chunk` and `usage_chunk`, `delta_event`, `block_delta`).
 
 pub mod error;
 pub mod options;

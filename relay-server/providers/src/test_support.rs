@@ -1,5 +1,6 @@
 //! Helpers for the tests that compare each decoder's fast path with its general path
-//! (`openai_chat/text_chunk.rs`, `openai_responses/delta_event.rs`, `anthropic/block_delta.rs`): a provider's
+//! (`openai_chat/text_chunk.rs`, `openai_chat/usage_chunk.rs`, `openai_responses/delta_event.rs`,
+//! `anthropic/block_delta.rs`): a provider's
 //! fixture streams framed by the relay's own [`crate::sse`] framer, one decoder run with the fast path on or
 //! off, and proptest strategies for JSON objects close to the fast shapes.
 
@@ -100,7 +101,8 @@ pub(crate) fn unnamed(data: String) -> SseMessage {
 }
 
 /// JSON values of every type, including the ones a typed read and a `Value` parse might treat differently: a
-/// lone surrogate escape, nesting deeper than serde_json's limit, numbers outside `u64`, `-0`, `1.0`.
+/// lone surrogate escape, nesting deeper than serde_json's limit, numbers outside `u64`, `-0`, `1.0`, objects
+/// keyed by serde_json's private number token.
 pub(crate) fn json_value() -> impl Strategy<Value = String> {
     let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
     prop_oneof![
@@ -122,6 +124,9 @@ pub(crate) fn json_value() -> impl Strategy<Value = String> {
         Just("{}".to_owned()),
         Just("[\"a\"]".to_owned()),
         Just("{\"prompt_tokens\":3}".to_owned()),
+        // Read by `Value` as a number (serde_json's private token, under `arbitrary_precision`), or refused.
+        Just("{\"$serde_json::private::Number\":\"7\"}".to_owned()),
+        Just("{\"$serde_json::private::Number\":7}".to_owned()),
         Just(deep),
     ]
 }

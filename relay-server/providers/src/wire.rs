@@ -65,9 +65,9 @@ pub(crate) fn provider_error(value: &Value) -> AdapterError {
     }
 }
 
-/// Typed reading for the decoders' fast paths (`openai_chat/text_chunk.rs`, `openai_responses/delta_event.rs`,
-/// `anthropic/block_delta.rs`): field types that accept exactly what [`parse`] accepts for them, so a fast path
-/// never takes an event the general path would refuse as malformed.
+/// Typed reading for the decoders' fast paths (`openai_chat/text_chunk.rs`, `openai_chat/usage_chunk.rs`,
+/// `openai_responses/delta_event.rs`, `anthropic/block_delta.rs`): field types that accept exactly what
+/// [`parse`] accepts for them, so a fast path never takes an event the general path would refuse as malformed.
 pub(crate) mod typed {
     use std::borrow::Cow;
     use std::fmt;
@@ -91,9 +91,34 @@ pub(crate) mod typed {
 
     /// Any JSON value, read past and kept nowhere, for a field the general path ignores. Unlike
     /// `serde::de::IgnoredAny` it reads the value the way [`super::parse`] does (through `deserialize_any`):
-    /// strings are decoded (a lone surrogate escape is an error) and nesting is limited to the same depth, so
-    /// it accepts exactly the values a `Value` parse accepts.
+    /// strings are decoded (a lone surrogate escape is an error), nesting is limited to the same depth, and an
+    /// object keyed by serde_json's private number token is read as `Value` reads it (below), so it accepts
+    /// exactly the values a `Value` parse accepts.
     pub(crate) struct Skip;
+
+    /// The key by which serde_json hands a number over as its text under `arbitrary_precision` (a one-entry map),
+    /// and by which `Value` reads any object whose first key it is as a number.
+    const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+    /// serde_json's other private token (`raw_value`): an object whose first key it is becomes a raw value.
+    const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+    /// The first key of an object read by [`Skip`]: whether it is one of serde_json's private tokens.
+    enum FirstKey {
+        Number,
+        RawValue,
+        Other,
+    }
+
+    impl<'de> Deserialize<'de> for FirstKey {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            let key = Str::deserialize(deserializer)?.0;
+            Ok(match key.as_ref() {
+                NUMBER_TOKEN => FirstKey::Number,
+                RAW_VALUE_TOKEN => FirstKey::RawValue,
+                _ => FirstKey::Other,
+            })
+        }
+    }
 
     impl<'de> Deserialize<'de> for Skip {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -138,6 +163,25 @@ pub(crate) mod typed {
         }
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+            match map.next_key::<FirstKey>()? {
+                None => return Ok(Skip),
+                // As `Value` reads it with `arbitrary_precision` (which the protocol crate turns on): a number
+                // whose text is the value, and the object must end there (serde_json then refuses any other
+                // entry). Without the feature `Value` would take it as an object: refusing more is only slower.
+                Some(FirstKey::Number) => {
+                    let text = map.next_value::<Str<'de>>()?.0;
+                    text.parse::<serde_json::Number>()
+                        .map_err(serde::de::Error::custom)?;
+                    return Ok(Skip);
+                }
+                // Only with `raw_value`, which nothing here turns on: refused, the general path reads it.
+                Some(FirstKey::RawValue) => {
+                    return Err(serde::de::Error::custom("serde_json's raw value token"))
+                }
+                Some(FirstKey::Other) => {
+                    map.next_value::<Skip>()?;
+                }
+            }
             while map.next_key::<Skip>()?.is_some() {
                 map.next_value::<Skip>()?;
             }
@@ -190,6 +234,17 @@ mod tests {
             "{\"a\":1,}",
             "01",
             "nul",
+            // serde_json's private number token, which `Value` reads as a number when it is the first key.
+            "{\"$serde_json::private::Number\":\"5\"}",
+            "{\"$serde_json::private::Number\":\"-1.5e3\"}",
+            "{\"$serde_json::private::Number\":\"x\"}",
+            "{\"$serde_json::private::Number\":\"\"}",
+            "{\"$serde_json::private::Number\":5}",
+            "{\"$serde_json::private::Number\":null}",
+            "{\"$serde_json::private::Number\":\"5\",\"a\":1}",
+            "{\"\\u0024serde_json::private::Number\":\"x\"}",
+            "{\"a\":1,\"$serde_json::private::Number\":\"x\"}",
+            "[{\"$serde_json::private::Number\":[]}]",
         ]
         .iter()
         .map(|v| (*v).to_owned())

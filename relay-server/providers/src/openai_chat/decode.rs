@@ -10,7 +10,7 @@ use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use super::details::Details;
-use super::text_chunk;
+use super::{text_chunk, usage_chunk};
 use super::{Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, Emitter, LiveKind};
 use crate::state::Continuation;
@@ -37,8 +37,10 @@ pub(crate) struct ChatDecoder {
     tools: Vec<ToolAcc>,
     slots: BTreeMap<u64, usize>,
     finish_reason: Option<String>,
-    usage: Option<Value>,
-    /// Whether text-delta chunks take `text_chunk`'s fast path (always, except in tests comparing both paths).
+    /// The counts of the last chunk's `usage` object: nothing else of it is kept.
+    usage: Option<Usage>,
+    /// Whether text-delta and usage chunks take the fast paths of `text_chunk` and `usage_chunk` (always, except
+    /// in tests comparing both paths).
     pub(crate) fast_path: bool,
 }
 
@@ -69,7 +71,11 @@ impl ChatDecoder {
             return self.complete(out);
         }
         if self.fast_path {
-            if let Some(chunk) = text_chunk::parse(data) {
+            if usage_chunk::is_candidate(data) {
+                if let Some(chunk) = usage_chunk::parse(data) {
+                    return self.usage_only(chunk, out);
+                }
+            } else if let Some(chunk) = text_chunk::parse(data) {
                 return self.text_delta(chunk, out);
             }
         }
@@ -95,7 +101,7 @@ impl ChatDecoder {
             self.emit.start(id, out)?;
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            self.usage = Some(usage.clone());
+            self.usage = Some(neutral_usage(usage));
         }
         let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
             return Ok(());
@@ -134,6 +140,24 @@ impl ChatDecoder {
         if let Some(reason) = chunk.finish_reason {
             self.finish_reason = Some(reason.into_owned());
         }
+        Ok(())
+    }
+
+    /// A usage chunk (see `usage_chunk`): what `feed` does with such a chunk, without the `Value` tree.
+    fn usage_only(
+        &mut self,
+        chunk: usage_chunk::UsageChunk<'_>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), AdapterError> {
+        if !self.emit.started() {
+            // Without choices, only an id starts the message (as in `feed`).
+            let Some(id) = chunk.id.as_deref().filter(|id| !id.trim().is_empty()) else {
+                return Ok(());
+            };
+            let id = self.continuation.message_id(Some(id));
+            self.emit.start(id, out)?;
+        }
+        self.usage = Some(chunk.usage);
         Ok(())
     }
 
@@ -284,7 +308,7 @@ impl ChatDecoder {
             text,
             details,
         });
-        let usage = self.usage.as_ref().map(neutral_usage).unwrap_or_default();
+        let usage = self.usage.unwrap_or_default();
         self.emit
             .stop(stop_reason, usage, &mut self.continuation, entry, out)
     }
