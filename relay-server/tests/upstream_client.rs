@@ -1,17 +1,22 @@
 //! The upstream HTTP client over real sockets: the proxy rules (a forwarding proxy for plain HTTP, a `CONNECT`
-//! tunnel for HTTPS, `NO_PROXY` bypass) and the fixed cap on a response head. Each peer here is a raw TCP
-//! listener, so the test sees exactly the bytes the client wrote.
+//! tunnel for HTTPS, `NO_PROXY` bypass), TLS with HTTP/2 by ALPN (directly and through a tunnel), and the fixed
+//! cap on a response head. The plain peers are raw TCP listeners, so the test sees exactly the bytes the client
+//! wrote; the TLS upstream is hyper's server behind rustls, with a test CA (`tests/fixtures/tls/`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::{Method, Request};
+use hyper::{Method, Request, Response, Version};
 use hyper_util::client::proxy::matcher::Matcher;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use patchbridge_relay::model::client::{describe, UpstreamClient, READ_BUFFER_BYTES};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot};
 
 /// `user:pass` in base64, as a proxy URL's credentials are sent.
 const BASIC_USER_PASS: &str = "Basic dXNlcjpwYXNz";
@@ -52,8 +57,100 @@ fn post(uri: &str) -> Request<Full<Bytes>> {
         .unwrap()
 }
 
+const TEST_CA: &[u8] = include_bytes!("fixtures/tls/ca.pem");
+const LOCALHOST_CERT: &[u8] = include_bytes!("fixtures/tls/localhost.pem");
+const LOCALHOST_KEY: &[u8] = include_bytes!("fixtures/tls/localhost.key");
+
+/// A client trusting only the test CA.
 fn client(proxies: Matcher) -> UpstreamClient {
-    UpstreamClient::new(Duration::from_secs(5), proxies).unwrap()
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_slice(TEST_CA).unwrap())
+        .unwrap();
+    UpstreamClient::new(Duration::from_secs(5), proxies, roots).unwrap()
+}
+
+/// An HTTPS upstream for `localhost` (HTTP/2 and HTTP/1.1 by ALPN) answering every request with a short event
+/// stream; each request's HTTP version and path reach the test.
+async fn tls_upstream() -> (u16, mpsc::UnboundedReceiver<(Version, String)>) {
+    let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![CertificateDer::from_pem_slice(LOCALHOST_CERT).unwrap()],
+        PrivateKeyDer::from_pem_slice(LOCALHOST_KEY).unwrap(),
+    )
+    .unwrap();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (seen, requests) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        loop {
+            let (socket, _) = listener.accept().await.unwrap();
+            let (acceptor, seen) = (acceptor.clone(), seen.clone());
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(socket).await else {
+                    return;
+                };
+                let service = hyper::service::service_fn(move |request: Request<_>| {
+                    let _ = seen.send((request.version(), request.uri().path().to_owned()));
+                    async {
+                        Ok::<_, std::convert::Infallible>(
+                            Response::builder()
+                                .header("content-type", "text/event-stream")
+                                .body(Full::new(Bytes::from_static(b"data: {}\n\n")))
+                                .unwrap(),
+                        )
+                    }
+                });
+                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    (port, requests)
+}
+
+/// A `CONNECT` proxy: tunnels every connection to where it asks, and hands each `CONNECT` line to the test.
+async fn tunnelling_proxy() -> (u16, mpsc::UnboundedReceiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (seen, lines) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if socket.read(&mut byte).await.unwrap() == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8(head).unwrap();
+                let line = head.lines().next().unwrap().to_owned();
+                let target = line.split(' ').nth(1).unwrap().to_owned();
+                let _ = seen.send(line);
+                let mut upstream = TcpStream::connect(target.replace("localhost", "127.0.0.1"))
+                    .await
+                    .unwrap();
+                socket
+                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    .await
+                    .unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut socket, &mut upstream).await;
+            });
+        }
+    });
+    (port, lines)
 }
 
 #[tokio::test]
@@ -162,5 +259,68 @@ async fn a_response_head_is_capped_by_the_read_buffer() {
         describe(&error).contains("too large"),
         "{}",
         describe(&error)
+    );
+}
+
+#[tokio::test]
+async fn https_upstreams_are_verified_and_speak_http2_when_they_offer_it() {
+    let (port, mut requests) = tls_upstream().await;
+    let client = client(Matcher::builder().build());
+    for _ in 0..2 {
+        let response = client
+            .send(post(&format!("https://localhost:{port}/v1/messages")))
+            .await
+            .unwrap_or_else(|e| panic!("{}", describe(&e)));
+        assert_eq!(response.version(), Version::HTTP_2);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], b"data: {}\n\n");
+    }
+    assert_eq!(
+        requests.recv().await.unwrap(),
+        (Version::HTTP_2, "/v1/messages".to_owned())
+    );
+
+    // A certificate the client does not trust (the name is right, the issuer unknown) fails the attempt.
+    let strict = UpstreamClient::new(
+        Duration::from_secs(5),
+        Matcher::builder().build(),
+        rustls::RootCertStore::empty(),
+    )
+    .unwrap();
+    let error = strict
+        .send(post(&format!("https://localhost:{port}/v1/messages")))
+        .await
+        .expect_err("an untrusted certificate");
+    assert!(error.is_connect(), "{}", describe(&error));
+    assert!(
+        describe(&error)
+            .to_ascii_lowercase()
+            .contains("certificate"),
+        "{}",
+        describe(&error)
+    );
+}
+
+#[tokio::test]
+async fn https_through_a_connect_tunnel_reaches_the_upstream_with_its_own_name() {
+    let (upstream, mut requests) = tls_upstream().await;
+    let (proxy, mut connects) = tunnelling_proxy().await;
+    let proxies = Matcher::builder()
+        .https(format!("http://127.0.0.1:{proxy}"))
+        .build();
+    let response = client(proxies)
+        .send(post(&format!("https://localhost:{upstream}/v1/responses")))
+        .await
+        .unwrap_or_else(|e| panic!("{}", describe(&e)));
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.version(), Version::HTTP_2);
+    // The proxy saw only where to connect; TLS (verified for `localhost`) ran end to end inside the tunnel.
+    assert_eq!(
+        connects.recv().await.unwrap(),
+        format!("CONNECT localhost:{upstream} HTTP/1.1")
+    );
+    assert_eq!(
+        requests.recv().await.unwrap(),
+        (Version::HTTP_2, "/v1/responses".to_owned())
     );
 }

@@ -59,13 +59,28 @@ pub struct UpstreamClient {
 pub struct ClientSetupError(#[source] rustls::Error);
 
 impl UpstreamClient {
-    /// A client with the proxy rules of the process environment (read once, here).
+    /// A client with the proxy rules of the process environment (read once, here) that trusts the Mozilla
+    /// root certificates (`webpki-roots`).
     pub fn from_env(connect_timeout: Duration) -> Result<Self, ClientSetupError> {
-        Self::new(connect_timeout, Matcher::from_env())
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        Self::new(connect_timeout, Matcher::from_env(), roots)
     }
 
-    /// A client with the given proxy rules.
-    pub fn new(connect_timeout: Duration, proxies: Matcher) -> Result<Self, ClientSetupError> {
+    /// A client with the given proxy rules, trusting the given roots (a private CA, or a test's).
+    pub fn new(
+        connect_timeout: Duration,
+        proxies: Matcher,
+        roots: rustls::RootCertStore,
+    ) -> Result<Self, ClientSetupError> {
+        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(ClientSetupError)?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
         let proxies = Arc::new(proxies);
         let mut tcp = HttpConnector::new();
         // hyper-rustls hands `https` URIs to this connector and does the TLS itself.
@@ -73,9 +88,9 @@ impl UpstreamClient {
         tcp.set_connect_timeout(Some(connect_timeout));
         tcp.set_nodelay(true);
         tcp.set_keepalive(Some(TCP_KEEPALIVE));
+        // ALPN offers h2 and http/1.1 (set by the builder on this configuration).
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(Arc::new(rustls::crypto::ring::default_provider()))
-            .map_err(ClientSetupError)?
+            .with_tls_config(tls)
             .https_or_http()
             .enable_http1()
             .enable_http2()
