@@ -4,14 +4,18 @@
 //! the second. The recorded Responses and Anthropic streams are short (3 or 4 text deltas among a dozen other
 //! events), so each is also measured with every text delta repeated 50 times in place, which is what a long
 //! answer looks like. The Chat Completions usage chunk (one per call, the last before `[DONE]`) is measured the
-//! same way, repeated 50 times in place, so that its row is about that chunk alone. A benchmark, not a test: figures vary with the machine and its load.
+//! same way, repeated 50 times in place, so that its row is about that chunk alone. A benchmark, not a test:
+//! figures vary with the machine and its load.
 //!
 //!     cargo run --release -p patchbridge-providers --example decode_cost
+
+#[path = "common/mod.rs"]
+mod common;
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use patchbridge_protocol::{Block, Message, ModelRequest, Role};
+use patchbridge_protocol::ModelRequest;
 use patchbridge_providers::sse::SseFramer;
 use patchbridge_providers::{Decoder, ProviderKind};
 
@@ -56,17 +60,7 @@ fn main() {
             "openai-responses/reasoning_tool_call.sse",
         ),
     ];
-    let request = ModelRequest {
-        model: None,
-        messages: vec![Message {
-            id: "u1".into(),
-            role: Role::User,
-            blocks: vec![Block::Text { text: "hi".into() }],
-        }],
-        model_state: None,
-        tools: vec![],
-        conversation_id: None,
-    };
+    let request = common::one_message_request();
     println!(
         "{:<62} {:>8} {:>8} {:>9} {:>9} {:>10}",
         "fixture (ns per message)", "messages", "fast", "Value", "parse", "fast/Value"

@@ -11,9 +11,11 @@
 //! `fixtures/`), the index of the message among the stream's SSE messages, how many times to feed it, and
 //! `fast` or `general` (the decoder's fast paths on or off).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::hint::black_box;
 
-use patchbridge_protocol::{Block, Message, ModelRequest, Role};
 use patchbridge_providers::sse::SseFramer;
 use patchbridge_providers::{Decoder, ProviderKind};
 
@@ -41,17 +43,7 @@ fn main() {
     let mut messages = Vec::new();
     framer.push(&text, &mut messages).unwrap();
     framer.push(b"\n\n", &mut messages).unwrap();
-    let request = ModelRequest {
-        model: None,
-        messages: vec![Message {
-            id: "u1".into(),
-            role: Role::User,
-            blocks: vec![Block::Text { text: "hi".into() }],
-        }],
-        model_state: None,
-        tools: vec![],
-        conversation_id: None,
-    };
+    let request = common::one_message_request();
     let mut decoder = Decoder::new(kind, &request).unwrap();
     decoder.set_fast_path(fast);
     let mut out = Vec::with_capacity(16);
