@@ -76,20 +76,40 @@ pub fn origin_allowed(origin: &str, host: Option<&str>, allowed: &[String]) -> b
     if !matches!(url.scheme(), "http" | "https") {
         return false;
     }
-    let normalised = url.origin().ascii_serialization();
-    if allowed.contains(&normalised) {
+    // Serialised only when there is a list to look it up in (it costs allocations on every request).
+    if !allowed.is_empty() && allowed.contains(&url.origin().ascii_serialization()) {
         return true;
     }
     let Some(host) = host else { return false };
     let Some(origin_host) = url.host_str() else {
         return false;
     };
-    let origin_authority = match url.port() {
-        Some(port) => format!("{origin_host}:{port}"),
-        None => origin_host.to_owned(),
-    };
     // `Host` omits default ports; `Url::port` does too, so the two compare directly.
-    origin_authority.eq_ignore_ascii_case(host)
+    authority_is(host, origin_host, url.port())
+}
+
+/// Whether `authority` is `host` (any case), followed by `:port` when there is a port: the text
+/// `format!("{host}:{port}")` would be, compared without building it.
+fn authority_is(authority: &str, host: &str, port: Option<u16>) -> bool {
+    let Some(port) = port else {
+        return authority.eq_ignore_ascii_case(host);
+    };
+    let Some((name, digits)) = authority.split_at_checked(host.len()) else {
+        return false;
+    };
+    let mut text = [0u8; 5];
+    let mut start = text.len();
+    let mut rest = port;
+    loop {
+        start -= 1;
+        text[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    name.eq_ignore_ascii_case(host)
+        && digits.strip_prefix(':').map(str::as_bytes) == Some(&text[start..])
 }
 
 fn check_content_type(request: &Request) -> Result<(), RelayError> {
@@ -147,6 +167,36 @@ mod tests {
             .body(axum::body::Body::empty())
             .unwrap();
         assert_eq!(request_authority(&neither), None);
+    }
+
+    #[test]
+    fn authority_comparison_matches_the_formatted_text() {
+        for (authority, host, port) in [
+            ("relay.example:8787", "relay.example", Some(8787)),
+            ("RELAY.example:8787", "relay.example", Some(8787)),
+            ("relay.example:08787", "relay.example", Some(8787)),
+            ("relay.example:8787", "relay.example", Some(878)),
+            ("relay.example:0", "relay.example", Some(0)),
+            ("relay.example:65535", "relay.example", Some(65535)),
+            ("relay.example", "relay.example", Some(80)),
+            ("relay.example:", "relay.example", Some(1)),
+            ("relay.examplex8787", "relay.example", Some(8787)),
+            ("[::1]:8787", "[::1]", Some(8787)),
+            ("relay.example", "RELAY.EXAMPLE", None),
+            ("relay.example:80", "relay.example", None),
+            ("é", "ab", Some(1)),
+        ] {
+            let expected = match port {
+                Some(port) => format!("{host}:{port}"),
+                None => host.to_owned(),
+            }
+            .eq_ignore_ascii_case(authority);
+            assert_eq!(
+                super::authority_is(authority, host, port),
+                expected,
+                "{authority} vs {host} {port:?}"
+            );
+        }
     }
 
     #[test]

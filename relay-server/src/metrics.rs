@@ -6,7 +6,9 @@
 //! to the browser), their difference `relay_added_first_event_seconds`, and `relay_chunk_processing_seconds`
 //! (decode + encode time of each upstream SSE message).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Arc, RwLock};
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -28,6 +30,42 @@ pub struct Metrics {
     pub added_first_event: Histogram,
     pub chunk_processing: Histogram,
     pub conversation_conflicts: Counter,
+    /// `http_requests` series by status, then route.
+    http_request_series: SeriesCache<u16>,
+    /// `model_calls` series by outcome, then model.
+    model_call_series: SeriesCache<&'static str>,
+}
+
+/// Handles to the series of a [`Family`] already counted, by their two label values: a `Family` lookup needs
+/// an owned label set, a `Vec` and four `String`s per count, while a lookup here borrows. A handle shares its
+/// value with the series in the family (a cloned [`Counter`] is the same counter).
+struct SeriesCache<K>(RwLock<HashMap<K, HashMap<String, Counter>>>);
+
+impl<K: Copy + Hash + Eq> SeriesCache<K> {
+    fn new() -> Self {
+        SeriesCache(RwLock::new(HashMap::new()))
+    }
+
+    /// Counts one for (`key`, `name`), whose counter `create` takes from the family the first time.
+    fn inc(&self, key: K, name: &str, create: impl FnOnce() -> Counter) {
+        if let Some(counter) = self
+            .0
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .and_then(|by_name| by_name.get(name))
+        {
+            counter.inc();
+            return;
+        }
+        let mut series = self.0.write().unwrap_or_else(|e| e.into_inner());
+        series
+            .entry(key)
+            .or_default()
+            .entry(name.to_owned())
+            .or_insert_with(create)
+            .inc();
+    }
 }
 
 impl Metrics {
@@ -99,6 +137,8 @@ impl Metrics {
             added_first_event,
             chunk_processing,
             conversation_conflicts,
+            http_request_series: SeriesCache::new(),
+            model_call_series: SeriesCache::new(),
         })
     }
 
@@ -109,21 +149,25 @@ impl Metrics {
         out
     }
 
-    pub fn model_call(&self, model: &str, outcome: &str) {
-        self.model_calls
-            .get_or_create(&vec![
-                ("model".into(), model.into()),
-                ("outcome".into(), outcome.into()),
-            ])
-            .inc();
+    pub fn model_call(&self, model: &str, outcome: &'static str) {
+        self.model_call_series.inc(outcome, model, || {
+            self.model_calls
+                .get_or_create(&vec![
+                    ("model".into(), model.into()),
+                    ("outcome".into(), outcome.into()),
+                ])
+                .clone()
+        });
     }
 
     pub fn http_request(&self, route: &str, status: u16) {
-        self.http_requests
-            .get_or_create(&vec![
-                ("route".into(), route.into()),
-                ("status".into(), status.to_string()),
-            ])
-            .inc();
+        self.http_request_series.inc(status, route, || {
+            self.http_requests
+                .get_or_create(&vec![
+                    ("route".into(), route.into()),
+                    ("status".into(), status.to_string()),
+                ])
+                .clone()
+        });
     }
 }

@@ -19,6 +19,9 @@ pub struct ValidatedModel {
     pub auth_scheme: AuthScheme,
     pub api_key: Option<Secret>,
     pub options: ModelOptions,
+    /// The upstream URI (base URL joined with the adapter's path) and that path, made by the first call:
+    /// every call of a model goes to the same path, and a `Uri` clone shares its text.
+    pub endpoint: std::sync::OnceLock<(&'static str, axum::http::Uri)>,
 }
 
 /// Identity settings after validation (keys loaded).
@@ -347,6 +350,7 @@ impl RelayConfig {
                 auth_scheme,
                 api_key,
                 options,
+                endpoint: std::sync::OnceLock::new(),
             });
         }
         let default_model = match &self.default_model {

@@ -42,11 +42,14 @@ impl IdentityResolver for DevelopmentResolver {
                 );
                 return None;
             }
-            let raw = parts
+            let raw = match parts
                 .headers
                 .get(self.header.as_str())
-                .and_then(|v| v.to_str().ok().map(str::to_owned))
-                .or_else(|| self.query_user(parts))?;
+                .and_then(|v| v.to_str().ok())
+            {
+                Some(header) => std::borrow::Cow::Borrowed(header),
+                None => std::borrow::Cow::Owned(self.query_user(parts)?),
+            };
             let user = acceptable(&raw)?;
             tracing::debug!(user = %user.0, "development identity (client-supplied)");
             Some(user)
@@ -59,15 +62,15 @@ impl IdentityResolver for DevelopmentResolver {
 fn loopback_host(parts: &Parts) -> bool {
     let authority = match parts.headers.get(axum::http::header::HOST) {
         Some(value) => match value.to_str() {
-            Ok(text) => text.to_owned(),
+            Ok(text) => text,
             Err(_) => return false,
         },
         None => match parts.uri.authority() {
-            Some(authority) => authority.as_str().to_owned(),
+            Some(authority) => authority.as_str(),
             None => return false,
         },
     };
-    is_loopback_authority(&authority)
+    is_loopback_authority(authority)
 }
 
 /// Pure: `host[:port]` names a loopback address.
@@ -84,8 +87,16 @@ pub fn is_loopback_authority(authority: &str) -> bool {
             None => authority,
         }
     };
-    let host = host.to_ascii_lowercase();
-    if host == "localhost" || host.ends_with(".localhost") {
+    // Compared in any case without a lowercased copy. An address with a hex letter is never loopback (`::1`
+    // has none), so the address parse needs no lowercasing either.
+    const SUFFIX: &[u8] = b".localhost";
+    let name = host.as_bytes();
+    if host.eq_ignore_ascii_case("localhost")
+        || name
+            .len()
+            .checked_sub(SUFFIX.len())
+            .is_some_and(|at| name[at..].eq_ignore_ascii_case(SUFFIX))
+    {
         return true;
     }
     host.parse::<std::net::IpAddr>()
@@ -107,6 +118,10 @@ mod tests {
             "127.9.9.9",
             "[::1]",
             "[::1]:80",
+            "LocalHost:8787",
+            "A.LOCALHOST",
+            ".localhost",
+            "[0:0:0:0:0:0:0:1]",
         ] {
             assert!(is_loopback_authority(yes), "{yes}");
         }
@@ -120,6 +135,10 @@ mod tests {
             "10.0.0.1:80",
             "localhost:x",
             "",
+            "localhostx",
+            "xlocalhost",
+            "é.localhos",
+            "[::1:aB]",
         ] {
             assert!(!is_loopback_authority(no), "{no}");
         }

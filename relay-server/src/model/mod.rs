@@ -18,8 +18,9 @@ pub mod upstream;
 
 use std::time::{Duration, Instant};
 
-use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -39,14 +40,31 @@ pub async fn models(State(state): State<AppState>) -> Response {
     Json(state.inner.models.describe()).into_response()
 }
 
+/// What [`call`] reads from the request head. Not the `HeaderMap` extractor: that clones the whole map.
+pub struct CallHead {
+    /// The router's request-id layer always sets it; sent upstream so provider logs correlate with ours.
+    request_id: Option<HeaderValue>,
+    /// [`crate::extract::is_small_body`].
+    small_body: bool,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for CallHead {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(CallHead {
+            request_id: parts.headers.get(crate::REQUEST_ID).cloned(),
+            small_body: crate::extract::is_small_body(&parts.headers),
+        })
+    }
+}
+
 pub async fn call(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    head: CallHead,
     StrictJson(request): StrictJson<ModelRequest>,
 ) -> Result<Response, RelayError> {
     let started = Instant::now();
-    // The router's request-id layer always sets it; sent upstream so provider logs correlate with ours.
-    let request_id = headers.get(crate::REQUEST_ID);
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
@@ -60,16 +78,18 @@ pub async fn call(
     // Encoding walks every message, tool and ModelState item: linear, but megabytes of it, so a large request
     // is encoded off the async workers (a small one in place: the hop would cost more than the work). Building
     // the decoder here too fails early on requests it cannot serve (before any upstream call).
-    let options = model.options.clone();
-    let prepare = move || {
-        let upstream = encode_request(kind, &options, &request)?;
+    let prepare = move |options: &patchbridge_providers::ModelOptions, request: ModelRequest| {
+        let upstream = encode_request(kind, options, &request)?;
         let decoder = Decoder::new(kind, &request)?;
         Ok::<_, patchbridge_providers::AdapterError>((request, upstream, decoder))
     };
-    let prepared = if crate::extract::is_small_body(&headers) {
-        prepare()
+    let prepared = if head.small_body {
+        prepare(&model.options, request)
     } else {
-        state.heavy(prepare).await?
+        let model = model.clone();
+        state
+            .heavy(move || prepare(&model.options, request))
+            .await?
     };
     let (request, upstream_request, decoder) = prepared.map_err(adapter_error)?;
     let mut unused_decoder = Some(decoder);
@@ -91,7 +111,8 @@ pub async fn call(
     // The response to the browser starts only once the first neutral event exists, so a provider that accepts
     // the call and then fails before producing anything (an in-stream "overloaded" event, a dropped
     // connection) is decided by the same retry rule as one that refuses it outright: no byte went out yet.
-    let upstream = upstream::Prepared::new(&model, &upstream_request, request_id)?;
+    let mut upstream =
+        upstream::Prepared::new(&model, &upstream_request, head.request_id.as_ref())?;
     let mut attempt = 0;
     let (first, events) = loop {
         attempt += 1;
@@ -109,8 +130,7 @@ pub async fn call(
                     bounds,
                     started,
                     state.inner.metrics.clone(),
-                    model.config.id.clone(),
-                    model.api_key.clone(),
+                    model.clone(),
                 ));
                 match events.next().await {
                     Some(Err(error)) => (

@@ -19,7 +19,7 @@ use patchbridge_providers::sse::{SseFramer, SseMessage};
 use patchbridge_providers::{AdapterError, Decoder};
 
 use super::client::UpstreamResponse;
-use crate::config::Secret;
+use crate::config::{Secret, ValidatedModel};
 use crate::error::RelayError;
 use crate::metrics::Metrics;
 
@@ -228,7 +228,7 @@ pub fn adapter_error_redacted(e: AdapterError, secrets: &[&str]) -> RelayError {
 /// Counts the stream as open while it lives and records how it ended (also when the browser went away).
 struct StreamGuard {
     metrics: Arc<Metrics>,
-    model: String,
+    model: Arc<ValidatedModel>,
     outcome: &'static str,
     started: Instant,
     events: u64,
@@ -238,12 +238,13 @@ impl Drop for StreamGuard {
     fn drop(&mut self) {
         self.metrics.open_streams.dec();
         let elapsed_ms = self.started.elapsed().as_millis() as u64;
+        let model = &self.model.config.id;
         if self.outcome == "cancelled" {
-            tracing::info!(model = %self.model, events = self.events, elapsed_ms, "browser disconnected: upstream request dropped");
+            tracing::info!(model = %model, events = self.events, elapsed_ms, "browser disconnected: upstream request dropped");
         } else {
-            tracing::info!(model = %self.model, outcome = self.outcome, events = self.events, elapsed_ms, "model call finished");
+            tracing::info!(model = %model, outcome = self.outcome, events = self.events, elapsed_ms, "model call finished");
         }
-        self.metrics.model_call(&self.model, self.outcome);
+        self.metrics.model_call(model, self.outcome);
     }
 }
 
@@ -254,11 +255,12 @@ pub fn relay(
     bounds: StreamBounds,
     started: Instant,
     metrics: Arc<Metrics>,
-    model: String,
-    api_key: Option<Secret>,
+    model: Arc<ValidatedModel>,
 ) -> impl Stream<Item = Result<StreamEvent, RelayError>> {
     async_stream::stream! {
-        let secrets: Vec<&str> = api_key.iter().map(Secret::expose).collect();
+        // The model's API key, masked in logged upstream text (the guard below holds the model for as long).
+        let key = model.clone();
+        let secrets: Vec<&str> = key.api_key.iter().map(Secret::expose).collect();
         metrics.open_streams.inc();
         let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled", started, events: 0 };
         let first_byte_at = Arc::new(std::sync::OnceLock::new());

@@ -43,8 +43,12 @@ pub fn error_for_status(status: u16) -> RelayError {
 /// One call's upstream request, ready to be sent (again).
 pub struct Prepared<'a> {
     model: &'a ValidatedModel,
+    request: &'a UpstreamRequest,
+    request_id: Option<&'a HeaderValue>,
     uri: Uri,
-    headers: HeaderMap,
+    /// The headers of the first attempt; a retry builds its own (most calls make one attempt, and a copy
+    /// kept for a retry would cost a `HeaderMap` clone per call).
+    headers: Option<HeaderMap>,
     body: Bytes,
 }
 
@@ -53,14 +57,15 @@ impl<'a> Prepared<'a> {
     /// so provider-side logs can be matched with ours) and the body.
     pub fn new(
         model: &'a ValidatedModel,
-        request: &UpstreamRequest,
-        request_id: Option<&HeaderValue>,
+        request: &'a UpstreamRequest,
+        request_id: Option<&'a HeaderValue>,
     ) -> Result<Self, RelayError> {
-        let url = join_url(&model.base_url, request.path);
         Ok(Prepared {
             model,
-            uri: Uri::try_from(url.as_str()).map_err(RelayError::internal)?,
-            headers: build_headers(model, request, request_id)?,
+            request,
+            request_id,
+            uri: endpoint(model, request.path)?,
+            headers: Some(build_headers(model, request, request_id)?),
             body: Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?),
         })
     }
@@ -68,21 +73,25 @@ impl<'a> Prepared<'a> {
     /// One attempt: a 2xx response whose body has not been read yet, or the failure. Waits for the response
     /// headers at most until the first-byte timeout (counted from `started`, the call's arrival).
     pub async fn send(
-        &self,
+        &mut self,
         state: &AppState,
         started: Instant,
     ) -> Result<UpstreamResponse, Failed> {
-        let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
-        let remaining = first_byte.saturating_sub(started.elapsed());
-        let mut request = Request::new(Full::new(self.body.clone()));
-        *request.method_mut() = Method::POST;
-        *request.uri_mut() = self.uri.clone();
-        *request.headers_mut() = self.headers.clone();
-        let sent = state.inner.http.send(request);
         let failed = |error| Failed {
             error,
             retry_after: None,
         };
+        let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
+        let remaining = first_byte.saturating_sub(started.elapsed());
+        let headers = match self.headers.take() {
+            Some(headers) => headers,
+            None => build_headers(self.model, self.request, self.request_id).map_err(failed)?,
+        };
+        let mut request = Request::new(Full::new(self.body.clone()));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = self.uri.clone();
+        *request.headers_mut() = headers;
+        let sent = state.inner.http.send(request);
         match tokio::time::timeout(remaining, sent).await {
             Err(_) => Err(failed(RelayError::UpstreamTimeout {
                 detail: format!("no response headers within {} ms", first_byte.as_millis()),
@@ -119,6 +128,20 @@ impl<'a> Prepared<'a> {
     fn secrets(&self) -> Vec<&str> {
         self.model.api_key.iter().map(|s| s.expose()).collect()
     }
+}
+
+/// The model's upstream URI for the adapter's `path`: built on the model's first call, then shared.
+fn endpoint(model: &ValidatedModel, path: &'static str) -> Result<Uri, RelayError> {
+    if let Some((built_for, uri)) = model.endpoint.get() {
+        if *built_for == path {
+            return Ok(uri.clone());
+        }
+    }
+    let url = join_url(&model.base_url, path);
+    let uri = Uri::try_from(url.as_str()).map_err(RelayError::internal)?;
+    // Another call may have set it first (to the same path): either way `uri` is this call's.
+    let _ = model.endpoint.set((path, uri.clone()));
+    Ok(uri)
 }
 
 /// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.
