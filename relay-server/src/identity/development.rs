@@ -87,8 +87,8 @@ pub fn is_loopback_authority(authority: &str) -> bool {
             None => authority,
         }
     };
-    // Compared in any case without a lowercased copy. An address with a hex letter is never loopback (`::1`
-    // has none), so the address parse needs no lowercasing either.
+    // Compared in any case without a lowercased copy; the address parser reads hex digits in either case, so
+    // the address needs none either.
     const SUFFIX: &[u8] = b".localhost";
     let name = host.as_bytes();
     if host.eq_ignore_ascii_case("localhost")
