@@ -262,6 +262,28 @@ async fn a_response_head_is_capped_by_the_read_buffer() {
     );
 }
 
+/// The fixed buffer bounds only the head: a body chunk many times its size (a long tool-call argument in one
+/// event) streams through whole, in pieces.
+#[tokio::test]
+async fn a_body_chunk_larger_than_the_read_buffer_streams_through_whole() {
+    let event = format!("data: {}\n\n", "x".repeat(12 * READ_BUFFER_BYTES));
+    let mut answer = format!(
+        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n{:x}\r\n",
+        event.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(event.as_bytes());
+    answer.extend_from_slice(b"\r\n0\r\n\r\n");
+    let (upstream, _) = one_shot_peer(answer).await;
+    let response = client(Matcher::builder().build())
+        .send(post(&format!("http://127.0.0.1:{upstream}/")))
+        .await
+        .unwrap_or_else(|e| panic!("{}", describe(&e)));
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body.len(), event.len());
+    assert_eq!(&body[..], event.as_bytes());
+}
+
 #[tokio::test]
 async fn https_upstreams_are_verified_and_speak_http2_when_they_offer_it() {
     let (port, mut requests) = tls_upstream().await;
