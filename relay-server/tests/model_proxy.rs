@@ -240,6 +240,110 @@ async fn no_response_headers_is_a_first_byte_timeout() {
     assert_eq!(fake.requests().len(), 1, "a timeout is not retried");
 }
 
+/// Log lines, as the relay's formatter writes them, collected for a test (a thread's default subscriber: the
+/// test runtime runs the served relay on the same thread).
+#[derive(Clone, Default)]
+struct CapturedLogs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for CapturedLogs {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl CapturedLogs {
+    /// Collects this thread's log lines (`info` and above, the relay's field format) until the guard drops.
+    fn start() -> (CapturedLogs, tracing::subscriber::DefaultGuard) {
+        let logs = CapturedLogs::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .fmt_fields(patchbridge_relay::logging::human_fields())
+            .with_writer(move || writer.clone())
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
+    fn line_with(&self, needle: &str) -> Option<String> {
+        self.text()
+            .lines()
+            .find(|line| line.contains(needle))
+            .map(str::to_owned)
+    }
+}
+
+/// The line that says a browser went away names its request: it is written when hyper drops the response body,
+/// outside the request's span, so the stream carries the span itself.
+#[tokio::test]
+async fn the_disconnect_log_line_names_the_request() {
+    let (logs, _default) = CapturedLogs::start();
+
+    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::Stall { prefix: first }],
+        json!({ "limits": { "idleTimeoutMs": 600000 } }),
+    )
+    .await;
+    let addr = r.serve().await;
+    let client = reqwest::Client::new();
+    let mut response = browser_call(&client, addr)
+        .header("x-request-id", "req-disconnect-1")
+        .send()
+        .await
+        .unwrap();
+    let _ = response.chunk().await.unwrap().unwrap();
+    drop(response);
+    drop(client);
+    assert!(
+        eventually(Duration::from_secs(3), || logs
+            .line_with("browser disconnected")
+            .is_some())
+        .await,
+        "no disconnect line: {}",
+        logs.text()
+    );
+    let line = logs.line_with("browser disconnected").unwrap();
+    assert!(line.contains("req-disconnect-1"), "{line}");
+    // The call's first line carries it too, from the request span.
+    let started = logs.line_with("model call").unwrap();
+    assert!(started.contains("req-disconnect-1"), "{started}");
+}
+
+/// A call that ends normally writes its last line inside the request's span already; entering it again for
+/// that line does not repeat the span.
+#[tokio::test]
+async fn the_finished_log_line_names_the_request_once() {
+    let (logs, _default) = CapturedLogs::start();
+    let (_fake, r, _db) = relay_with_upstream(vec![Reply::sse(text_stream())], json!({})).await;
+    let addr = r.serve().await;
+    let response = browser_call(&reqwest::Client::new(), addr)
+        .header("x-request-id", "req-finished-2")
+        .send()
+        .await
+        .unwrap();
+    assert!(response.text().await.unwrap().contains("message-stop"));
+    assert!(
+        eventually(Duration::from_secs(3), || logs
+            .line_with("model call finished")
+            .is_some())
+        .await,
+        "{}",
+        logs.text()
+    );
+    let line = logs.line_with("model call finished").unwrap();
+    assert_eq!(line.matches("req-finished-2").count(), 1, "{line}");
+}
+
 /// Regression pin for "browser disconnect must cancel upstream at once": the fake upstream keeps its stream
 /// open forever; when the browser drops the connection the relay must drop the upstream request.
 #[tokio::test]

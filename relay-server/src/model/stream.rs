@@ -232,6 +232,9 @@ struct StreamGuard {
     outcome: &'static str,
     started: Instant,
     events: u64,
+    /// The request's span. When the browser goes away, hyper drops the body outside of it, so the last line is
+    /// written inside it explicitly (it carries the request id).
+    span: tracing::Span,
 }
 
 impl Drop for StreamGuard {
@@ -239,6 +242,7 @@ impl Drop for StreamGuard {
         self.metrics.open_streams.dec();
         let elapsed_ms = self.started.elapsed().as_millis() as u64;
         let model = &self.model.config.id;
+        let _request = self.span.enter();
         if self.outcome == "cancelled" {
             tracing::info!(model = %model, events = self.events, elapsed_ms, "browser disconnected: upstream request dropped");
         } else {
@@ -257,12 +261,14 @@ pub fn relay(
     metrics: Arc<Metrics>,
     model: Arc<ValidatedModel>,
 ) -> impl Stream<Item = Result<StreamEvent, RelayError>> {
+    // Taken here, in the handler, which runs inside the request's span.
+    let span = tracing::Span::current();
     async_stream::stream! {
         // The model's API key, masked in logged upstream text (the guard below holds the model for as long).
         let key = model.clone();
         let secrets: Vec<&str> = key.api_key.iter().map(Secret::expose).collect();
         metrics.open_streams.inc();
-        let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled", started, events: 0 };
+        let mut guard = StreamGuard { metrics: metrics.clone(), model, outcome: "cancelled", started, events: 0, span };
         let first_byte_at = Arc::new(std::sync::OnceLock::new());
         let mut bytes = Box::pin(bounded_bytes(response, bounds, started, metrics.clone(), first_byte_at.clone()));
         let mut framer = SseFramer::new();
