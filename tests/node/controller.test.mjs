@@ -190,8 +190,9 @@ test('completed and max-tokens turns are saved as one revision each; cancelled t
     assert.equal(JSON.parse(put[0].body).expectedRevision, 1);
     assert.equal(headerCalls, relay.state.requests.length, 'the headers provider runs once per request');
 
-    relay.state.turns.push(() => {});
-    relay.state.turns[2] = [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }];
+    // The third turn starts a message and holds the stream open: only the abort ends it. (Ending the stream
+    // instead raced the abort: a stream that ends without message-stop is a protocol error, not a cancel.)
+    relay.state.turns[2] = { hang: [{ type: 'message-start' }, { type: 'block-start', index: 0, block: { type: 'text' } }] };
     const requestsBefore = relay.state.requests.length;
     const cancelled = controller.send('this will be cancelled');
     await until(() => relay.state.modelRequests.length === 3);
