@@ -16,16 +16,14 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use patchbridge_protocol::ModelRequest;
-use patchbridge_providers::sse::SseFramer;
 use patchbridge_providers::{Decoder, ProviderKind};
 
 /// The SSE messages (event, data) of a recorded stream, framed as the relay frames them.
 fn sse_messages(text: &str) -> Vec<(String, String)> {
-    let mut framer = SseFramer::new();
-    let mut messages = Vec::new();
-    framer.push(text.as_bytes(), &mut messages).unwrap();
-    framer.push(b"\n\n", &mut messages).unwrap();
-    messages.into_iter().map(|m| (m.event, m.data)).collect()
+    common::sse_messages(text.as_bytes())
+        .into_iter()
+        .map(|m| (m.event, m.data))
+        .collect()
 }
 
 fn main() {

@@ -16,7 +16,6 @@ mod common;
 
 use std::hint::black_box;
 
-use patchbridge_providers::sse::SseFramer;
 use patchbridge_providers::{Decoder, ProviderKind};
 
 fn main() {
@@ -25,12 +24,7 @@ fn main() {
         eprintln!("usage: message_instructions <provider> <fixture> <message index> <repeat> <fast|general>");
         std::process::exit(2);
     };
-    let kind = match kind.as_str() {
-        "openai-chat" => ProviderKind::OpenAiChat,
-        "openai-responses" => ProviderKind::OpenAiResponses,
-        "anthropic-messages" => ProviderKind::AnthropicMessages,
-        other => panic!("unknown provider {other}"),
-    };
+    let kind = ProviderKind::parse(kind).unwrap_or_else(|| panic!("unknown provider {kind}"));
     let index: usize = index.parse().unwrap();
     let repeat: usize = repeat.parse().unwrap();
     let fast = match path.as_str() {
@@ -39,10 +33,7 @@ fn main() {
         other => panic!("expected fast or general, not {other}"),
     };
     let text = std::fs::read(format!("{}/fixtures/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let mut framer = SseFramer::new();
-    let mut messages = Vec::new();
-    framer.push(&text, &mut messages).unwrap();
-    framer.push(b"\n\n", &mut messages).unwrap();
+    let messages = common::sse_messages(&text);
     let request = common::one_message_request();
     let mut decoder = Decoder::new(kind, &request).unwrap();
     decoder.set_fast_path(fast);
