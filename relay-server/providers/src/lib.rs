@@ -57,6 +57,16 @@ patchbridge_protocol::string_enum! {
 }
 
 impl ProviderKind {
+    /// The path of the streaming endpoint, joined to a model's base URL (`https://api.openai.com/v1` +
+    /// `/chat/completions`); every request of this kind goes there.
+    pub fn path(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiChat => "/chat/completions",
+            ProviderKind::OpenAiResponses => "/responses",
+            ProviderKind::AnthropicMessages => "/messages",
+        }
+    }
+
     /// The ModelState `format` this adapter owns; requests carrying another format are rejected.
     pub fn model_state_format(self) -> &'static str {
         match self {

@@ -91,7 +91,7 @@ patchbridge_protocol::string_enum! {
 /// `content-type: application/json`, and does the I/O. The body always has `"stream": true`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpstreamRequest {
-    /// `/chat/completions`, `/responses` or `/messages`.
+    /// `/chat/completions`, `/responses` or `/messages`: [`crate::ProviderKind::path`].
     pub path: &'static str,
     /// Non-secret headers the provider needs, e.g. `anthropic-version`.
     pub headers: Vec<(&'static str, String)>,

@@ -394,3 +394,18 @@ fn development_identity_refused_on_any_non_loopback_bind() {
         );
     }
 }
+
+#[test]
+fn join_keeps_the_base_path() {
+    use super::validate::join_url;
+    let base = url::Url::parse("https://api.openai.com/v1/").unwrap();
+    assert_eq!(
+        join_url(&base, "/chat/completions").as_str(),
+        "https://api.openai.com/v1/chat/completions"
+    );
+    let base = url::Url::parse("http://127.0.0.1:11434/v1").unwrap();
+    assert_eq!(
+        join_url(&base, "/chat/completions").as_str(),
+        "http://127.0.0.1:11434/v1/chat/completions"
+    );
+}

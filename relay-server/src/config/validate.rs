@@ -19,9 +19,9 @@ pub struct ValidatedModel {
     pub auth_scheme: AuthScheme,
     pub api_key: Option<Secret>,
     pub options: ModelOptions,
-    /// The upstream URI (base URL joined with the adapter's path) and that path, made by the first call:
-    /// every call of a model goes to the same path, and a `Uri` clone shares its text.
-    pub endpoint: std::sync::OnceLock<(&'static str, axum::http::Uri)>,
+    /// Where every call of this model goes: the base URL joined with the provider's path, built once here (a
+    /// `Uri` clone shares its text).
+    pub endpoint: axum::http::Uri,
 }
 
 /// Identity settings after validation (keys loaded).
@@ -319,6 +319,9 @@ impl RelayConfig {
             if base_url.query().is_some() || base_url.fragment().is_some() {
                 return Err(err(at("baseUrl"), "must not have a query or fragment"));
             }
+            let endpoint =
+                axum::http::Uri::try_from(join_url(&base_url, m.provider.path()).as_str())
+                    .map_err(|e| err(at("baseUrl"), format!("not a URL: {e}")))?;
             let auth_scheme = m.auth_scheme.unwrap_or(match m.provider {
                 ProviderKind::AnthropicMessages => AuthScheme::XApiKey,
                 _ => AuthScheme::Bearer,
@@ -350,7 +353,7 @@ impl RelayConfig {
                 auth_scheme,
                 api_key,
                 options,
-                endpoint: std::sync::OnceLock::new(),
+                endpoint,
             });
         }
         let default_model = match &self.default_model {
@@ -387,6 +390,14 @@ impl RelayConfig {
             demo_active,
         })
     }
+}
+
+/// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.
+pub fn join_url(base: &url::Url, path: &str) -> url::Url {
+    let mut url = base.clone();
+    let joined = format!("{}{}", base.path().trim_end_matches('/'), path);
+    url.set_path(&joined);
+    url
 }
 
 /// Normalises an allow-listed origin to `scheme://host[:port]` (no path, no trailing slash).

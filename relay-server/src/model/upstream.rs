@@ -11,7 +11,7 @@ use hyper::header::{
     HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER,
     USER_AGENT,
 };
-use hyper::{Method, Request, Uri};
+use hyper::{Method, Request};
 use patchbridge_providers::UpstreamRequest;
 
 use super::client::{self, UpstreamResponse};
@@ -45,7 +45,6 @@ pub struct Prepared<'a> {
     model: &'a ValidatedModel,
     request: &'a UpstreamRequest,
     request_id: Option<&'a HeaderValue>,
-    uri: Uri,
     /// The headers of the first attempt; a retry builds its own (most calls make one attempt, and a copy
     /// kept for a retry would cost a `HeaderMap` clone per call).
     headers: Option<HeaderMap>,
@@ -53,18 +52,19 @@ pub struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    /// Builds the URL, the headers (with the API key and `request_id`, the browser request's `x-request-id`,
-    /// so provider-side logs can be matched with ours) and the body.
+    /// Builds the headers (with the API key and `request_id`, the browser request's `x-request-id`, so
+    /// provider-side logs can be matched with ours) and the body. The URL is the model's `endpoint`, built at
+    /// start-up from the same provider path the adapter names.
     pub fn new(
         model: &'a ValidatedModel,
         request: &'a UpstreamRequest,
         request_id: Option<&'a HeaderValue>,
     ) -> Result<Self, RelayError> {
+        debug_assert!(model.endpoint.path().ends_with(request.path));
         Ok(Prepared {
             model,
             request,
             request_id,
-            uri: endpoint(model, request.path)?,
             headers: Some(build_headers(model, request, request_id)?),
             body: Bytes::from(serde_json::to_vec(&request.body).map_err(RelayError::internal)?),
         })
@@ -89,7 +89,7 @@ impl<'a> Prepared<'a> {
         };
         let mut request = Request::new(Full::new(self.body.clone()));
         *request.method_mut() = Method::POST;
-        *request.uri_mut() = self.uri.clone();
+        *request.uri_mut() = self.model.endpoint.clone();
         *request.headers_mut() = headers;
         let sent = state.inner.http.send(request);
         match tokio::time::timeout(remaining, sent).await {
@@ -128,28 +128,6 @@ impl<'a> Prepared<'a> {
     fn secrets(&self) -> Vec<&str> {
         self.model.api_key.iter().map(|s| s.expose()).collect()
     }
-}
-
-/// The model's upstream URI for the adapter's `path`: built on the model's first call, then shared.
-fn endpoint(model: &ValidatedModel, path: &'static str) -> Result<Uri, RelayError> {
-    if let Some((built_for, uri)) = model.endpoint.get() {
-        if *built_for == path {
-            return Ok(uri.clone());
-        }
-    }
-    let url = join_url(&model.base_url, path);
-    let uri = Uri::try_from(url.as_str()).map_err(RelayError::internal)?;
-    // Another call may have set it first (to the same path): either way `uri` is this call's.
-    let _ = model.endpoint.set((path, uri.clone()));
-    Ok(uri)
-}
-
-/// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.
-pub fn join_url(base: &url::Url, path: &str) -> url::Url {
-    let mut url = base.clone();
-    let joined = format!("{}{}", base.path().trim_end_matches('/'), path);
-    url.set_path(&joined);
-    url
 }
 
 fn build_headers(
@@ -355,20 +333,6 @@ mod tests {
         assert_eq!(
             redact(text, &[]),
             "task-list is fine; ask-me too; sk-short; the bearer <redacted> news"
-        );
-    }
-
-    #[test]
-    fn join_keeps_the_base_path() {
-        let base = url::Url::parse("https://api.openai.com/v1/").unwrap();
-        assert_eq!(
-            join_url(&base, "/chat/completions").as_str(),
-            "https://api.openai.com/v1/chat/completions"
-        );
-        let base = url::Url::parse("http://127.0.0.1:11434/v1").unwrap();
-        assert_eq!(
-            join_url(&base, "/chat/completions").as_str(),
-            "http://127.0.0.1:11434/v1/chat/completions"
         );
     }
 }

@@ -7,7 +7,9 @@ use super::{cache, Entry, API_VERSION, FORMAT};
 use crate::error::misplaced;
 use crate::state::{self, Planned};
 use crate::tool_names::ToolNames;
-use crate::{AdapterError, ModelOptions, UpstreamRequest, DEFAULT_ANTHROPIC_MAX_TOKENS};
+use crate::{
+    AdapterError, ModelOptions, ProviderKind, UpstreamRequest, DEFAULT_ANTHROPIC_MAX_TOKENS,
+};
 
 pub(crate) fn validate_options(options: &ModelOptions) -> Result<(), AdapterError> {
     let max_tokens = options
@@ -118,7 +120,7 @@ pub(crate) fn encode(
         cache::mark_breakpoints(&mut body);
     }
     Ok(UpstreamRequest {
-        path: "/messages",
+        path: ProviderKind::AnthropicMessages.path(),
         headers: vec![("anthropic-version", API_VERSION.to_owned())],
         body: Value::Object(body),
     })

@@ -7,7 +7,7 @@ use super::{Entry, FORMAT};
 use crate::error::misplaced;
 use crate::state;
 use crate::tool_names::ToolNames;
-use crate::{AdapterError, ModelOptions, UpstreamRequest};
+use crate::{AdapterError, ModelOptions, ProviderKind, UpstreamRequest};
 
 /// Prefix that tells the model a tool failed: Chat Completions and Responses have no error flag on tool output.
 const TOOL_ERROR_PREFIX: &str = "Error: ";
@@ -119,7 +119,7 @@ pub(crate) fn encode(
         body.insert("reasoning_effort".into(), json!(effort.as_str()));
     }
     Ok(UpstreamRequest {
-        path: "/chat/completions",
+        path: ProviderKind::OpenAiChat.path(),
         headers: Vec::new(),
         body: Value::Object(body),
     })

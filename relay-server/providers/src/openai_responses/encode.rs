@@ -9,7 +9,7 @@ use crate::error::misplaced;
 use crate::openai_chat::{image_url, tool_outputs};
 use crate::state::{self, MessagePhase, Planned};
 use crate::tool_names::ToolNames;
-use crate::{AdapterError, ModelOptions, ReasoningSummary, UpstreamRequest};
+use crate::{AdapterError, ModelOptions, ProviderKind, ReasoningSummary, UpstreamRequest};
 
 pub(crate) fn encode(
     options: &ModelOptions,
@@ -108,7 +108,7 @@ pub(crate) fn encode(
         body.insert("reasoning".into(), Value::Object(r));
     }
     Ok(UpstreamRequest {
-        path: "/responses",
+        path: ProviderKind::OpenAiResponses.path(),
         headers: Vec::new(),
         body: Value::Object(body),
     })
