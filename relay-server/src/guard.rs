@@ -239,7 +239,7 @@ mod tests {
         assert!(!origin_allowed("null", Some("relay.example"), &allowed));
     }
 
-    /// Audit: host comparison covers ports, case and IPv6; non-HTTP schemes, `null` and default-port spellings
+    /// Host comparison covers ports, case and IPv6; non-HTTP schemes, `null` and default-port spellings
     /// the browser would never send are refused rather than guessed.
     #[test]
     fn same_origin_compares_host_and_port_exactly() {

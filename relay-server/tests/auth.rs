@@ -471,8 +471,8 @@ async fn request_ids_are_generated_or_propagated() {
     assert_eq!(response.headers()["x-request-id"], "abc-123");
 }
 
-/// Bug: jsonwebtoken only checks `iss`/`aud` when the token carries them and never checks `nbf` unless asked,
-/// so a token without `iss`/`aud` (minted for another service with the same key) or one not valid yet passed.
+/// jsonwebtoken checks `iss`/`aud` only when the token carries them and `nbf` only when asked, so the relay
+/// requires all three: a token without `iss`/`aud` may be minted for another service with the same key.
 #[tokio::test]
 async fn jwt_missing_issuer_or_audience_and_future_nbf_are_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -556,9 +556,9 @@ async fn unrouted_api_paths_and_other_methods_answer_401_without_identity() {
     }
 }
 
-/// Bug: development identity was only bound-checked (loopback listen address), but DNS rebinding lets a page on
-/// any site reach a loopback relay under its own host name, where its requests are even same-origin. With the
-/// development resolver the request's `Host` must be a loopback name too, or the caller is not identified.
+/// A loopback listen address is not enough for the development identity: DNS rebinding lets a page on any site
+/// reach a loopback relay under its own host name, where its requests are even same-origin. So the request's
+/// `Host` must be a loopback name too, or the caller is not identified.
 #[tokio::test]
 async fn development_identity_refuses_a_non_loopback_host_dns_rebinding() {
     let db = TestDb::new(Backend::Sqlite);

@@ -402,8 +402,8 @@ async fn strict_bodies_and_missing_model_state_are_rejected(backend: Backend) {
     assert_eq!(read["conversation"]["revision"], 1, "nothing accepted");
 }
 
-/// Bug: a NUL byte in the path id or in the cursor reached PostgreSQL (whose TEXT cannot hold one) and came back
-/// as a 500; such an id cannot exist (404) and such a cursor is invalid (400), on both backends alike.
+/// PostgreSQL's TEXT cannot hold a NUL byte, so one in the path id or the cursor never reaches the database:
+/// such an id cannot exist (404) and such a cursor is invalid (400), on both backends alike.
 async fn nul_in_conversation_id_or_cursor_is_not_a_server_error(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;
@@ -421,8 +421,8 @@ async fn nul_in_conversation_id_or_cursor_is_not_a_server_error(backend: Backend
     assert_eq!(body["error"]["code"], "INVALID_REQUEST");
 }
 
-/// Bug: axum's own `Query` / `Path` rejections (a repeated query parameter, a path id that is not UTF-8 after
-/// percent-decoding) answered in axum's plain-text format instead of the documented `{ error: { code } }`.
+/// axum's own `Query` / `Path` rejections (a repeated query parameter, a path id that is not UTF-8 after
+/// percent-decoding) answer in the documented `{ error: { code } }` shape, not axum's plain text.
 async fn malformed_query_or_path_gets_the_json_error_shape(backend: Backend) {
     let db = TestDb::new(backend);
     let r = relay(base_config(&db, json!({}))).await;

@@ -670,8 +670,8 @@ async fn upstream_requests_carry_the_request_id() {
     );
 }
 
-/// Bug: 408 was classified with the 5xx failures and retried, but only connection errors, 429 and 5xx may be
-/// retried (a 408 is the provider refusing this request; a repeat may repeat its side effects).
+/// Only connection errors, 429 and 5xx are retried: a 408 is the provider refusing this request, and a repeat
+/// may repeat its side effects.
 #[tokio::test]
 async fn upstream_408_is_not_retried() {
     let (fake, r, _db) = relay_with_upstream(
@@ -706,8 +706,8 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogBuffer {
     }
 }
 
-/// Bug: in-stream provider error events were logged through a redaction that did not know the configured API
-/// key, so a key without an `sk-` prefix echoed by the provider (a gateway quoting the bad key) reached the log.
+/// In-stream provider error events are logged through a redaction that knows the configured API key, so a key
+/// without an `sk-` prefix echoed by the provider (a gateway quoting the bad key) never reaches the log.
 #[tokio::test]
 async fn in_stream_error_logs_are_redacted_of_the_api_key() {
     const PLAIN_KEY: &str = "gwkey-0123456789-abcdefghij";
@@ -757,10 +757,9 @@ async fn in_stream_error_logs_are_redacted_of_the_api_key() {
     );
 }
 
-/// Bug: the upstream HTTP client followed redirects. reqwest strips `Authorization` on a cross-host redirect but
-/// not `x-api-key`, so a provider URL answering 307 (a misconfigured gateway, a hijacked DNS name) sent the
-/// Anthropic key and the whole conversation to the redirect target. A provider API never redirects: a 3xx is
-/// an upstream rejection and nothing is sent anywhere else.
+/// A provider API never redirects: a 3xx is an upstream rejection and nothing is sent anywhere else. Followed,
+/// a 307 from a misconfigured gateway or a hijacked DNS name would carry the key (`x-api-key` is not stripped
+/// on a cross-host redirect as `Authorization` is) and the whole conversation to the redirect target.
 #[tokio::test]
 async fn upstream_redirects_are_not_followed_and_the_key_stays_home() {
     use std::sync::{Arc, Mutex};

@@ -531,8 +531,8 @@ fn data_after_done_is_ignored() {
     assert_eq!(out.len(), n);
 }
 
-/// Bug: Azure OpenAI's first chunk (only `prompt_filter_results`, empty `id`, no choices) started the message,
-/// which was then named `assistant` instead of the completion id (recorded Azure stream).
+/// Azure OpenAI's first chunk carries only `prompt_filter_results` (empty `id`, no choices): it starts nothing,
+/// so the message is named by the completion id of the first real chunk (recorded Azure stream).
 #[test]
 fn azure_prompt_filter_chunk_starts_nothing_and_the_completion_id_names_the_message() {
     let events = decode_ok(KIND, &first_turn(), &f("recorded/azure-prompt-filter.sse"));

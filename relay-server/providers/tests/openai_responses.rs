@@ -275,10 +275,10 @@ fn two_turns_carry_both_reasoning_items_in_order() {
     );
 }
 
-/// Regression: assistant history was sent as `output_text` content parts without an item id, which OpenAI's
-/// schema rejects (that shape is the output form). It must use the input form with plain string content.
+/// Assistant history goes upstream in the input message form with plain string content: `output_text` parts
+/// without an item id are the output form, which OpenAI's schema refuses as input.
 #[test]
-fn regression_assistant_history_uses_the_input_message_form() {
+fn assistant_history_uses_the_input_message_form() {
     let messages = vec![
         user("u1", "hi"),
         assistant("a1", vec![text("Hello!")]),
@@ -313,10 +313,9 @@ fn items_sent_whole_without_deltas_are_still_shown_and_kept() {
     assert_eq!(items[1], json!({ "blocks": [1] }));
 }
 
-/// Bug: raw items of a ModelState went upstream verbatim whatever their type, so a browser could put a
-/// `{"type":"message","role":"developer"}` (or `system`) item in its state and speak above the operator's
-/// system prompt, or an `item_reference` to items stored by others. The decoder only ever keeps provider
-/// *output* items raw; input-only item types are refused.
+/// The decoder only ever keeps provider *output* items raw, so input-only item types in a ModelState are
+/// refused: sent verbatim, a browser's `{"type":"message","role":"developer"}` (or `system`) item would speak
+/// above the operator's system prompt, and an `item_reference` could name items stored by others.
 #[test]
 fn raw_item_of_an_input_only_type_is_refused() {
     let first = first_turn();
@@ -348,9 +347,9 @@ fn raw_item_of_an_input_only_type_is_refused() {
     }
 }
 
-/// Bug: a reasoning item (output 0) whose `output_item.done` came after the message item (output 1) was done
-/// was stored after the message, so the next turn was refused ("does not match its blocks") and the
-/// conversation was stuck for good. Items, blocks and state follow `output_index`.
+/// Items, blocks and state follow `output_index`, not the order of `output_item.done`: a reasoning item
+/// (output 0) that finishes after the message item (output 1) still comes first, or the next turn would be
+/// refused ("does not match its blocks") and the conversation stuck for good.
 #[test]
 fn responses_items_follow_output_index_when_reasoning_finishes_last() {
     let first = first_turn();
@@ -409,8 +408,8 @@ fn summary_deltas_arriving_after_the_message_began_still_continue_the_conversati
     assert_eq!(input[2]["content"], json!("Done."));
 }
 
-/// Bug: `phase` was dropped and two output messages were glued into one input message ("…for thatThe
-/// capital…"). Each output message goes back as its own input item with its phase (recorded stream).
+/// Each output message goes back as its own input item with its `phase` (recorded stream); glued together
+/// they would read "…for thatThe capital…".
 #[test]
 fn each_output_message_goes_back_as_its_own_input_item_with_its_phase() {
     let first = first_turn();
@@ -455,8 +454,8 @@ fn text_blocks_without_state_go_back_as_separate_messages_never_glued() {
     );
 }
 
-/// Bug: the nested `error: { code, type, message }` shape real streams send was read at the top level only, so
-/// a rate limit came out as a non-retryable `UPSTREAM_REJECTED` with an empty detail.
+/// Real streams send the nested `error: { code, type, message }` shape; read there, a rate limit is the
+/// retryable `UPSTREAM_RATE_LIMITED` with its detail, not a non-retryable `UPSTREAM_REJECTED`.
 #[test]
 fn nested_error_event_for_rate_limit_is_retryable_rate_limited_with_its_detail() {
     let (_, e) = decode_err(KIND, &first_turn(), &f("error_event_nested_rate_limit.sse"));

@@ -267,7 +267,7 @@ fn example_configs_are_valid() {
     assert!(n >= 4, "OpenAI, local, Anthropic and demo examples exist");
 }
 
-/// Audit: unknown and duplicate keys are refused at every nesting level (identity variants, secret refs,
+/// Unknown and duplicate keys are refused at every nesting level (identity variants, secret refs,
 /// reasoning, capabilities, limits, database), each error naming where.
 #[test]
 fn unknown_and_duplicate_keys_at_every_nesting_level() {
@@ -352,7 +352,7 @@ fn common_merge(target: &mut serde_json::Value, extra: serde_json::Value) {
     }
 }
 
-/// Audit: numbers too large for the field (u64 overflow, floats, exponents) are refused, never wrapped or
+/// Numbers too large for the field (u64 overflow, floats, exponents) are refused, never wrapped or
 /// saturated into "no bound"; values past each bound's ceiling are refused too.
 #[test]
 fn huge_numbers_in_limits_are_refused() {
@@ -373,7 +373,7 @@ fn huge_numbers_in_limits_are_refused() {
     assert_eq!(e.path, "limits.maxRequestBytes");
 }
 
-/// Audit: the development identity is refused on every non-loopback bind, IPv6 and IPv4-mapped included.
+/// The development identity is refused on every non-loopback bind, IPv6 and IPv4-mapped included.
 #[test]
 fn development_identity_refused_on_any_non_loopback_bind() {
     for bind in [

@@ -5,11 +5,9 @@
 //! poll (all that one upstream chunk produced, often several) are written into one buffer and leave as one
 //! frame, as soon as the event stream has nothing more ready: never later than `Sse` would send them.
 //!
-//! Measured and not kept: holding a non-empty batch for one more scheduler turn (the body wakes itself and
-//! returns `Pending`) so the upstream connection task can move its next buffered chunk in. It batched bursts
-//! into fewer `writev` calls and gained ~8 % throughput at 16 and 64 concurrent streams, but on an idle
-//! machine the other worker thread picks the self-wake up at once and the turn is wasted: +25 % CPU per chunk
-//! for a single stream. The per-chunk cost is not in the write (see `relay-server/bench/README.md`).
+//! A ready batch leaves at once, never held back for one more scheduler turn to gather the next chunk: on an
+//! idle machine the other worker thread would pick the self-wake up at once and a single stream would pay
+//! for the extra polls (the figures are in `relay-server/bench/README.md`).
 //!
 //! The wire format is `docs/protocol.md` §3: `event: <type>\ndata: <json>\n\n` per event, and a `:` comment
 //! every [`KEEP_ALIVE`] while nothing else is sent.
