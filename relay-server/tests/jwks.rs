@@ -176,7 +176,7 @@ async fn an_unreachable_provider_is_served_from_cache_until_the_stale_bound_then
     let r = relay_with(
         &db,
         server.identity(json!({ "jwksMinCacheSeconds": 1, "jwksMaxCacheSeconds": 1,
-                                "jwksMaxStaleSeconds": 6 })),
+                                "jwksMaxStaleSeconds": 8 })),
     )
     .await
     .unwrap();
