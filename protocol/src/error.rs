@@ -8,6 +8,8 @@ crate::string_enum! {
     pub enum RelayErrorCode {
         /// 401: no identity could be resolved; the response has `WWW-Authenticate: Bearer`.
         Unauthenticated = "UNAUTHENTICATED",
+        /// 503: the identity provider's key set is unavailable (never fetched, or stale past its bound).
+        IdentityUnavailable = "IDENTITY_UNAVAILABLE",
         /// 403: a POST/PUT/DELETE without an allowed `Origin`.
         ForbiddenOrigin = "FORBIDDEN_ORIGIN",
         /// 415: a POST/PUT whose `Content-Type` is not `application/json`.
@@ -54,6 +56,7 @@ impl RelayErrorCode {
     pub const fn status(self) -> u16 {
         match self {
             RelayErrorCode::Unauthenticated => 401,
+            RelayErrorCode::IdentityUnavailable => 503,
             RelayErrorCode::ForbiddenOrigin | RelayErrorCode::QuotaExceeded => 403,
             RelayErrorCode::UnsupportedMediaType => 415,
             RelayErrorCode::InvalidRequest

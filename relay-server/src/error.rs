@@ -13,6 +13,9 @@ use crate::store::StoreError;
 pub enum RelayError {
     #[error("authentication required")]
     Unauthenticated,
+    /// The identity provider's key set is unavailable (not fetched, or past `identity.jwksMaxStaleSeconds`).
+    #[error("the identity provider cannot be reached to verify sign-ins; try again later")]
+    IdentityUnavailable,
     #[error("origin not allowed")]
     ForbiddenOrigin,
     #[error("content type must be application/json")]
@@ -63,6 +66,7 @@ impl RelayError {
     pub fn code(&self) -> RelayErrorCode {
         match self {
             RelayError::Unauthenticated => RelayErrorCode::Unauthenticated,
+            RelayError::IdentityUnavailable => RelayErrorCode::IdentityUnavailable,
             RelayError::ForbiddenOrigin => RelayErrorCode::ForbiddenOrigin,
             RelayError::UnsupportedMediaType => RelayErrorCode::UnsupportedMediaType,
             RelayError::InvalidRequest(_) => RelayErrorCode::InvalidRequest,

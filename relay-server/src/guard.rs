@@ -12,7 +12,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::RelayError;
-use crate::identity::UserId;
+use crate::identity::{Unresolved, UserId};
 use crate::state::AppState;
 
 pub async fn api_guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
@@ -24,11 +24,13 @@ pub async fn api_guard(State(state): State<AppState>, request: Request, next: Ne
     }
     let (mut parts, body) = request.into_parts();
     let user = match &state.inner.identity {
-        Some(resolver) => resolver.resolve(&parts).await,
-        None => None,
+        Some(resolver) => resolver.authenticate(&parts).await,
+        None => Err(Unresolved::Unauthenticated),
     };
-    let Some(user) = user else {
-        return RelayError::Unauthenticated.into_response();
+    let user = match user {
+        Ok(user) => user,
+        Err(Unresolved::Unauthenticated) => return RelayError::Unauthenticated.into_response(),
+        Err(Unresolved::Unavailable) => return RelayError::IdentityUnavailable.into_response(),
     };
     parts.extensions.insert(user);
     next.run(Request::from_parts(parts, body)).await

@@ -74,6 +74,9 @@ fn main() -> ExitCode {
             Ok(s) => s,
             Err(e) => return config_error(&e.to_string()),
         };
+        if let Err(e) = state.identity_ready().await {
+            return config_error(&e);
+        }
         let listener = match tokio::net::TcpListener::bind(bind).await {
             Ok(l) => l,
             Err(e) => return config_error(&format!("server.bind: cannot listen on {bind}: {e}")),

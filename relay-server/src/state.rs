@@ -57,7 +57,10 @@ impl AppState {
         let http =
             UpstreamClient::from_env(Duration::from_millis(config.limits.connect_timeout_ms))
                 .map_err(StateError::HttpClient)?;
-        let identity = config.identity.as_ref().map(identity::from_config);
+        let identity = config
+            .identity
+            .as_ref()
+            .map(|identity| identity::from_config(identity, &http));
         let models = ModelRegistry::new(&config);
         Ok(AppState {
             inner: Arc::new(Inner {
@@ -74,6 +77,15 @@ impl AppState {
                 heavy: Arc::new(tokio::sync::Semaphore::new(heavy_permits())),
             }),
         })
+    }
+
+    /// Waits until the identity resolver can verify requests (a JWKS URL's first key set); the error is a
+    /// configuration problem in words. Call it before listening.
+    pub async fn identity_ready(&self) -> Result<(), String> {
+        match &self.inner.identity {
+            Some(resolver) => resolver.ready().await,
+            None => Ok(()),
+        }
     }
 
     /// Replaces the identity resolver (hosts plug in their own sessions).

@@ -120,7 +120,7 @@ describe('example pages served by the relay', () => {
   test('index page links every example', async () => {
     const page = await openExample('/examples/');
     const links = await page.$$eval('main a[href]', (as) => as.map((a) => a.getAttribute('href')));
-    assert.deepEqual(links.sort(), ['custom-model/', 'demo/', 'headless/', 'no-build/', 'vite-app/dist/'].sort());
+    assert.deepEqual(links.sort(), ['custom-model/', 'demo/', 'headless/', 'jwt-identity/', 'no-build/', 'vite-app/dist/'].sort());
     // vite-app/dist/ exists once built (the Vite test below builds and opens it).
     for (const href of links.filter((h) => h !== 'vite-app/dist/')) {
       const response = await page.request.get(new URL(href, page.url()).href);

@@ -74,7 +74,8 @@ pub enum IdentityConfig {
         #[serde(default = "default_dev_query")]
         query_param: String,
     },
-    /// `Authorization: Bearer <jwt>`; `sub` is the user. Exactly one key source.
+    /// `Authorization: Bearer <jwt>`; the claim `userIdClaim` (default `sub`) is the user. Exactly one key
+    /// source.
     #[serde(rename_all = "camelCase")]
     Jwt {
         #[serde(default)]
@@ -83,12 +84,29 @@ pub enum IdentityConfig {
         rs256_public_key_file: Option<PathBuf>,
         #[serde(default)]
         jwks_file: Option<PathBuf>,
+        /// The identity provider's key set (https; http only for loopback hosts), fetched and kept fresh.
+        #[serde(default)]
+        jwks_url: Option<String>,
+        /// `jwksUrl` only: bounds on how long a fetched key set is kept, whatever its cache headers say.
+        #[serde(default)]
+        jwks_min_cache_seconds: Option<u64>,
+        #[serde(default)]
+        jwks_max_cache_seconds: Option<u64>,
+        /// `jwksUrl` only: refetches for tokens naming an unknown `kid` are at least this far apart.
+        #[serde(default)]
+        jwks_unknown_kid_cooldown_seconds: Option<u64>,
+        /// `jwksUrl` only: how long past its lifetime the last good key set serves while the provider is down.
+        #[serde(default)]
+        jwks_max_stale_seconds: Option<u64>,
         #[serde(default)]
         issuer: Option<String>,
         #[serde(default)]
         audience: Option<String>,
         #[serde(default = "default_leeway")]
         leeway_seconds: u64,
+        /// The claim holding the user id (a string).
+        #[serde(default = "default_user_id_claim")]
+        user_id_claim: String,
     },
     /// A reverse proxy that authenticates users sets this header (and strips it from client requests). The
     /// header is believed only from peers in `trustedProxies` (IP addresses or CIDR ranges; loopback only when
@@ -109,6 +127,9 @@ fn default_dev_query() -> String {
 }
 fn default_leeway() -> u64 {
     30
+}
+fn default_user_id_claim() -> String {
+    "sub".into()
 }
 
 #[derive(Debug, Clone, Deserialize)]

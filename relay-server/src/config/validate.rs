@@ -119,19 +119,39 @@ impl RelayConfig {
                 hs256_secret,
                 rs256_public_key_file,
                 jwks_file,
+                jwks_url,
+                jwks_min_cache_seconds,
+                jwks_max_cache_seconds,
+                jwks_unknown_kid_cooldown_seconds,
+                jwks_max_stale_seconds,
                 issuer,
                 audience,
                 leeway_seconds,
+                user_id_claim,
             }) => {
-                let settings = crate::identity::jwt::JwtSettings::load(
-                    hs256_secret.as_ref(),
-                    rs256_public_key_file.as_deref(),
-                    jwks_file.as_deref(),
-                    issuer.clone(),
-                    audience.clone(),
-                    *leeway_seconds,
+                use crate::identity::jwks_url::JwksUrlSettings;
+                let jwks_url = JwksUrlSettings::from_config(
+                    jwks_url.as_deref(),
+                    [
+                        *jwks_min_cache_seconds,
+                        *jwks_max_cache_seconds,
+                        *jwks_unknown_kid_cooldown_seconds,
+                        *jwks_max_stale_seconds,
+                    ],
                 )
                 .map_err(|(field, m)| err(format!("identity.{field}"), m))?;
+                let settings =
+                    crate::identity::jwt::JwtSettings::load(crate::identity::jwt::JwtConfig {
+                        hs256_secret: hs256_secret.as_ref(),
+                        rs256_public_key_file: rs256_public_key_file.as_deref(),
+                        jwks_file: jwks_file.as_deref(),
+                        jwks_url,
+                        issuer: issuer.clone(),
+                        audience: audience.clone(),
+                        leeway_seconds: *leeway_seconds,
+                        user_id_claim: user_id_claim.clone(),
+                    })
+                    .map_err(|(field, m)| err(format!("identity.{field}"), m))?;
                 Some(ValidatedIdentity::Jwt(settings))
             }
             Some(IdentityConfig::TrustedProxy {

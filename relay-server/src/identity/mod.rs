@@ -2,11 +2,14 @@
 //!
 //! - [`IdentityResolver`]: the trait hosts implement to plug in their own sessions.
 //! - [`development`]: trusts a header or query user id (loopback binds only; logged loudly).
-//! - [`jwt`]: `Authorization: Bearer` tokens (HS256 secret, RS256 PEM key or JWKS file), `sub` is the user.
+//! - [`jwt`]: `Authorization: Bearer` tokens (HS256 secret, RS256 PEM key, JWKS file or JWKS URL); a claim
+//!   (`sub` by default) is the user. [`keys`]: key sets and algorithms; [`jwks_url`]: the fetched key set.
 //! - [`proxy`]: a header set by an authenticating reverse proxy.
 
 pub mod development;
+pub mod jwks_url;
 pub mod jwt;
+pub mod keys;
 pub mod proxy;
 
 use std::future::Future;
@@ -16,6 +19,7 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 
 use crate::config::ValidatedIdentity;
+use crate::model::client::UpstreamClient;
 
 /// An authenticated user id. Conversations are scoped to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -28,13 +32,45 @@ pub const MAX_USER_ID_LEN: usize = 256;
 /// `Arc<dyn IdentityResolver>`).
 pub type ResolveFuture<'a> = Pin<Box<dyn Future<Output = Option<UserId>> + Send + 'a>>;
 
+/// Why a request has no user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unresolved {
+    /// No credentials, or credentials that do not verify: 401 `UNAUTHENTICATED`.
+    Unauthenticated,
+    /// The identity source cannot verify anyone right now (no current key set): 503 `IDENTITY_UNAVAILABLE`.
+    Unavailable,
+}
+
+/// What [`IdentityResolver::authenticate`] returns.
+pub type AuthenticateFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<UserId, Unresolved>> + Send + 'a>>;
+
+/// What [`IdentityResolver::ready`] returns: an error is a start-up configuration problem, in words.
+pub type ReadyFuture<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+
 /// Resolves the user of a request. `None` (or an id that is empty or too long) means 401.
 pub trait IdentityResolver: Send + Sync + 'static {
     fn resolve<'a>(&'a self, parts: &'a Parts) -> ResolveFuture<'a>;
+
+    /// Like [`resolve`](Self::resolve), but says when the identity source itself is unavailable rather than the
+    /// request unauthenticated. The API guard calls this one; the default maps `None` to `Unauthenticated`.
+    fn authenticate<'a>(&'a self, parts: &'a Parts) -> AuthenticateFuture<'a> {
+        Box::pin(async move { self.resolve(parts).await.ok_or(Unresolved::Unauthenticated) })
+    }
+
+    /// Resolves once the resolver can verify requests (a JWKS URL's first key set has arrived); the relay
+    /// waits for it before it listens. The default is ready at once.
+    fn ready(&self) -> ReadyFuture<'_> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
-/// Builds the resolver for a validated identity configuration.
-pub fn from_config(identity: &ValidatedIdentity) -> Arc<dyn IdentityResolver> {
+/// Builds the resolver for a validated identity configuration; a JWKS URL is fetched with `http` (the relay's
+/// upstream client), from a task spawned here, so this runs inside a Tokio runtime.
+pub fn from_config(
+    identity: &ValidatedIdentity,
+    http: &UpstreamClient,
+) -> Arc<dyn IdentityResolver> {
     match identity {
         ValidatedIdentity::Development {
             header,
@@ -43,7 +79,7 @@ pub fn from_config(identity: &ValidatedIdentity) -> Arc<dyn IdentityResolver> {
             header.clone(),
             query_param.clone(),
         )),
-        ValidatedIdentity::Jwt(settings) => Arc::new(jwt::JwtResolver::new(settings.clone())),
+        ValidatedIdentity::Jwt(settings) => Arc::new(jwt::JwtResolver::new(settings.clone(), http)),
         ValidatedIdentity::TrustedProxy { header, trusted } => Arc::new(
             proxy::TrustedProxyResolver::new(header.clone(), trusted.clone()),
         ),

@@ -38,9 +38,10 @@ export const UPSTREAM_KEY = 'sk-e2e-upstream-secret-1234';
 /**
  * Starts a relay. `upstream`: the fake upstream's base URL; models `openai-e2e`, `anthropic-e2e` and
  * `responses-e2e` point at it. Omit it and pass `demo: true` for the scripted demo model. `examplesDir` (default
- * `examples/`) is what the relay serves at `/examples/` (the widget tests serve `tests/e2e/pages/`).
+ * `examples/`) is what the relay serves at `/examples/` (the widget tests serve `tests/e2e/pages/`). `identity`
+ * replaces the development identity.
  */
-export async function startRelay({ upstream, demo = false, defaultModel, examplesDir } = {}) {
+export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbridge-e2e-'));
   const config = {
     server: {
@@ -49,7 +50,7 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
       npmDir: path.join(ROOT, 'npm'),
       examplesDir: examplesDir ?? path.join(ROOT, 'examples'),
     },
-    identity: { mode: 'development' },
+    identity: identity ?? { mode: 'development' },
     database: { url: `sqlite://${path.join(dir, 'relay.sqlite3')}` },
     models: [],
     demo,
