@@ -17,6 +17,9 @@ export type ImageSource =
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
+/** The same JSON, possibly deeply readonly: what a tool's schema may be (a literal written `as const`). */
+export type ReadonlyJsonValue = null | boolean | number | string | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
+export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
 export type TextBlock = { type: 'text'; text: string };
 export type ImageBlock = { type: 'image'; source: ImageSource };
@@ -134,7 +137,8 @@ export interface ToolContext {
 export interface AgentTool<Args = JsonObject> {
   name: string;
   description?: string;
-  inputSchema: JsonObject;
+  /** A JSON Schema object; `as const` literals fit (and can feed a schema-to-type library for `Args`). */
+  inputSchema: ReadonlyJsonObject;
   readOnly?: boolean;
   requireConfirmation?: boolean;
   /** `args` is the tool's own plain copy (mutable; changing it changes nothing else). */
