@@ -20,7 +20,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -48,6 +48,8 @@ read -r -a caller_flags <<< "${RUSTFLAGS:-}"
 CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${caller_flags[*]}${caller_flags[*]:+$'\x1f'}${remap[*]}") \
   cargo build --profile wasm-release --target wasm32-unknown-unknown -p patchbridge-agent
 rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
+# The licence notices of the crates compiled into the wasm ship beside it.
+node scripts/wasm-licenses.mjs "$OUT.tmp/THIRD_PARTY_LICENSES.md"
 # The declarations wasm-bindgen writes (pkg/*.d.ts, not shipped) let `tsc -p npm` type-check index.js against
 # the glue.
 wasm-bindgen --target web --out-dir "$OUT.tmp" \

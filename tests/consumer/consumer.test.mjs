@@ -156,6 +156,11 @@ describe('the packed package in fresh projects', () => {
     const installed = path.join(noBuild, 'node_modules', '@patchbridge', 'agent');
     assert.equal(readFileSync(path.join(installed, 'LICENSE'), 'utf8'), readFileSync(path.join(ROOT, 'LICENSE'), 'utf8'));
     assert.match(readFileSync(path.join(installed, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0/);
+    // The crates compiled into the wasm are listed with their licences (e.g. serde_json, MIT text of slab).
+    const crates = readFileSync(path.join(installed, 'pkg', 'THIRD_PARTY_LICENSES.md'), 'utf8');
+    assert.match(crates, /^\| serde_json \| [\d.]+ \| MIT OR Apache-2\.0 \| Apache-2\.0/m);
+    assert.match(crates, /^\| wasm-bindgen \| /m);
+    assert.doesNotMatch(crates, /^\| (serde_derive|wasm-bindgen-macro|syn) \|/m, 'procedural macros leave nothing in the wasm');
 
     const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
     assert.equal(pkg.license, 'Apache-2.0');
