@@ -17,6 +17,9 @@ export type ImageSource =
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
+/** The same JSON, possibly deeply readonly: what a tool's schema may be (a literal written `as const`). */
+export type ReadonlyJsonValue = null | boolean | number | string | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
+export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
 export type TextBlock = { type: 'text'; text: string };
 export type ImageBlock = { type: 'image'; source: ImageSource };
@@ -126,16 +129,28 @@ export interface ToolContext {
  * A tool. Tools not explicitly `readOnly: true`, and every tool with `requireConfirmation: true`, raise a
  * `tool-confirmation` interrupt before they run. Return `isError: true` for expected failures the model should
  * see; a throw or rejection ends the execution (`AGENT_TOOL_FAILED`).
+ *
+ * `Args` types what `execute` receives: `AgentTool<{ text: string }>`. The runtime only checks that the model's
+ * arguments are one complete JSON object; that they match `inputSchema` (and so `Args`) is the model's promise,
+ * so a tool that must not trust it validates its input. The default is any JSON object.
  */
-export interface AgentTool {
+export interface AgentTool<Args = JsonObject> {
   name: string;
   description?: string;
-  inputSchema: JsonObject;
+  /** A JSON Schema object; `as const` literals fit (and can feed a schema-to-type library for `Args`). */
+  inputSchema: ReadonlyJsonObject;
   readOnly?: boolean;
   requireConfirmation?: boolean;
   /** `args` is the tool's own plain copy (mutable; changing it changes nothing else). */
-  execute(args: JsonObject, context: ToolContext): ToolCallResult | Promise<ToolCallResult>;
+  execute(args: Args, context: ToolContext): ToolCallResult | Promise<ToolCallResult>;
 }
+
+/**
+ * What lists of tools accept: a tool of any argument type (`AgentTool<{ text: string }>`, an interface, a type
+ * inferred from the schema). Declare a tool with its own `AgentTool<Args>` type to have its arguments checked;
+ * one written inline in such a list gets untyped (`any`) arguments.
+ */
+export type AnyAgentTool = AgentTool<any>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hooks and interceptors
@@ -236,7 +251,7 @@ export interface ExecutionInput {
   messages: Message[];
   /** Provider state from the last message-stop (or the store); null or absent when none. */
   modelState?: ModelState | null;
-  tools?: AgentTool[];
+  tools?: AnyAgentTool[];
   /** Model id (forwarded in the request). */
   model?: string;
   conversationId?: string;
@@ -378,7 +393,7 @@ export interface ControllerOptions {
   headers?: Record<string, string> | (() => Record<string, string> | Headers | Promise<Record<string, string> | Headers>);
   /** A custom model object (used instead of the relay's model stream), or with `endpoint` a relay model id. */
   model?: AgentModel | string;
-  tools?: AgentTool[];
+  tools?: AnyAgentTool[];
   /** Load this stored conversation right away (failures appear in `state.error`). */
   conversationId?: string;
   runtime?: Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
@@ -415,7 +430,7 @@ export declare class AgentController {
   approveTool(): void;
   rejectTool(reason?: string): void;
   /** Affects the next turn only; returns the registry revision. */
-  registerTool(tool: AgentTool): number;
+  registerTool<Args = JsonObject>(tool: AgentTool<Args>): number;
   unregisterTool(name: string): boolean;
   getToolInspectionSource(): ToolInspection;
   loadConversation(id: string): Promise<void>;

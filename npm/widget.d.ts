@@ -1,8 +1,10 @@
 // Type declarations of `@patchbridge/agent/widget`: the <patchbridge-agent> custom element (widget/src/).
-// Importing the module defines the element once; the static script `@patchbridge/agent/patchbridge-agent.js`
-// does the same for pages without a build step.
+// Importing the module defines the element once where there is a DOM; the static script
+// `@patchbridge/agent/patchbridge-agent.js` does the same for pages without a build step (these declarations
+// describe both). Without a DOM (server-side rendering) importing is safe, defines nothing, and
+// `PatchBridgeAgentElement` is undefined.
 
-import type { AgentController, AgentError, AgentModel, AgentTool, ConversationInfo, Interrupt, Outcome, RuntimeOptions, Limits } from './index.js';
+import type { AgentController, AgentError, AgentModel, AnyAgentTool, ConversationInfo, Interrupt, Outcome, RuntimeOptions, Limits } from './index.js';
 
 /** `runtimeOptions`: the contract's shape; `limits` is a partial override of the factory defaults. */
 export type WidgetRuntimeOptions = Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
@@ -25,6 +27,23 @@ export interface PatchBridgeEventMap {
 }
 
 /**
+ * The element's attributes, for typing it in JSX (React 19: `@patchbridge/agent/react`; Preact, Solid, Vue and
+ * Svelte: README.md of the package shows the declaration per framework). Properties such as `tools` and `headers`
+ * are set on the element itself (a ref), not as attributes.
+ */
+export interface PatchBridgeAgentAttributes {
+  /** The relay's base URL (`{endpoint}/model`, `{endpoint}/conversations`). */
+  endpoint?: string;
+  /** Open this stored conversation. */
+  conversation?: string;
+  /** `en` or `zh` (`zh-CN`, `zh-TW`, … map to `zh`); absent: the browser's languages decide. */
+  lang?: string;
+  theme?: 'auto' | 'light' | 'dark' | 'inherit';
+  /** Distinguishes several widgets on one origin in localStorage. */
+  'storage-key'?: string;
+}
+
+/**
  * `<patchbridge-agent endpoint="/api" conversation="c_…" lang="zh" theme="dark">`.
  * Attributes: `endpoint` (the relay), `conversation` (open this stored conversation), `lang` (`en`, `zh`, or
  * absent for the browser's language), `theme` (`auto` (default), `light`, `dark`, `inherit`), `storage-key`.
@@ -37,7 +56,7 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   /** Honoured when set before the bundle loads or before connecting; set later, it applies from the next turn. */
   runtimeOptions: WidgetRuntimeOptions | undefined;
   /** Page tools; a change applies from the next turn. */
-  tools: AgentTool[];
+  tools: AnyAgentTool[];
   /** A custom model instead of the relay's, or a relay model id; a change restarts the element's controller. */
   model: AgentModel | string | undefined;
   /** Relay request headers: an object or a (possibly async) function, called per request. */

@@ -4,6 +4,9 @@
 #   version must equal the wasm-bindgen crate's: pinned once, in controller-wasm/Cargo.toml, read from Cargo.lock)
 #   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts); the glue and
 #   npm/adapter.js are minified beside it (scripts/minify-js.mjs).
+# The build is reproducible and names no folder of the machine that built it: rustc remaps the cargo home, the
+# rustup home, the checkout and the target directory to fixed names (panic locations of dependencies carry source
+# paths into the wasm), so two builds of one commit on any machine give the same bytes.
 # Installs the missing pieces (wasm target, wasm-bindgen-cli, npm devDependencies) itself. Skips the work when
 # npm/pkg is newer than every Rust source it depends on, unless FORCE=1.
 set -euo pipefail
@@ -17,7 +20,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -32,8 +35,21 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.
   npm ci --no-audit --no-fund
 fi
 
-cargo build --profile wasm-release --target wasm32-unknown-unknown -p patchbridge-agent
+# CARGO_ENCODED_RUSTFLAGS (one flag per \x1f-separated field, so paths may hold spaces) applies to the wasm32
+# units only, because --target is given: build scripts and the native workspace keep their own cache. Later
+# prefixes win, so the target directory (often inside the checkout) comes after the checkout.
+remap=()
+for pair in "${CARGO_HOME:-$HOME/.cargo}=/cargo" "${RUSTUP_HOME:-$HOME/.rustup}=/rustup" "$ROOT=/patchbridge" \
+  "$(realpath -m "$CARGO_TARGET_DIR")=/target"; do
+  remap+=("--remap-path-prefix=$pair")
+done
+# A RUSTFLAGS of the caller is kept (CARGO_ENCODED_RUSTFLAGS would otherwise replace it).
+read -r -a caller_flags <<< "${RUSTFLAGS:-}"
+CARGO_ENCODED_RUSTFLAGS=$(IFS=$'\x1f'; echo "${caller_flags[*]}${caller_flags[*]:+$'\x1f'}${remap[*]}") \
+  cargo build --profile wasm-release --target wasm32-unknown-unknown -p patchbridge-agent
 rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
+# The licence notices of the crates compiled into the wasm ship beside it.
+node scripts/wasm-licenses.mjs "$OUT.tmp/THIRD_PARTY_LICENSES.md"
 # The declarations wasm-bindgen writes (pkg/*.d.ts, not shipped) let `tsc -p npm` type-check index.js against
 # the glue.
 wasm-bindgen --target web --out-dir "$OUT.tmp" \
@@ -61,7 +77,8 @@ const keys = [...text.matchAll(/^\s*("[^"]+"): import\d+,$/gm)].map((m) => m[1])
 if (new Set(keys).size !== keys.length) throw new Error(`duplicate import-object keys remain: ${keys}`);
 fs.writeFileSync(file, text);
 ' "$OUT.tmp/patchbridge_agent.js"
-# The JS the runtime loads ships minified with source maps (pkg/patchbridge_agent.js, pkg/adapter.js).
+# The JS the runtime loads ships minified (pkg/patchbridge_agent.js, pkg/adapter.js), without source maps
+# (npm/README.md, "What is in the package", says why).
 node scripts/minify-js.mjs "$OUT.tmp"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
@@ -70,6 +87,14 @@ node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-mem
   -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 touch "$STAMP"
+# The builder's folders must not reach the package (the remapping above is what keeps them out).
+for dir in "$ROOT" "${CARGO_HOME:-$HOME/.cargo}" "$HOME/"; do
+  if grep -rqaF "$dir" "$OUT"; then
+    echo "build-wasm: $OUT names the build machine's folder $dir:" >&2
+    grep -raoF "$dir" "$OUT" | sort | uniq -c >&2
+    exit 1
+  fi
+done
 raw=$(stat -c %s "$OUT/patchbridge_agent_bg.wasm")
 gz=$(gzip -9 -c "$OUT/patchbridge_agent_bg.wasm" | wc -c)
 echo "build-wasm: $OUT/patchbridge_agent_bg.wasm $raw bytes ($gz gzip)"

@@ -5,7 +5,7 @@
 //   <dir>/adapter.js            npm/adapter.js minified; the glue imports it as "./adapter.js" (raw_module in
 //                               controller-wasm/src/bindings/js.rs), and it imports the package's own
 //                               ../errors.js, so AgentError stays one class for "." and "./errors"
-// each with a linked source map that embeds its sources (stack traces and debuggers show the readable code).
+// without source maps: the package ships none (npm/README.md, "What is in the package", says why).
 // The glue keeps its identifiers (whitespace and syntax only): `.name` of its exported classes and functions is
 // observable (`DefaultAgentRuntime.name`), and esbuild's keepNames helper costs as much as renaming saves. The
 // adapter's names are internal, so it is minified fully.
@@ -35,8 +35,7 @@ const common = {
   bundle: true,
   format: 'esm',
   target: ['es2022', 'chrome111', 'firefox113', 'safari16.4'],
-  sourcemap: 'linked',
-  sourcesContent: true,
+  sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
   allowOverwrite: true,
@@ -59,12 +58,7 @@ const glue = await transform(glueText, {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
-  sourcemap: 'external',
-  sourcesContent: true,
-  // Named apart from the minified file the map belongs to.
-  sourcefile: 'patchbridge_agent.unminified.js',
 });
 // wasm-bindgen's first-line `/* @ts-self-types="./patchbridge_agent.d.ts" */` tells Deno/JSR where the types are.
 const selfTypes = glueText.match(/^\/\* @ts-self-types="[^"]*" \*\/\n/)?.[0] ?? '';
-await writeFile(gluePath, `${selfTypes}${glue.code}//# sourceMappingURL=patchbridge_agent.js.map\n`);
-await writeFile(`${gluePath}.map`, glue.map);
+await writeFile(gluePath, `${selfTypes}${glue.code}`);

@@ -2,11 +2,13 @@
 //   npm/widget.js              ES module export `@patchbridge/agent/widget`: the element plus streaming-markdown;
 //                              the wasm-bindgen glue stays an import of ./pkg/ (shared with `@patchbridge/agent`)
 //   npm/dist/patchbridge-agent.js  one static script for a plain <script type="module"> page: element, parser,
-//                              glue and adapters in one file, with patchbridge_agent_bg.wasm copied beside it
-// Both are minified with source maps. Prints the sizes (min, gzip, brotli) of each and of the wasm.
+//                              glue and adapters in one file; it fetches ../pkg/patchbridge_agent_bg.wasm, so the
+//                              package holds the wasm once and a page serves the package folder as it is
+// Both are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
+// (min, gzip, brotli) of each and of the wasm.
 // Usage: node widget/build.mjs   (needs npm/pkg from scripts/build-wasm.sh)
 import { build } from 'esbuild';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -30,8 +32,9 @@ const common = {
   format: 'esm',
   target: ['es2022', 'chrome111', 'firefox113', 'safari16.4'],
   minify: true,
-  sourcemap: true,
-  legalComments: 'linked',
+  sourcemap: false,
+  // Licence comments of bundled code stay in the file (the full texts are in THIRD_PARTY_LICENSES.md).
+  legalComments: 'eof',
   logLevel: 'warning',
   // The wasm-bindgen glue imports ./adapter.js from several extern blocks, which repeats one key in its import
   // object (all values are the same module namespace, so it is harmless); silence that one warning only.
@@ -39,9 +42,11 @@ const common = {
 };
 
 await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"' } });
+// Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
+await rm(path.join(npm, 'dist'), { recursive: true, force: true });
+await rm(path.join(npm, 'widget.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), define: { __PB_WASM_PATH__: '"./patchbridge_agent_bg.wasm"' } });
-await copyFile(path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm'), path.join(npm, 'dist', 'patchbridge_agent_bg.wasm'));
+await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"' } });
 
 async function sizes(file) {
   const bytes = await readFile(file);

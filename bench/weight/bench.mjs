@@ -46,7 +46,7 @@ const ROWS = [
   { id: 'widget', label: 'ours: @patchbridge/agent/widget (element + runtime) + .wasm', entry: 'patchbridge-widget.js', wasm: WASM, ours: true, eager: true },
   {
     id: 'static', label: 'ours: dist/patchbridge-agent.js (static script, as shipped) + .wasm', ours: true,
-    files: [path.join(npm, 'dist', 'patchbridge-agent.js'), path.join(npm, 'dist', 'patchbridge_agent_bg.wasm')],
+    files: [path.join(npm, 'dist', 'patchbridge-agent.js'), WASM],
   },
   { id: 'wasm', label: 'ours: of which the .wasm (in each row above)', files: [WASM], ours: true },
   { id: 'deep-chat', label: 'deep-chat (web component)', entry: 'deep-chat.js', packages: ['deep-chat'], vs: 'widget' },

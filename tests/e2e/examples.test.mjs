@@ -134,7 +134,7 @@ describe('example pages served by the relay', () => {
     const page = await openExample('/examples/no-build/');
     await whenElementReady(page);
     // The runtime came from the static script's own folder.
-    assert.ok(page.requested.some((u) => u.endsWith('/npm/dist/patchbridge_agent_bg.wasm')), 'wasm loaded next to dist/patchbridge-agent.js');
+    assert.ok(page.requested.some((u) => u.endsWith('/npm/pkg/patchbridge_agent_bg.wasm')), 'dist/patchbridge-agent.js loaded the package\'s one wasm from ../pkg/');
     await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=banner]').hidden);
     assert.match(await page.textContent('patchbridge-agent [part~=banner]'), /scripted demo model, not AI/);
 

@@ -1,10 +1,27 @@
 // Entry of the widget: defines <patchbridge-agent> once (a second copy of the bundle on the page is harmless)
 // and exports the class for hosts that want to subclass it or check `instanceof`.
-import { PatchBridgeAgentElement, EVENTS } from './element.js';
-
-export { PatchBridgeAgentElement, EVENTS };
+//
+// Importing it must be safe where there is no DOM: Next.js, Nuxt, SvelteKit and Astro evaluate a page's imports
+// on the server too. The element's class extends HTMLElement when its module is evaluated, so that module is
+// imported only where HTMLElement exists (bundlers inline this import; it stays one file). Without a DOM the
+// class export is undefined and nothing is defined; EVENTS and loadRuntime are the same everywhere.
 export { loadRuntime } from './runtime.js';
 
-if (globalThis.customElements && !customElements.get('patchbridge-agent')) {
-  customElements.define('patchbridge-agent', PatchBridgeAgentElement);
+const dom = typeof HTMLElement === 'function' && typeof customElements === 'object';
+const element = dom ? await import('./element.js') : null;
+
+/** The element class (undefined where there is no DOM, e.g. during server-side rendering). */
+export const PatchBridgeAgentElement = element?.PatchBridgeAgentElement;
+
+/** The events the element dispatches; the server's copy equals the element's (a package test compares them). */
+export const EVENTS = element?.EVENTS ?? Object.freeze({
+  ready: 'patchbridge-ready',
+  outcome: 'patchbridge-outcome',
+  error: 'patchbridge-error',
+  confirmation: 'patchbridge-confirmation',
+  conversation: 'patchbridge-conversation',
+});
+
+if (element && !customElements.get('patchbridge-agent')) {
+  customElements.define('patchbridge-agent', element.PatchBridgeAgentElement);
 }
