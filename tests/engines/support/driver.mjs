@@ -14,7 +14,7 @@
 // Every browser, driver and Xvfb this module starts is ended when the test process exits, whatever happens.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 
 import puppeteer from 'puppeteer-core';
@@ -22,7 +22,9 @@ import { Builder, Key } from 'selenium-webdriver';
 
 export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
-export const MINIBROWSER = process.env.MINIBROWSER_PATH ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+// Debian puts MiniBrowser (package libwebkit2gtk-4.1-0) under the multiarch library folder.
+export const MINIBROWSER = process.env.MINIBROWSER_PATH ?? readdirSync('/usr/lib').filter((d) => d.endsWith('-linux-gnu'))
+  .map((d) => `/usr/lib/${d}/webkit2gtk-4.1/MiniBrowser`).find((p) => existsSync(p)) ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 export const XVFB_RUN = '/usr/bin/xvfb-run';
 
 /** The engines this run covers: `PB_ENGINES=firefox` (or `webkit`) narrows it; both by default. */
