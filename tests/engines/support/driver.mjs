@@ -136,21 +136,41 @@ async function waitForDriver(url, child, output) {
   throw new Error(`WebKitWebDriver did not answer within 30 s\n${output()}`);
 }
 
+/**
+ * Starts WebKitWebDriver under `xvfb-run -a` on a free port. Both the port (chosen before the driver binds it) and
+ * `-a`'s display number (chosen before Xvfb takes it) can be taken by another program in between, so a start that
+ * fails is tried again on a new port and display, up to three times.
+ */
+async function startWebKitDriver() {
+  let lastError;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const port = await freePort();
+    // The driver and the MiniBrowser it starts share the Xvfb display. detached: its own process group, so one kill
+    // ends xvfb-run, Xvfb, the driver, MiniBrowser and WebKit's helper processes.
+    const child = spawn(XVFB_RUN, ['-a', '-s', '-screen 0 1280x1024x24', WEBKIT_DRIVER, `--port=${port}`, '--host=127.0.0.1'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    child.stdout.on('data', (d) => { log += d; });
+    child.stderr.on('data', (d) => { log += d; });
+    const kill = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
+    cleanups.add(kill);
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitForDriver(url, child, () => log);
+      return { url, kill };
+    } catch (error) {
+      lastError = error;
+      kill();
+      cleanups.delete(kill);
+    }
+  }
+  throw lastError;
+}
+
 async function launchWebKit() {
-  const port = await freePort();
-  // xvfb-run -a picks a free display; the driver and the MiniBrowser it starts share it. detached: its own process
-  // group, so one kill ends xvfb-run, Xvfb, the driver, MiniBrowser and WebKit's helper processes.
-  const child = spawn(XVFB_RUN, ['-a', '-s', '-screen 0 1280x1024x24', WEBKIT_DRIVER, `--port=${port}`, '--host=127.0.0.1'], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout.on('data', (d) => { log += d; });
-  child.stderr.on('data', (d) => { log += d; });
-  const kill = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
-  cleanups.add(kill);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForDriver(url, child, () => log);
+  const { url, kill } = await startWebKitDriver();
 
   // One MiniBrowser per page: a WebDriver session is one browser window, and a fresh session gives each journey
   // an empty profile (no localStorage carried between pages, like Firefox's fresh browser context).
