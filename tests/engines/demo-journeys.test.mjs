@@ -2,8 +2,8 @@
 // against the real relay binary running its scripted demo model on a fresh SQLite file: the journeys a new user
 // takes first, the same file for both engines through the engine-neutral driver (support/driver.mjs).
 // Ready; a message and its streamed answer; a tool confirmation approved (the page tool runs) and one rejected
-// (it never runs); Stop while a tool waits; a reload restores the conversation from the relay's history; the
-// Chinese strings and the dark theme. Chromium runs the same journeys and more in tests/e2e/widget-demo.test.mjs.
+// (it never runs); Stop while a tool waits; a reload restores the conversation from the relay's history, which
+// the history panel lists; the Chinese strings and the dark theme. Chromium runs the same journeys and more in tests/e2e/widget-demo.test.mjs.
 //
 // `PB_ENGINES=firefox` or `PB_ENGINES=webkit` runs one engine; both by default.
 
@@ -131,6 +131,14 @@ for (const engine of selectedEngines()) {
       assert.deepEqual(restored, before);
       assert.deepEqual((await controllerState(page)).conversation, conversation);
       assert.deepEqual(await toolStatuses(page), ['Done'], 'the tool card is restored with its result');
+
+      // The history panel lists it, marked as the open one.
+      await page.click(sel.history);
+      assert.match(await page.waitFor((id) => {
+        const panel = document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=history-panel]');
+        const current = panel && !panel.hidden ? panel.querySelector('[aria-current="true"]') : null;
+        return current?.closest('[data-id]')?.dataset.id === id ? current.textContent : null;
+      }, conversation.id, 'the history panel listing the open conversation'), /hello/);
       assert.deepEqual(await page.problems(), []);
       await page.close();
     });

@@ -9,6 +9,7 @@ export const sel = {
   stop: `${W} >>> [part~=stop-button]`,
   approve: `${W} >>> [part~=approve-button]`,
   reject: `${W} >>> [part~=reject-button]`,
+  history: `${W} >>> [part~=history-button]`,
 };
 
 /** Waits until the element's runtime is ready (its `controller` property is set). */
