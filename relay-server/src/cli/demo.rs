@@ -9,10 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
+use patchbridge_providers::ProviderKind;
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
-use serde_json::json;
 
-use crate::config::RelayConfig;
+use crate::config::{AuthScheme, CapabilitiesConfig, ModelConfig, RelayConfig, SecretRef};
 
 pub const USAGE: &str = "\
 usage: patchbridge-relay demo [--port N] [--data-dir DIR]
@@ -50,11 +50,11 @@ patchbridge_protocol::string_enum! {
 
 impl DemoProvider {
     /// The adapter (`models[].provider` of a configuration file).
-    fn adapter(self) -> &'static str {
+    fn adapter(self) -> ProviderKind {
         match self {
-            DemoProvider::OpenAi | DemoProvider::OpenAiCompatible => "openai-chat",
-            DemoProvider::OpenAiResponses => "openai-responses",
-            DemoProvider::Anthropic => "anthropic-messages",
+            DemoProvider::OpenAi | DemoProvider::OpenAiCompatible => ProviderKind::OpenAiChat,
+            DemoProvider::OpenAiResponses => ProviderKind::OpenAiResponses,
+            DemoProvider::Anthropic => ProviderKind::AnthropicMessages,
         }
     }
 
@@ -126,6 +126,10 @@ pub struct DemoSetup {
     pub model: String,
 }
 
+/// The demo's fixed settings, in a configuration file's words (so the identity gets the file's defaults).
+const DEMO_CONFIG: &str =
+    r#"{ "server": { "basePath": "/api" }, "identity": { "mode": "development" } }"#;
+
 /// Characters of a path that `sqlite://` URLs decode: `%` itself, and `?` / `#`, which start parameters.
 const SQLITE_PATH: &AsciiSet = &CONTROLS.add(b'%').add(b'?').add(b'#');
 
@@ -194,15 +198,9 @@ impl DemoArgs {
         env: impl Fn(&str) -> Option<String>,
         cwd: &Path,
     ) -> Result<DemoSetup, String> {
-        let mut config = RelayConfig::from_json(
-            &json!({
-                "server": { "bind": format!("127.0.0.1:{DEFAULT_PORT}"), "basePath": "/api" },
-                "identity": { "mode": "development" },
-                "demo": self.provider.is_none(),
-            })
-            .to_string(),
-        )
-        .map_err(|e| e.to_string())?;
+        let mut config = RelayConfig::from_json(DEMO_CONFIG).map_err(|e| e.to_string())?;
+        config.server.bind = format!("127.0.0.1:{DEFAULT_PORT}");
+        config.demo = self.provider.is_none();
         let data_dir = cwd.join(
             self.data_dir
                 .as_deref()
@@ -224,13 +222,8 @@ impl DemoArgs {
             None => "scripted demo model (not AI)".to_owned(),
             Some(provider) => {
                 let model = self.provider_model(provider, &env)?;
-                let line = format!(
-                    "{} ({})",
-                    model["upstreamModel"].as_str().unwrap_or(""),
-                    provider.display_name()
-                );
-                config.models = vec![serde_json::from_value(model)
-                    .map_err(|e| format!("--provider {provider}: {e}"))?];
+                let line = format!("{} ({})", model.upstream_model, provider.display_name());
+                config.models = vec![model];
                 line
             }
         };
@@ -241,13 +234,12 @@ impl DemoArgs {
         })
     }
 
-    /// `models[0]` of the configuration, as a configuration file would write it (so it is parsed and
-    /// validated by the same rules, whatever fields models gain).
+    /// `models[0]` of the configuration: the provider's defaults, overridden by the flags.
     fn provider_model(
         &self,
         provider: DemoProvider,
         env: &impl Fn(&str) -> Option<String>,
-    ) -> Result<serde_json::Value, String> {
+    ) -> Result<ModelConfig, String> {
         let model = self
             .model
             .as_deref()
@@ -263,26 +255,30 @@ impl DemoArgs {
                 format!("--provider {provider} needs --base-url (e.g. http://127.0.0.1:11434/v1 for Ollama)")
             })?;
         let key_env = self.api_key_env.as_deref().or(provider.default_key_env());
-        let mut entry = json!({
-            "id": model,
-            "provider": provider.adapter(),
-            "label": format!("{model} ({})", provider.display_name()),
-            "baseUrl": base_url,
-            "upstreamModel": model,
-        });
-        match key_env {
-            Some(name) => {
-                if env(name).is_none_or(|v| v.trim().is_empty()) {
-                    return Err(format!(
-                        "--provider {provider} reads its API key from the environment variable {name}, which is not set \
-                         (export {name}=..., or name another variable with --api-key-env)"
-                    ));
-                }
-                entry["apiKey"] = json!({ "env": name });
+        if let Some(name) = key_env {
+            if env(name).is_none_or(|v| v.trim().is_empty()) {
+                return Err(format!(
+                    "--provider {provider} reads its API key from the environment variable {name}, which is not set \
+                     (export {name}=..., or name another variable with --api-key-env)"
+                ));
             }
-            None => entry["authScheme"] = json!("none"),
         }
-        Ok(entry)
+        Ok(ModelConfig {
+            id: model.to_owned(),
+            provider: provider.adapter(),
+            label: Some(format!("{model} ({})", provider.display_name())),
+            base_url: base_url.to_owned(),
+            upstream_model: model.to_owned(),
+            api_key: key_env.map(|name| SecretRef::Env(name.to_owned())),
+            // No key: no credentials header at all (a local server); otherwise the adapter's usual header.
+            auth_scheme: key_env.is_none().then_some(AuthScheme::None),
+            max_output_tokens: None,
+            reasoning: None,
+            system_prompt: None,
+            capabilities: CapabilitiesConfig::default(),
+            allow_insecure_http: false,
+            prompt_caching: true,
+        })
     }
 }
 
@@ -300,8 +296,6 @@ fn sqlite_url(path: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{AuthScheme, SecretRef};
-    use patchbridge_providers::ProviderKind;
 
     fn args(list: &[&str]) -> Result<DemoCommand, String> {
         DemoArgs::parse(list.iter().map(|s| s.to_string()))
