@@ -35,9 +35,10 @@ fail() { echo "build-container: $image: $*" >&2; exit 1; }
 inspect() { podman image inspect --format "$1" "$image"; }
 [ "$(inspect '{{.Config.User}}')" = "65532:65532" ] || fail "user is $(inspect '{{.Config.User}}'), not 65532:65532"
 [ "$(inspect '{{json .Config.Entrypoint}}')" = '["/usr/local/bin/patchbridge-relay"]' ] || fail "entry point $(inspect '{{json .Config.Entrypoint}}')"
-inspect '{{json .Config.Healthcheck}}' | grep -q '"/usr/local/bin/patchbridge-relay","healthcheck"' || fail "no health check: $(inspect '{{json .Config.Healthcheck}}')"
-inspect '{{json .Config.Volumes}}' | grep -q '"/data"' || fail "no /data volume"
-inspect '{{json .Config.Env}}' | grep -q 'PATCHBRIDGE_BIND=0.0.0.0:8787' || fail "PATCHBRIDGE_BIND is not set"
+grep -q '"/usr/local/bin/patchbridge-relay","healthcheck"' <<<"$(inspect '{{json .Config.Healthcheck}}')" \
+  || fail "no health check: $(inspect '{{json .Config.Healthcheck}}')"
+grep -q '"/data"' <<<"$(inspect '{{json .Config.Volumes}}')" || fail "no /data volume"
+grep -q 'PATCHBRIDGE_BIND=0.0.0.0:8787' <<<"$(inspect '{{json .Config.Env}}')" || fail "PATCHBRIDGE_BIND is not set"
 
 # The binary inside, copied out of a created (never started) container.
 box=$(podman create "$image")

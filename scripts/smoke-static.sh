@@ -30,7 +30,8 @@ url=$(sed -n 's/^patchbridge-relay listening on //p' "$dir.out")
 
 "$bin" healthcheck --url "$url/readyz" >/dev/null || fail "/readyz did not answer 200"
 [ "$(curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$url/")" = "307 $url/examples/demo/" ] || fail "/ does not lead to the demo page"
-curl -sf "$url/examples/demo/" | grep -q '<patchbridge-agent' || fail "the demo page is not served"
+page=$(curl -sf "$url/examples/demo/") || fail "the demo page is not served"
+grep -q '<patchbridge-agent' <<<"$page" || fail "the demo page has no <patchbridge-agent>"
 [ "$(curl -s -o /dev/null -w '%{http_code} %{content_type}' "$url/npm/dist/patchbridge_agent_bg.wasm")" = "200 application/wasm" ] \
   || fail "the wasm is not served"
 [ -f "$dir/patchbridge-data/relay.sqlite3" ] || fail "no ./patchbridge-data/relay.sqlite3 in the folder it was started from"
