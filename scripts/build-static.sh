@@ -7,7 +7,8 @@
 # package musl-tools). Builds the npm package's browser files first when npm/dist is missing, so the binary
 # carries the demo page (relay-server/build.rs embeds npm/dist as it is).
 #
-# About 9 minutes on 2 cores from a cold cache (every dependency is compiled again for the musl target).
+# 11 CPU-minutes from a cold cache (every dependency is compiled again for the musl target): about 6-7 minutes on
+# 2 idle cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
