@@ -4,7 +4,11 @@
 //
 // The relay is this page's own origin (`/api`): the endpoint is never taken from the URL, so a link cannot point
 // the page (and its identity header) at another server.
-import '../../npm/widget.js';
+//
+// The element comes from the package's static script (`dist/`, the wasm beside it) rather than its module entry:
+// that is what the relay binary carries for `patchbridge-relay demo`, so this page runs the same from the
+// repository (`./dev demo`) and from the binary alone.
+import '../../npm/dist/patchbridge-agent.js';
 
 const params = new URLSearchParams(location.search);
 // The demo relay runs in development identity mode (loopback only): the user id travels in a header.

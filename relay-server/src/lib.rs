@@ -14,11 +14,15 @@
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
 //! - [`logging`]: escaped, bounded log output and request-id validation.
-//! - [`static_files`]: the `/npm/` and `/examples/` trees, confined to their directories.
+//! - [`static_files`]: the `/npm/` and `/examples/` trees, confined to their directories; [`embedded_site`]: the
+//!   same trees compiled into the binary for `patchbridge-relay demo`.
+//! - [`cli`]: the binary's `demo` and `healthcheck` commands.
 //! - [`state`]: [`AppState`]; this file: [`router`] and the security headers of every answer.
 
+pub mod cli;
 pub mod config;
 pub mod conversations;
+pub mod embedded_site;
 pub mod error;
 pub mod extract;
 pub mod fdlimit;
@@ -85,10 +89,14 @@ pub fn router(state: AppState) -> Router {
         )
         .nest(&base, api.fallback(not_found).layer(guard_layer))
     };
+    // A configured directory wins over the embedded site (`./dev demo` serves the working tree).
+    let site = state.inner.site;
     if let Some(dir) = &state.inner.npm_dir {
         // `nest_service`, not `nest`: a nested router's wildcard needs a non-empty tail, so `/npm/` and
         // `/examples/` (the directories' index pages) would miss it.
         app = app.nest_service("/npm", static_files::tree::<()>(dir));
+    } else if let Some(site) = site.filter(|s| s.has("npm")) {
+        app = app.nest_service("/npm", site.tree::<()>("npm"));
     }
     if let Some(dir) = &state.inner.examples_dir {
         app = app.nest_service("/examples", static_files::tree::<()>(dir));
@@ -102,6 +110,17 @@ pub fn router(state: AppState) -> Router {
             "/",
             get(move || async move { axum::response::Redirect::temporary(target) }),
         );
+    } else if let Some(site) = site {
+        if site.has_demo_page() {
+            app = app
+                .nest_service("/examples", site.tree::<()>("examples"))
+                .route(
+                    "/",
+                    get(|| async { axum::response::Redirect::temporary("/examples/demo/") }),
+                );
+        } else {
+            app = app.route("/", get(embedded_site::missing_site));
+        }
     }
     app = app.fallback(|| async { RelayError::NotFound });
 

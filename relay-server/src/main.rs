@@ -1,24 +1,40 @@
 //! `patchbridge-relay [--config FILE] [--demo]`: loads and validates the configuration (file, then
 //! `PATCHBRIDGE_*` overrides), opens the database, and serves [`patchbridge_relay::router`] until SIGTERM or
 //! Ctrl-C. Any configuration problem stops it before the port opens (exit code 2).
+//!
+//! Subcommands: `patchbridge-relay demo [...]` (try it locally with the demo page built in,
+//! [`patchbridge_relay::cli::demo`]) and `patchbridge-relay healthcheck` (asks `/readyz`, for containers,
+//! [`patchbridge_relay::cli::healthcheck`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use patchbridge_relay::config::RelayConfig;
+use patchbridge_relay::cli::demo::{DemoArgs, DemoCommand, DemoSetup};
+use patchbridge_relay::cli::{demo, healthcheck};
+use patchbridge_relay::config::{RelayConfig, Validated};
+use patchbridge_relay::embedded_site::{self, EmbeddedSite};
 use patchbridge_relay::serve::{serve, Ended, ServeOptions};
 use patchbridge_relay::store::Store;
 use patchbridge_relay::{fdlimit, router, AppState};
 
 const USAGE: &str = "usage: patchbridge-relay [--config FILE] [--demo]\n\
   --config FILE   strict JSON configuration (default: $PATCHBRIDGE_CONFIG, else built-in defaults)\n\
-  --demo          serve the scripted demo model when no model is configured";
+  --demo          serve the scripted demo model when no model is configured\n\
+  --version       print the version\n\
+       patchbridge-relay demo [--port N] [--data-dir DIR] [--provider P ...]   (try it locally; demo --help)\n\
+       patchbridge-relay healthcheck [--url URL]   (exit 0 when /readyz answers 200)";
 
 fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("demo") => return demo_main(args.split_off(1)),
+        Some("healthcheck") => return healthcheck_main(args.split_off(1)),
+        _ => {}
+    }
     let mut config_path: Option<PathBuf> =
         std::env::var_os("PATCHBRIDGE_CONFIG").map(PathBuf::from);
     let mut demo_flag = false;
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--config" => match args.next() {
@@ -28,6 +44,14 @@ fn main() -> ExitCode {
             "--demo" => demo_flag = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "-V" | "--version" => {
+                println!(
+                    "patchbridge-relay {} (demo page built in: {})",
+                    env!("CARGO_PKG_VERSION"),
+                    embedded_site::DEMO_SITE_SOURCE
+                );
                 return ExitCode::SUCCESS;
             }
             other => return usage_error(&format!("unknown argument `{other}`")),
@@ -48,11 +72,121 @@ fn main() -> ExitCode {
     if demo_flag {
         config.demo = true;
     }
-    let validated = match config.validate() {
+    match config.validate() {
+        Ok(validated) => run(validated, None),
+        Err(e) => config_error(&e.to_string()),
+    }
+}
+
+/// `patchbridge-relay demo ...`: the configuration comes from the flags, the page from the binary.
+fn demo_main(args: Vec<String>) -> ExitCode {
+    let demo_args = match DemoArgs::parse(args) {
+        Ok(DemoCommand::Run(a)) => a,
+        Ok(DemoCommand::Help) => {
+            println!("{}", demo::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("patchbridge-relay demo: {e}\n{}", demo::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return config_error(&format!("demo: the working directory: {e}")),
+    };
+    let setup = match demo_args.setup(|name| std::env::var(name).ok(), &cwd) {
+        Ok(s) => s,
+        Err(e) => return config_error(&format!("demo: {e}")),
+    };
+    init_tracing();
+    // Validated before the data folder is made: a refused configuration leaves nothing behind.
+    let validated = match setup.config.validate() {
         Ok(v) => v,
         Err(e) => return config_error(&e.to_string()),
     };
+    if let Some(dir) = &setup.data_dir {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return config_error(&format!("demo: --data-dir {}: {e}", dir.display()));
+        }
+    }
+    run(validated, Some(setup))
+}
 
+/// `patchbridge-relay healthcheck ...`: exit 0 when `/readyz` answers 200.
+fn healthcheck_main(args: Vec<String>) -> ExitCode {
+    let mut url = None;
+    let mut config_path: Option<PathBuf> =
+        std::env::var_os("PATCHBRIDGE_CONFIG").map(PathBuf::from);
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--url" => match args.next() {
+                Some(u) => url = Some(u),
+                None => return healthcheck_usage("--url needs a URL"),
+            },
+            "--config" => match args.next() {
+                Some(p) => config_path = Some(PathBuf::from(p)),
+                None => return healthcheck_usage("--config needs a file"),
+            },
+            "-h" | "--help" => {
+                println!("{}", healthcheck::USAGE);
+                return ExitCode::SUCCESS;
+            }
+            other => return healthcheck_usage(&format!("unknown argument `{other}`")),
+        }
+    }
+    let url = match url {
+        Some(u) => u,
+        None => {
+            let mut config = match &config_path {
+                Some(path) => match RelayConfig::from_file(path) {
+                    Ok(c) => c,
+                    Err(e) => return unhealthy(&e.to_string()),
+                },
+                None => RelayConfig::default(),
+            };
+            if let Err(e) = config.apply_env(|name| std::env::var(name).ok()) {
+                return unhealthy(&e.to_string());
+            }
+            match healthcheck::readyz_url(&config.server.bind) {
+                Ok(u) => u,
+                Err(e) => return unhealthy(&e),
+            }
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return unhealthy(&format!("tokio runtime: {e}")),
+    };
+    match runtime.block_on(healthcheck::check(&url)) {
+        Ok(()) => {
+            println!("ready: {url}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => unhealthy(&e),
+    }
+}
+
+fn healthcheck_usage(message: &str) -> ExitCode {
+    eprintln!(
+        "patchbridge-relay healthcheck: {message}\n{}",
+        healthcheck::USAGE
+    );
+    ExitCode::from(2)
+}
+
+fn unhealthy(message: &str) -> ExitCode {
+    eprintln!("patchbridge-relay healthcheck: {message}");
+    ExitCode::from(1)
+}
+
+/// Opens the database and serves until a signal. `demo_setup`: started by `patchbridge-relay demo` (serves the
+/// embedded site, prints where to look).
+fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
     check_descriptors(&validated);
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -77,6 +211,12 @@ fn main() -> ExitCode {
         if let Err(e) = state.identity_ready().await {
             return config_error(&e);
         }
+        let site = EmbeddedSite::demo();
+        let state = if demo_setup.is_some() {
+            state.with_site(site)
+        } else {
+            state
+        };
         let listener = match tokio::net::TcpListener::bind(bind).await {
             Ok(l) => l,
             Err(e) => return config_error(&format!("server.bind: cannot listen on {bind}: {e}")),
@@ -99,6 +239,9 @@ fn main() -> ExitCode {
         tracing::info!(%addr, "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
+        if let Some(setup) = &demo_setup {
+            announce_demo(&addr, setup, site);
+        }
         let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
         // Bounded too: a database that does not answer must not keep the process alive after the grace.
         if tokio::time::timeout(options.shutdown_grace, store.close())
@@ -116,6 +259,20 @@ fn main() -> ExitCode {
         }
         ExitCode::SUCCESS
     })
+}
+
+/// What a person who typed `patchbridge-relay demo` needs to know, on stdout after the listening line.
+fn announce_demo(addr: &str, setup: &DemoSetup, site: EmbeddedSite) {
+    println!("model: {}", setup.model);
+    if let Some(dir) = &setup.data_dir {
+        println!("data: {}", dir.display());
+    }
+    let served_from_disk = setup.config.server.examples_dir.is_some();
+    if served_from_disk || site.has_demo_page() {
+        println!("open http://{addr}/ (Ctrl-C stops)");
+    } else {
+        eprintln!("patchbridge-relay demo: {}", embedded_site::MISSING_SITE);
+    }
 }
 
 fn usage_error(message: &str) -> ExitCode {
@@ -137,7 +294,7 @@ fn init_tracing() {
 }
 
 /// Raises the descriptor soft limit to the hard limit and says whether it covers the connection limit.
-fn check_descriptors(validated: &patchbridge_relay::config::Validated) {
+fn check_descriptors(validated: &Validated) {
     let needed = fdlimit::needed_descriptors(
         validated.limits.max_connections,
         validated.database.max_connections,

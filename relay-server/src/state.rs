@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{LimitsConfig, Validated};
+use crate::embedded_site::EmbeddedSite;
 use crate::identity::{self, IdentityResolver};
 use crate::metrics::Metrics;
 use crate::model::client::{ClientSetupError, UpstreamClient};
@@ -39,6 +40,8 @@ pub(crate) struct Inner {
     pub allowed_origins: Vec<String>,
     pub npm_dir: Option<PathBuf>,
     pub examples_dir: Option<PathBuf>,
+    /// Files compiled into the binary, served where no directory is configured ([`AppState::with_site`]).
+    pub site: Option<EmbeddedSite>,
     pub limits: LimitsConfig,
     pub store: Store,
     pub identity: Option<Arc<dyn IdentityResolver>>,
@@ -68,6 +71,7 @@ impl AppState {
                 allowed_origins: config.allowed_origins,
                 npm_dir: config.npm_dir,
                 examples_dir: config.examples_dir,
+                site: None,
                 limits: config.limits,
                 store,
                 identity,
@@ -94,6 +98,18 @@ impl AppState {
         AppState {
             inner: Arc::new(Inner {
                 identity: Some(resolver),
+                ..inner
+            }),
+        }
+    }
+
+    /// Serves `site` at `/npm/` and `/examples/` where `server.npmDir` / `server.examplesDir` are not set, and
+    /// `/` as its demo page (`patchbridge-relay demo`).
+    pub fn with_site(self, site: EmbeddedSite) -> Self {
+        let inner = Arc::unwrap_or_clone(self.inner);
+        AppState {
+            inner: Arc::new(Inner {
+                site: Some(site),
                 ..inner
             }),
         }

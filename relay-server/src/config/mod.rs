@@ -44,9 +44,9 @@ pub struct ServerConfig {
     pub base_path: String,
     /// Origins allowed for non-GET requests besides same-origin, and the only origins CORS answers.
     pub allowed_origins: Vec<String>,
-    /// Serve the built npm package at `/npm/` (off when absent).
+    /// Serve the built npm package at `/npm/` (off when absent). Relative to the config file's folder.
     pub npm_dir: Option<PathBuf>,
-    /// Serve the example pages at `/examples/` (off when absent).
+    /// Serve the example pages at `/examples/` (off when absent). Relative to the config file's folder.
     pub examples_dir: Option<PathBuf>,
 }
 
@@ -318,7 +318,18 @@ impl RelayConfig {
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| err("(file)", format!("{}: {e}", path.display())))?;
-        Self::from_json(&text)
+        let mut config = Self::from_json(&text)?;
+        // Directories named in a file are relative to that file, so it works from any working directory.
+        let base = path.parent().unwrap_or(Path::new(""));
+        for dir in [&mut config.server.npm_dir, &mut config.server.examples_dir]
+            .into_iter()
+            .flatten()
+        {
+            if dir.is_relative() {
+                *dir = base.join(&*dir);
+            }
+        }
+        Ok(config)
     }
 
     pub fn from_json(text: &str) -> Result<Self, ConfigError> {
