@@ -15,6 +15,10 @@ const USAGE: &str = "usage: patchbridge-relay [--config FILE] [--demo]\n\
   --demo          serve the scripted demo model when no model is configured";
 
 fn main() -> ExitCode {
+    // `usage --user ID`: an operator reads a user's spending (`patchbridge_relay::spending::report`).
+    if std::env::args().nth(1).as_deref() == Some("usage") {
+        return patchbridge_relay::spending::report::main(std::env::args().skip(2));
+    }
     let mut config_path: Option<PathBuf> =
         std::env::var_os("PATCHBRIDGE_CONFIG").map(PathBuf::from);
     let mut demo_flag = false;
