@@ -34,6 +34,10 @@ pub struct Metrics {
     pub spending_refusals: Family<Labels, Counter>,
     /// Spending counter updates that failed after a call ended (its usage went unrecorded).
     pub spending_write_errors: Counter,
+    /// The admission transaction of each model call (on the call's path, before any upstream call).
+    pub spending_admit: Histogram,
+    /// The settling transaction of each model call (after the response ended, off its path).
+    pub spending_settle: Histogram,
     /// `http_requests` series by status, then route.
     http_request_series: SeriesCache<u16>,
     /// `model_calls` series by outcome, then model.
@@ -87,6 +91,18 @@ impl Metrics {
         let conversation_conflicts = Counter::default();
         let spending_refusals = Family::<Labels, Counter>::default();
         let spending_write_errors = Counter::default();
+        let spending_admit = Histogram::new(exponential_buckets(0.00001, 2.0, 23));
+        let spending_settle = Histogram::new(exponential_buckets(0.00001, 2.0, 23));
+        registry.register(
+            "spending_admit_seconds",
+            "Spending counters: the admission transaction at each model call's start",
+            spending_admit.clone(),
+        );
+        registry.register(
+            "spending_settle_seconds",
+            "Spending counters: the usage transaction after each model call's end",
+            spending_settle.clone(),
+        );
         registry.register(
             "spending_refusals",
             "Model calls refused by a spending limit, by limit kind, window (`<seconds>s sliding|fixed`, empty for concurrent calls) and model (empty: the limits of all models)",
@@ -155,6 +171,8 @@ impl Metrics {
             conversation_conflicts,
             spending_refusals,
             spending_write_errors,
+            spending_admit,
+            spending_settle,
             http_request_series: SeriesCache::new(),
             model_call_series: SeriesCache::new(),
         })

@@ -69,14 +69,13 @@ pub async fn call(
 ) -> Result<Response, RelayError> {
     let started = Instant::now();
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
-    // Before anything goes upstream: a refused call costs nothing. The ticket records the call's usage when it
-    // is dropped, with the response (or with this function, when no response streams).
-    let mut ticket = spending::admit(&state, &user.0, entry.id()).await?;
     let model = match entry {
         ModelEntry::Scripted => {
+            let ticket = spending::admit(&state, &user.0, registry::SCRIPTED_ID)
+                .await?
+                .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
-            let ticket = ticket.free();
             return Ok(SseBody::new(fstream::iter(events).map(move |event| {
                 let _running = &ticket;
                 event
@@ -103,6 +102,10 @@ pub async fn call(
             .await?
     };
     let (request, upstream_request, decoder) = prepared.map_err(adapter_error)?;
+    // The spending limits, after the request proved valid and before anything goes upstream: a refused call costs
+    // nothing. The ticket records the call's usage when it is dropped, with the response (or on the way out of
+    // this function, when no response streams).
+    let mut ticket = spending::admit(&state, &user.0, &model.config.id).await?;
     let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,

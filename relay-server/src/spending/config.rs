@@ -39,7 +39,7 @@ impl Default for SpendingConfig {
                 WindowConfig {
                     window_seconds: 60,
                     sliding: true,
-                    calls: Some(30),
+                    calls: Some(60),
                     input_tokens: None,
                     output_tokens: None,
                 },
@@ -217,5 +217,118 @@ impl SpendingConfig {
             default_output_tokens,
             call_lease_seconds,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn validate(value: serde_json::Value) -> Result<Policy, ConfigError> {
+        let config: SpendingConfig = serde_json::from_value(value).expect("parses");
+        config.validate(&[("gpt".into(), Some(1000)), ("opus".into(), None)], 960)
+    }
+
+    #[test]
+    fn an_absent_section_gives_limits_on_calls_tokens_and_concurrency() {
+        let policy = SpendingConfig::default()
+            .validate(&[("gpt".into(), None)], 960)
+            .unwrap();
+        let limits: Vec<_> = policy
+            .usage(&Default::default(), 0)
+            .into_iter()
+            .map(|l| (l.kind.as_str(), l.window_seconds, l.max))
+            .collect();
+        assert_eq!(
+            limits,
+            [
+                ("concurrentCalls", None, 4),
+                ("calls", Some(60), 60),
+                ("calls", Some(86_400), 1_000),
+                ("inputTokens", Some(86_400), 5_000_000),
+                ("outputTokens", Some(86_400), 500_000),
+            ]
+        );
+        assert_eq!(policy.fallback_output_tokens("gpt"), 4_096);
+    }
+
+    #[test]
+    fn zero_is_an_error_naming_the_field_as_for_the_other_bounds() {
+        for (config, path) in [
+            (
+                json!({ "maxConcurrentCalls": 0 }),
+                "spending.maxConcurrentCalls",
+            ),
+            (
+                json!({ "defaultOutputTokens": 0 }),
+                "spending.defaultOutputTokens",
+            ),
+            (
+                json!({ "windows": [ { "windowSeconds": 60, "calls": 0 } ] }),
+                "spending.windows[0].calls",
+            ),
+            (
+                json!({ "windows": [ { "windowSeconds": 0, "calls": 1 } ] }),
+                "spending.windows[0].windowSeconds",
+            ),
+            (
+                json!({ "models": { "opus": { "maxConcurrentCalls": 0 } } }),
+                "spending.models.opus.maxConcurrentCalls",
+            ),
+        ] {
+            let e = validate(config.clone()).unwrap_err();
+            assert_eq!(e.path, path, "{config}");
+            assert!(e.message.contains("cannot be switched off"), "{e}");
+        }
+        let e = validate(json!({ "windows": [] })).unwrap_err();
+        assert_eq!(e.path, "spending.windows");
+    }
+
+    #[test]
+    fn windows_must_limit_something_fit_their_slices_and_not_repeat() {
+        let e = validate(json!({ "windows": [ { "windowSeconds": 60 } ] })).unwrap_err();
+        assert_eq!(e.path, "spending.windows[0]");
+        let e = validate(
+            json!({ "windows": [ { "windowSeconds": 90, "sliding": true, "calls": 1 } ] }),
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "spending.windows[0].windowSeconds");
+        let e = validate(json!({ "windows": [
+            { "windowSeconds": 60, "calls": 1 }, { "windowSeconds": 60, "inputTokens": 1 } ] }))
+        .unwrap_err();
+        assert_eq!(e.path, "spending.windows[1].windowSeconds");
+        let e = validate(json!({ "windows": [ { "windowSeconds": 2_678_401, "calls": 1 } ] }))
+            .unwrap_err();
+        assert!(e.message.contains("at most"), "{e}");
+        // A fixed and a sliding window of the same length are different windows.
+        validate(json!({ "windows": [
+            { "windowSeconds": 60, "calls": 1 }, { "windowSeconds": 60, "sliding": true, "calls": 1 } ] }))
+        .unwrap();
+    }
+
+    #[test]
+    fn a_models_own_limits_must_name_a_configured_model_and_set_something() {
+        let e = validate(json!({ "models": { "nope": { "maxConcurrentCalls": 1 } } })).unwrap_err();
+        assert_eq!(e.path, "spending.models.nope");
+        let e = validate(json!({ "models": { "opus": {} } })).unwrap_err();
+        assert_eq!(e.path, "spending.models.opus");
+        let policy =
+            validate(json!({ "models": { "opus": { "maxConcurrentCalls": 1 } } })).unwrap();
+        assert_eq!(policy.scopes("opus").count(), 2);
+        assert_eq!(policy.scopes("gpt").count(), 1);
+        // Without usage, a model's maxOutputTokens is what a call may have cost in output.
+        assert_eq!(policy.fallback_output_tokens("gpt"), 1000);
+        assert_eq!(policy.fallback_output_tokens("opus"), 4096);
+    }
+
+    #[test]
+    fn an_unknown_key_in_the_section_is_refused_with_its_path() {
+        let e = crate::config::RelayConfig::from_json(
+            r#"{ "spending": { "windows": [ { "windowSeconds": 60, "call": 3 } ] } }"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "spending.windows[0].call");
     }
 }

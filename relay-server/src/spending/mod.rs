@@ -59,7 +59,13 @@ pub async fn admit(state: &AppState, user: &str, model: &str) -> Result<Ticket, 
         slices: slices.clone(),
         admit: decide,
     };
-    match state.store().spending_reserve(reserve).await {
+    let began = std::time::Instant::now();
+    let reserved = state.store().spending_reserve(reserve).await;
+    state
+        .metrics()
+        .spending_admit
+        .observe(began.elapsed().as_secs_f64());
+    match reserved {
         Ok(Reserved::Admitted) => Ok(Ticket {
             store: state.store().clone(),
             metrics: state.inner.metrics.clone(),
@@ -156,7 +162,12 @@ impl Drop for Ticket {
             return;
         };
         runtime.spawn(async move {
-            if let Err(e) = store.spending_settle(settle).await {
+            let began = std::time::Instant::now();
+            let settled = store.spending_settle(settle).await;
+            metrics
+                .spending_settle
+                .observe(began.elapsed().as_secs_f64());
+            if let Err(e) = settled {
                 metrics.spending_write_errors.inc();
                 tracing::warn!(error = %e, "spending counters: a call's usage was not recorded");
             }

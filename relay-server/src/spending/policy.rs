@@ -179,13 +179,7 @@ impl Policy {
         };
         for scope in self.scopes(model) {
             if let Some(max) = scope.max_concurrent {
-                let running: i64 = snapshot
-                    .running
-                    .iter()
-                    .filter(|(m, _)| scope.model.as_ref().is_none_or(|own| own == m))
-                    .map(|(_, n)| *n)
-                    .sum();
-                if u64::try_from(running).unwrap_or(0) >= max {
+                if u64::try_from(running(snapshot, scope)).unwrap_or(0) >= max {
                     consider(Refusal {
                         limit: limit(SpendingLimitKind::ConcurrentCalls, max, None, scope),
                         kind: SpendingLimitKind::ConcurrentCalls,
@@ -194,25 +188,11 @@ impl Policy {
                 }
             }
             for window in &scope.windows {
-                let mut rows: Vec<&SliceRow> = snapshot
-                    .slices
-                    .iter()
-                    .filter(|r| {
-                        r.scope == scope.key()
-                            && r.slice_seconds == window.slice_seconds()
-                            && r.slice_start >= window.oldest_slice(now)
-                            && r.slice_start <= now
-                    })
-                    .collect();
+                let mut rows: Vec<&SliceRow> = counted(snapshot, scope, window, now).collect();
                 rows.sort_by_key(|r| r.slice_start);
                 for (kind, max) in window.limits() {
-                    let value = |r: &SliceRow| match kind {
-                        SpendingLimitKind::Calls => r.calls,
-                        SpendingLimitKind::InputTokens => r.input_tokens,
-                        _ => r.output_tokens,
-                    };
                     let max_i = i64::try_from(max).unwrap_or(i64::MAX);
-                    let mut used: i64 = rows.iter().map(|r| value(r)).sum();
+                    let mut used: i64 = rows.iter().map(|r| value(r, kind)).sum();
                     if used < max_i {
                         continue;
                     }
@@ -220,7 +200,7 @@ impl Policy {
                     let window_seconds = i64::try_from(window.seconds).unwrap_or(i64::MAX);
                     let mut clears_at = slice_start(now, window.slice_seconds()) + window_seconds;
                     for r in &rows {
-                        used -= value(r);
+                        used -= value(r, kind);
                         if used < max_i {
                             clears_at = r.slice_start + window_seconds;
                             break;
@@ -249,30 +229,14 @@ impl Policy {
                     kind: SpendingLimitKind::ConcurrentCalls,
                     window_seconds: None,
                     sliding: false,
-                    used: snapshot
-                        .running
-                        .iter()
-                        .filter(|(m, _)| scope.model.as_ref().is_none_or(|own| own == m))
-                        .map(|(_, n)| *n)
-                        .sum(),
+                    used: running(snapshot, scope),
                     max,
                 });
             }
             for window in &scope.windows {
-                let rows = snapshot.slices.iter().filter(|r| {
-                    r.scope == scope.key()
-                        && r.slice_seconds == window.slice_seconds()
-                        && r.slice_start >= window.oldest_slice(now)
-                        && r.slice_start <= now
-                });
                 for (kind, max) in window.limits() {
-                    let used = rows
-                        .clone()
-                        .map(|r| match kind {
-                            SpendingLimitKind::Calls => r.calls,
-                            SpendingLimitKind::InputTokens => r.input_tokens,
-                            _ => r.output_tokens,
-                        })
+                    let used = counted(snapshot, scope, window, now)
+                        .map(|r| value(r, kind))
                         .sum();
                     out.push(super::UsageLine {
                         model: scope.model.clone(),
@@ -286,6 +250,40 @@ impl Policy {
             }
         }
         out
+    }
+}
+
+/// The calls of `scope` running in `snapshot` (all models' for the limits of all models).
+fn running(snapshot: &Snapshot, scope: &Scope) -> i64 {
+    snapshot
+        .running
+        .iter()
+        .filter(|(m, _)| scope.model.as_ref().is_none_or(|own| own == m))
+        .map(|(_, n)| *n)
+        .sum()
+}
+
+/// The slices of `snapshot` that count for `window` of `scope` at `now`.
+fn counted<'a>(
+    snapshot: &'a Snapshot,
+    scope: &'a Scope,
+    window: &'a Window,
+    now: i64,
+) -> impl Iterator<Item = &'a SliceRow> + 'a {
+    snapshot.slices.iter().filter(move |r| {
+        r.scope == scope.key()
+            && r.slice_seconds == window.slice_seconds()
+            && r.slice_start >= window.oldest_slice(now)
+            && r.slice_start <= now
+    })
+}
+
+/// What `row` counted of `kind` (a window kind: never `concurrentCalls`).
+fn value(row: &SliceRow, kind: SpendingLimitKind) -> i64 {
+    match kind {
+        SpendingLimitKind::Calls => row.calls,
+        SpendingLimitKind::InputTokens => row.input_tokens,
+        SpendingLimitKind::OutputTokens | SpendingLimitKind::ConcurrentCalls => row.output_tokens,
     }
 }
 
