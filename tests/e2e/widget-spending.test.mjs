@@ -57,7 +57,12 @@ describe('<patchbridge-agent> at a spending limit', () => {
     // The hour's window ends at the next full UTC hour: at most 60 minutes away.
     const minutes = Number(/You have reached your usage limit for now\. You can try again in (\d+) min\./.exec(notice)?.[1]);
     assert.ok(minutes >= 1 && minutes <= 60, notice);
-    const error = await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getState().error);
+    // An Error crosses to the test as its message only: the page copies the fields.
+    const error = await page.evaluate(() => {
+      const { code, details } = document.querySelector('patchbridge-agent').controller.getState().error;
+      return { code, details: JSON.parse(JSON.stringify(details)) };
+    });
+    assert.equal(error.code, 'AGENT_SPENDING_LIMIT_REACHED');
     assert.equal(error.details.relayCode, 'SPENDING_LIMIT_REACHED');
     assert.equal(error.details.status, 429);
     assert.deepEqual(error.details.limit, { kind: 'calls', max: 1, windowSeconds: 3600, sliding: false });
