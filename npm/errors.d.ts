@@ -20,6 +20,7 @@ export type AgentErrorCode =
   | 'AGENT_REVISION_CONFLICT'
   | 'AGENT_CONVERSATION_CORRUPT'
   | 'AGENT_RELAY_ERROR'
+  | 'AGENT_SPENDING_LIMIT_REACHED'
   | 'AGENT_INVALID_TOOL'
   | 'AGENT_INVALID_INPUT';
 
@@ -51,6 +52,7 @@ export declare const AGENT_DESTROYED: 'AGENT_DESTROYED';
 export declare const AGENT_REVISION_CONFLICT: 'AGENT_REVISION_CONFLICT';
 export declare const AGENT_CONVERSATION_CORRUPT: 'AGENT_CONVERSATION_CORRUPT';
 export declare const AGENT_RELAY_ERROR: 'AGENT_RELAY_ERROR';
+export declare const AGENT_SPENDING_LIMIT_REACHED: 'AGENT_SPENDING_LIMIT_REACHED';
 export declare const AGENT_INVALID_TOOL: 'AGENT_INVALID_TOOL';
 export declare const AGENT_INVALID_INPUT: 'AGENT_INVALID_INPUT';
 
@@ -59,7 +61,7 @@ export declare const ErrorCodes: Readonly<{ [K in AgentErrorCode]: K }>;
 
 /**
  * `details` of every relay failure (AGENT_RELAY_ERROR, and the relay's AGENT_REVISION_CONFLICT /
- * AGENT_CONVERSATION_CORRUPT), the same shape whether the relay answered with an HTTP error or sent an `error`
+ * AGENT_CONVERSATION_CORRUPT / AGENT_SPENDING_LIMIT_REACHED), the same shape whether the relay answered with an HTTP error or sent an `error`
  * event inside the model stream.
  */
 export interface RelayErrorDetails {
@@ -76,6 +78,23 @@ export interface RelayErrorDetails {
    * `controller.newConversation({ keepMessages: true })` continues from the messages without that state.
    */
   readonly messageId?: string;
+  /** Present only for AGENT_SPENDING_LIMIT_REACHED: whole seconds until a model call may be admitted again. */
+  readonly retryAfterSeconds?: number;
+  /** Present only for AGENT_SPENDING_LIMIT_REACHED: the relay's limit that refused the call. */
+  readonly limit?: SpendingLimit;
+}
+
+/** A relay spending limit (docs/protocol.md §4, `SPENDING_LIMIT_REACHED`). */
+export interface SpendingLimit {
+  /** 'calls' | 'inputTokens' | 'outputTokens' | 'concurrentCalls' (a newer relay may add kinds). */
+  readonly kind: string;
+  readonly max: number;
+  /** The window's length; absent for 'concurrentCalls'. */
+  readonly windowSeconds?: number;
+  /** Whether the window slides (the last `windowSeconds`) or resets at multiples of it (UTC). */
+  readonly sliding?: boolean;
+  /** Present when the limit is one model's own. */
+  readonly model?: string;
 }
 
 /** The one error class: every rejection and throw of the runtime is an AgentError with a stable `code`. */

@@ -145,12 +145,15 @@ for _ in $(seq 1 200); do
 done
 
 # 3. The relay: three models on the same upstream: back-to-back chunks, paused mid-response (memory phase),
-#    and paced chunks.
+#    and paced chunks. Every call is one user's: spending limits high enough never to refuse, so their counters
+#    run on every call (the relay's spending histograms show what they cost).
 cat >"$WORK/relay.json" <<CONF
 {
   "server": { "bind": "127.0.0.1:0", "basePath": "/api" },
   "identity": { "mode": "development" },
   "database": { "url": "sqlite://$WORK/relay.sqlite3" },
+  "spending": { "windows": [ { "windowSeconds": 60, "sliding": true, "calls": 1000000000, "outputTokens": 1000000000000 } ],
+                "maxConcurrentCalls": 100000 },
   "models": [
     { "id": "bench", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/v1", "upstreamModel": "bench-model", "authScheme": "none" },
     { "id": "bench-hold", "provider": "openai-chat", "baseUrl": "http://$UPSTREAM_ADDR/hold/v1", "upstreamModel": "bench-model", "authScheme": "none" },

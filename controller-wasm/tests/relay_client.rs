@@ -290,6 +290,35 @@ fn the_model_posts_the_call_request_and_streams_its_events_or_maps_a_refusal() {
 }
 
 #[test]
+fn a_spending_refusal_becomes_its_own_code_with_the_limit_and_when_to_retry() {
+    let transport = Recorder::answering(&[(
+        429,
+        r#"{"error":{"code":"SPENDING_LIMIT_REACHED","message":"spending limit reached","retryable":true,
+            "limit":{"kind":"calls","max":30,"windowSeconds":60,"sliding":true},"retryAfterSeconds":12}}"#,
+    )]);
+    let runtime = support::runtime(
+        Rc::new(RelayModel::new(transport.clone())),
+        support::ManualPlatform::new(),
+    );
+    let (refused, _) = support::run_to_end(
+        &runtime,
+        support::input(vec![support::user("hi")], support::no_tools()),
+    );
+    let error = refused.unwrap_err();
+    assert_eq!(error.code, ErrorCode::SpendingLimitReached);
+    assert_eq!(error.code.as_str(), "AGENT_SPENDING_LIMIT_REACHED");
+    assert_eq!(
+        error.details,
+        Some(
+            json!({ "relayCode": "SPENDING_LIMIT_REACHED", "status": 429, "retryable": true,
+            "retryAfterSeconds": 12, "limit": { "kind": "calls", "max": 30, "windowSeconds": 60, "sliding": true } })
+        )
+    );
+    // One call only: nothing is retried on the person's behalf.
+    assert_eq!(transport.sent.borrow().len(), 1);
+}
+
+#[test]
 fn ids_and_cursors_are_encoded_like_encode_uri_component() {
     for (text, encoded) in [
         ("plain-Id_1.x", "plain-Id_1.x"),

@@ -34,6 +34,9 @@ crate::string_enum! {
         ModelStateFormatMismatch = "MODEL_STATE_FORMAT_MISMATCH",
         /// 400: the `modelState` entry of an assistant message no longer matches it; the error has `messageId`.
         ModelStateMismatch = "MODEL_STATE_MISMATCH",
+        /// 429: one of the user's spending limits (`spending` in the relay's configuration) refuses the call, before
+        /// any upstream call; the error has `limit` and `retryAfterSeconds`, the answer a `Retry-After` header.
+        SpendingLimitReached = "SPENDING_LIMIT_REACHED",
         /// 502: connection failure or provider 5xx (after the one retry), or a provider overload event.
         UpstreamUnavailable = "UPSTREAM_UNAVAILABLE",
         /// 504: no upstream headers / bytes in time, or the call passed `limits.maxStreamDurationMs`.
@@ -73,16 +76,17 @@ impl RelayErrorCode {
             | RelayErrorCode::UpstreamProtocolError
             | RelayErrorCode::UpstreamResponseTooLarge => 502,
             RelayErrorCode::UpstreamTimeout => 504,
-            RelayErrorCode::UpstreamRateLimited => 429,
+            RelayErrorCode::UpstreamRateLimited | RelayErrorCode::SpendingLimitReached => 429,
         }
     }
 
     /// Whether the same call may succeed when made again later (`retryable` of stream `error` events): provider
-    /// outages, timeouts and rate limits.
+    /// outages, timeouts, rate limits, and a spending limit (once its window has moved on).
     pub const fn retryable(self) -> bool {
         matches!(
             self,
-            RelayErrorCode::UpstreamUnavailable
+            RelayErrorCode::SpendingLimitReached
+                | RelayErrorCode::UpstreamUnavailable
                 | RelayErrorCode::UpstreamTimeout
                 | RelayErrorCode::UpstreamRateLimited
         )
@@ -115,6 +119,54 @@ pub struct ErrorBody {
     /// Whether retrying may help, when the relay says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retryable: Option<bool>,
+    /// `SPENDING_LIMIT_REACHED` only: the limit that refused the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<SpendingLimit>,
+    /// `SPENDING_LIMIT_REACHED` only: whole seconds until a call may be admitted again (the `Retry-After` header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u64>,
+}
+
+crate::string_enum! {
+    /// What a spending limit counts (`limit.kind` of a `SPENDING_LIMIT_REACHED` error).
+    pub enum SpendingLimitKind {
+        /// Model calls started in the window.
+        Calls = "calls",
+        /// Input tokens the provider reported in the window.
+        InputTokens = "inputTokens",
+        /// Output tokens the provider reported in the window.
+        OutputTokens = "outputTokens",
+        /// Model calls running at the same time (no window).
+        ConcurrentCalls = "concurrentCalls",
+    }
+}
+
+/// The `limit` of a `SPENDING_LIMIT_REACHED` error. `kind` is kept as text when read, so a client still reports a
+/// kind newer than it knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpendingLimit {
+    /// A [`SpendingLimitKind`]'s text.
+    pub kind: String,
+    /// The configured maximum.
+    pub max: u64,
+    /// The window's length in seconds (absent for `concurrentCalls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_seconds: Option<u64>,
+    /// Whether the window slides (usage of the last `windowSeconds`) or is fixed (resets at multiples of
+    /// `windowSeconds` since the Unix epoch, UTC). Absent for `concurrentCalls`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sliding: Option<bool>,
+    /// Set when the limit is one model's own (`spending.models`), absent for the limits of all models together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl SpendingLimit {
+    /// The kind, when it is one this crate knows.
+    pub fn known_kind(&self) -> Option<SpendingLimitKind> {
+        SpendingLimitKind::parse(&self.kind)
+    }
 }
 
 impl ErrorEnvelope {
@@ -127,6 +179,8 @@ impl ErrorEnvelope {
                 current_revision: None,
                 message_id: None,
                 retryable: None,
+                limit: None,
+                retry_after_seconds: None,
             },
         }
     }

@@ -6,8 +6,8 @@
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
 //! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`],
 //!   [`ConversationPage`], and the request bodies [`CreateConversation`], [`SaveConversation`].
-//! - [`error`]: [`RelayErrorCode`] (with its HTTP status and retry advice) and the [`ErrorEnvelope`] of every
-//!   error answer.
+//! - [`error`]: [`RelayErrorCode`] (with its HTTP status and retry advice), the [`ErrorEnvelope`] of every
+//!   error answer, and the [`SpendingLimit`] a `SPENDING_LIMIT_REACHED` error names.
 //! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
 //! - [`unique`]: JSON values whose objects have unique keys (tool-call arguments).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
@@ -38,7 +38,7 @@ pub use conversation::{
     ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,
     CreateConversation, SaveConversation,
 };
-pub use error::{ErrorBody, ErrorEnvelope, RelayErrorCode};
+pub use error::{ErrorBody, ErrorEnvelope, RelayErrorCode, SpendingLimit, SpendingLimitKind};
 pub use event::{BlockKind, StopReason, StreamEvent};
 pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
 pub use models::{Capabilities, ModelInfo, ModelsDocument};

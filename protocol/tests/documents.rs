@@ -36,7 +36,7 @@ fn every_documented_error_code_is_a_relay_error_code_with_its_status_and_no_othe
 }
 
 #[test]
-fn only_outages_timeouts_and_rate_limits_are_retryable() {
+fn only_spending_limits_outages_timeouts_and_rate_limits_are_retryable() {
     let retryable: Vec<&str> = RelayErrorCode::ALL
         .into_iter()
         .filter(|c| c.retryable())
@@ -45,6 +45,7 @@ fn only_outages_timeouts_and_rate_limits_are_retryable() {
     assert_eq!(
         retryable,
         [
+            "SPENDING_LIMIT_REACHED",
             "UPSTREAM_UNAVAILABLE",
             "UPSTREAM_TIMEOUT",
             "UPSTREAM_RATE_LIMITED"
@@ -83,6 +84,32 @@ fn an_error_envelope_with_an_unknown_code_and_unknown_keys_still_reads() {
         Some(RelayErrorCode::UpstreamTimeout)
     );
     assert_eq!(known.error.message, "");
+}
+
+#[test]
+fn a_spending_limit_error_names_its_limit_and_when_to_retry_and_reads_back_with_an_unknown_kind() {
+    let mut refused = ErrorEnvelope::new(RelayErrorCode::SpendingLimitReached, "limit");
+    refused.error.retryable = Some(true);
+    refused.error.retry_after_seconds = Some(42);
+    refused.error.limit = Some(SpendingLimit {
+        kind: SpendingLimitKind::OutputTokens.as_str().into(),
+        max: 1000,
+        window_seconds: Some(3600),
+        sliding: Some(true),
+        model: Some("big".into()),
+    });
+    assert_eq!(
+        serde_json::to_value(&refused).unwrap(),
+        json!({ "error": { "code": "SPENDING_LIMIT_REACHED", "message": "limit", "retryable": true,
+            "limit": { "kind": "outputTokens", "max": 1000, "windowSeconds": 3600, "sliding": true, "model": "big" },
+            "retryAfterSeconds": 42 } })
+    );
+    let newer: ErrorEnvelope = serde_json::from_value(json!({ "error": {
+        "code": "SPENDING_LIMIT_REACHED", "limit": { "kind": "dollars", "max": 5 }, "retryAfterSeconds": 7 } }))
+    .unwrap();
+    let limit = newer.error.limit.expect("the limit");
+    assert_eq!((limit.kind.as_str(), limit.known_kind()), ("dollars", None));
+    assert_eq!(newer.error.retry_after_seconds, Some(7));
 }
 
 #[test]

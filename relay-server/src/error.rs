@@ -59,6 +59,31 @@ pub enum RelayError {
     UpstreamResponseTooLarge { detail: String },
     #[error("internal error")]
     Internal { detail: String },
+    /// One of the user's spending limits refuses the call (before any upstream call).
+    #[error("{}", spending_message(.0))]
+    SpendingLimitReached(Box<crate::spending::Refusal>),
+}
+
+fn spending_message(refusal: &crate::spending::Refusal) -> String {
+    let limit = &refusal.limit;
+    let what = match (&limit.window_seconds, limit.sliding) {
+        (None, _) => format!("at most {} model calls running at once", limit.max),
+        (Some(seconds), Some(true)) => {
+            format!("at most {} {} in any {seconds} s", limit.max, limit.kind)
+        }
+        (Some(seconds), _) => format!(
+            "at most {} {} per {seconds} s window",
+            limit.max, limit.kind
+        ),
+    };
+    let model = limit
+        .model
+        .as_ref()
+        .map_or(String::new(), |m| format!(" of model `{m}`"));
+    format!(
+        "spending limit reached: {what}{model}; try again in {} s",
+        refusal.retry_after_seconds
+    )
 }
 
 impl RelayError {
@@ -85,6 +110,7 @@ impl RelayError {
             RelayError::UpstreamRejected { .. } => RelayErrorCode::UpstreamRejected,
             RelayError::UpstreamResponseTooLarge { .. } => RelayErrorCode::UpstreamResponseTooLarge,
             RelayError::Internal { .. } => RelayErrorCode::Internal,
+            RelayError::SpendingLimitReached(_) => RelayErrorCode::SpendingLimitReached,
         }
     }
 
@@ -162,8 +188,20 @@ impl IntoResponse for RelayError {
         if let RelayError::ModelStateMismatch { message_id, .. } = &self {
             body.error.message_id = Some(message_id.clone());
         }
+        let mut retry_after = None;
+        if let RelayError::SpendingLimitReached(refusal) = &self {
+            body.error.retryable = Some(true);
+            body.error.limit = Some(refusal.limit.clone());
+            body.error.retry_after_seconds = Some(refusal.retry_after_seconds);
+            retry_after = Some(axum::http::HeaderValue::from(refusal.retry_after_seconds));
+        }
         let status = self.status();
         let mut response = (status, axum::Json(body)).into_response();
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds);
+        }
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,

@@ -9,7 +9,7 @@
 //! - [`identity`]: [`IdentityResolver`] and the development / JWT / trusted-proxy resolvers.
 //! - [`guard`]: Origin, content-type and identity checks in front of the API.
 //! - [`extract`]: bounded, strict JSON request bodies.
-//! - [`model`]: `POST {base}/model` and `GET {base}/models`.
+//! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
@@ -33,6 +33,7 @@ pub mod metrics;
 pub mod model;
 pub mod ops;
 pub mod serve;
+pub mod spending;
 pub mod state;
 pub mod static_files;
 pub mod store;

@@ -22,13 +22,16 @@ const USAGE: &str = "usage: patchbridge-relay [--config FILE] [--demo]\n\
   --demo          serve the scripted demo model when no model is configured\n\
   --version       print the version\n\
        patchbridge-relay demo [--port N] [--data-dir DIR] [--provider P ...]   (try it locally; demo --help)\n\
-       patchbridge-relay healthcheck [--url URL]   (exit 0 when /readyz answers 200)";
+       patchbridge-relay healthcheck [--url URL]   (exit 0 when /readyz answers 200)\n\
+       patchbridge-relay usage --user ID [--config FILE]   (a user's spending in each window)";
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("demo") => return demo_main(args.split_off(1)),
         Some("healthcheck") => return healthcheck_main(args.split_off(1)),
+        // `usage --user ID`: an operator reads a user's spending (`patchbridge_relay::spending::report`).
+        Some("usage") => return patchbridge_relay::spending::report::main(args.split_off(1).into_iter()),
         _ => {}
     }
     let mut config_path: Option<PathBuf> =

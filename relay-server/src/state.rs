@@ -43,6 +43,7 @@ pub(crate) struct Inner {
     /// Files compiled into the binary, served where no directory is configured ([`AppState::with_site`]).
     pub site: Option<EmbeddedSite>,
     pub limits: LimitsConfig,
+    pub spending: Arc<crate::spending::Policy>,
     pub store: Store,
     pub identity: Option<Arc<dyn IdentityResolver>>,
     pub models: ModelRegistry,
@@ -73,6 +74,7 @@ impl AppState {
                 examples_dir: config.examples_dir,
                 site: None,
                 limits: config.limits,
+                spending: Arc::new(config.spending),
                 store,
                 identity,
                 models,

@@ -9,6 +9,7 @@ export function errorText(error, t) {
   if (code === 'AGENT_LIMIT_EXCEEDED' && error.limit) return t('limitExceeded', error.limit);
   if (code === 'AGENT_EXECUTION_TIMEOUT') return t('timeout');
   if (code === 'AGENT_REVISION_CONFLICT') return t('conflict');
+  if (code === 'AGENT_SPENDING_LIMIT_REACHED') return t('spendingLimit', error.details?.retryAfterSeconds);
   if (error?.details?.relayCode === 'UPSTREAM_UNAVAILABLE' && !error.message) return t('relayUnavailable');
   return error?.message || code;
 }

@@ -70,6 +70,9 @@ const en = {
   limitExceeded: (limit) => `A limit of this turn was reached: ${limit}.`,
   timeout: 'The turn took too long and was stopped.',
   relayUnavailable: 'The server could not be reached.',
+  spendingLimit: (seconds) => `You have reached your usage limit for now. You can try again ${
+    !(seconds > 0) ? 'later' : seconds < 60 ? 'in a few seconds' : seconds < 3600 ? `in ${Math.ceil(seconds / 60)} min`
+      : `in about ${Math.ceil(seconds / 3600)} h`}.`,
   conflict: 'This conversation was changed elsewhere (another tab?). Reload it to continue.',
   reload: 'Reload conversation',
 };
@@ -140,6 +143,9 @@ const zh = {
   limitExceeded: (limit) => `本轮已达到限额：${limit}。`,
   timeout: '本轮耗时过长，已停止。',
   relayUnavailable: '无法连接服务器。',
+  spendingLimit: (seconds) => `你已暂时达到使用上限。${
+    !(seconds > 0) ? '请稍后' : seconds < 60 ? '请几秒后' : seconds < 3600 ? `请 ${Math.ceil(seconds / 60)} 分钟后`
+      : `请约 ${Math.ceil(seconds / 3600)} 小时后`}再试。`,
   conflict: '此对话已在别处被修改（另一个标签页？）。请重新加载后继续。',
   reload: '重新加载对话',
 };

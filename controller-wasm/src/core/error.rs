@@ -52,6 +52,9 @@ patchbridge_protocol::string_enum! {
         ConversationCorrupt = "AGENT_CONVERSATION_CORRUPT",
         /// The relay answered with an error (HTTP error or an `error` stream event).
         RelayError = "AGENT_RELAY_ERROR",
+        /// The relay refused the model call: one of the user's spending limits is reached (`details` names the
+        /// limit and `retryAfterSeconds`).
+        SpendingLimitReached = "AGENT_SPENDING_LIMIT_REACHED",
         /// A tool definition is invalid (empty name, duplicate, schema not an object).
         InvalidTool = "AGENT_INVALID_TOOL",
         /// Input given to `send` / `start` / `respond` is invalid.

@@ -59,8 +59,9 @@ pub trait RelayTransport {
     ) -> LocalBoxFuture<'static, Result<StreamAnswer, AgentError>>;
 }
 
-/// The error of a non-2xx answer. `REVISION_CONFLICT` and `CONVERSATION_CORRUPT` get their own codes; everything
-/// else is `AGENT_RELAY_ERROR` with the relay's code (and, for `MODEL_STATE_MISMATCH`, the `messageId` the relay
+/// The error of a non-2xx answer. `REVISION_CONFLICT`, `CONVERSATION_CORRUPT` and `SPENDING_LIMIT_REACHED` (with
+/// `retryAfterSeconds` and `limit` in `details`) get their own codes; everything else is `AGENT_RELAY_ERROR` with
+/// the relay's code (and, for `MODEL_STATE_MISMATCH`, the `messageId` the relay
 /// named, so a page can offer a way forward). `details` has the same shape as for an in-stream `error` event
 /// ([`relay_error_details`]); a body that is not a relay error envelope gives `relayCode: ""`.
 pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
@@ -70,15 +71,25 @@ pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
     let code = match body.and_then(|b| b.known_code()) {
         Some(RelayErrorCode::RevisionConflict) => ErrorCode::RevisionConflict,
         Some(RelayErrorCode::ConversationCorrupt) => ErrorCode::ConversationCorrupt,
+        Some(RelayErrorCode::SpendingLimitReached) => ErrorCode::SpendingLimitReached,
         _ => ErrorCode::RelayError,
     };
-    let details = relay_error_details(
+    let mut details = relay_error_details(
         relay_code,
         Some(answer.status),
         body.and_then(|b| b.retryable),
         body.and_then(|b| b.current_revision).map(Into::into),
         body.and_then(|b| b.message_id.clone()),
     );
+    // A spending refusal says which limit and when the person may try again (the body repeats `Retry-After`).
+    if let (Some(b), serde_json::Value::Object(map)) = (body, &mut details) {
+        if let Some(seconds) = b.retry_after_seconds {
+            map.insert("retryAfterSeconds".into(), seconds.into());
+        }
+        if let Some(limit) = &b.limit {
+            map.insert("limit".into(), super::json::to_value(limit));
+        }
+    }
     let text = match body {
         Some(b) if !b.message.is_empty() => b.message.clone(),
         _ => format!("HTTP {}", answer.status),

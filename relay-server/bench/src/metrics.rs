@@ -11,7 +11,7 @@ use http_body_util::{BodyExt, Full};
 use crate::client::HttpClient;
 
 /// The histograms read (without the `_seconds_sum` / `_seconds_count` suffixes).
-pub const HISTOGRAMS: [(&str, &str); 4] = [
+pub const HISTOGRAMS: [(&str, &str); 6] = [
     (
         "relay_upstream_first_byte",
         "request handled -> first upstream body byte",
@@ -24,6 +24,14 @@ pub const HISTOGRAMS: [(&str, &str); 4] = [
     (
         "relay_chunk_processing",
         "decode + encode per upstream SSE message",
+    ),
+    (
+        "relay_spending_admit",
+        "spending counters: admission transaction per call (on its path)",
+    ),
+    (
+        "relay_spending_settle",
+        "spending counters: usage transaction per call (after its end)",
     ),
 ];
 

@@ -30,6 +30,8 @@ pub struct RelayConfig {
     pub identity: Option<IdentityConfig>,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
+    /// Per-user limits on model calls (`crate::spending`).
+    pub spending: crate::spending::SpendingConfig,
     pub models: Vec<ModelConfig>,
     pub default_model: Option<String>,
     /// Start the scripted demo model when no model is configured.

@@ -49,6 +49,7 @@ pub struct Validated {
     pub identity: Option<ValidatedIdentity>,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
+    pub spending: crate::spending::Policy,
     pub models: Vec<ValidatedModel>,
     pub default_model: Option<String>,
     /// The scripted demo model is the (only) model.
@@ -396,6 +397,19 @@ impl RelayConfig {
             ));
         }
 
+        let spending_models: Vec<(String, Option<u32>)> = if demo_active {
+            vec![(crate::model::registry::SCRIPTED_ID.to_owned(), None)]
+        } else {
+            models
+                .iter()
+                .map(|m| (m.config.id.clone(), m.config.max_output_tokens))
+                .collect()
+        };
+        // A call lasts at most maxStreamDurationMs from its arrival; a minute more covers its admission.
+        let spending = self
+            .spending
+            .validate(&spending_models, l.max_stream_duration_ms / 1000 + 60)?;
+
         Ok(Validated {
             bind,
             base_path,
@@ -405,6 +419,7 @@ impl RelayConfig {
             identity,
             database: db.clone(),
             limits: *l,
+            spending,
             models,
             default_model,
             demo_active,

@@ -18,7 +18,7 @@ pub mod upstream;
 
 use std::time::{Duration, Instant};
 
-use axum::extract::{FromRequestParts, State};
+use axum::extract::{Extension, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
@@ -31,6 +31,8 @@ use patchbridge_providers::{encode_request, Decoder};
 
 use crate::error::RelayError;
 use crate::extract::StrictJson;
+use crate::identity::UserId;
+use crate::spending;
 use crate::state::AppState;
 use registry::ModelEntry;
 use sse_body::SseBody;
@@ -61,6 +63,7 @@ impl<S: Send + Sync> FromRequestParts<S> for CallHead {
 
 pub async fn call(
     State(state): State<AppState>,
+    Extension(user): Extension<UserId>,
     head: CallHead,
     StrictJson(request): StrictJson<ModelRequest>,
 ) -> Result<Response, RelayError> {
@@ -68,9 +71,16 @@ pub async fn call(
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
+            let ticket = spending::admit(&state, &user.0, registry::SCRIPTED_ID)
+                .await?
+                .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
-            return Ok(SseBody::new(fstream::iter(events)).into_response());
+            return Ok(SseBody::new(fstream::iter(events).map(move |event| {
+                let _running = &ticket;
+                event
+            }))
+            .into_response());
         }
         ModelEntry::Upstream(model) => model,
     };
@@ -92,6 +102,10 @@ pub async fn call(
             .await?
     };
     let (request, upstream_request, decoder) = prepared.map_err(adapter_error)?;
+    // The spending limits, after the request proved valid and before anything goes upstream: a refused call costs
+    // nothing. The ticket records the call's usage when it is dropped, with the response (or on the way out of
+    // this function, when no response streams).
+    let mut ticket = spending::admit(&state, &user.0, &model.config.id).await?;
     let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,
@@ -166,8 +180,10 @@ pub async fn call(
             }
         }
     };
-    let events = fstream::iter(first)
-        .chain(events)
-        .map(|item| item.unwrap_or_else(|error| error_event(&error)));
+    let events = fstream::iter(first).chain(events).map(move |item| {
+        let event = item.unwrap_or_else(|error| error_event(&error));
+        ticket.observe(&event);
+        event
+    });
     Ok(SseBody::new(events).into_response())
 }

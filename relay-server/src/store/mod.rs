@@ -15,12 +15,14 @@
 //! - [`pg_ops`]: the PostgreSQL compare-and-set write, one statement.
 //! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
 //! - [`group_commit`]: the SQLite writer task; [`sqlite_ops`]: the SQLite write statements it runs.
+//! - [`spending`]: the per-user spending counters (one write at a model call's start, one at its end).
 //! - [`error`]: [`StoreError`] and [`ConnectError`].
 
 mod connect;
 mod error;
 mod group_commit;
 mod pg_ops;
+pub mod spending;
 mod sqlite_ops;
 
 use sqlx::{PgPool, SqlitePool};

@@ -1,4 +1,4 @@
-//! The SQLite writes (create, compare-and-set write, delete) as statements on one connection inside a
+//! The SQLite writes (create, compare-and-set write, delete, and the spending counters' two steps) as statements on one connection inside a
 //! transaction the caller owns: the group-commit writer ([`super::group_commit`]) runs many of them in one
 //! `BEGIN IMMEDIATE` ... `COMMIT`.
 //!
@@ -43,6 +43,10 @@ pub(super) enum WriteOp {
         user: String,
         id: String,
     },
+    /// A model call's admission ([`super::spending`]).
+    SpendingReserve(Box<super::spending::Reserve>),
+    /// A model call's end ([`super::spending`]).
+    SpendingSettle(super::spending::Settle),
 }
 
 /// What each kind of operation answers.
@@ -51,6 +55,8 @@ pub(super) enum OpOutcome {
     Created(StoredConversation),
     Written(WriteOutcome),
     Deleted(bool),
+    SpendingReserved(super::spending::Reserved),
+    SpendingSettled,
 }
 
 pub(super) type OpResult = Result<Result<OpOutcome, StoreError>, sqlx::Error>;
@@ -92,6 +98,13 @@ pub(super) async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> OpResult
             w.await
         }
         WriteOp::Delete { user, id } => delete(conn, user, id).await,
+        // A refused admission changes nothing, like the other refusals.
+        WriteOp::SpendingReserve(r) => super::spending::sqlite_steps::reserve(conn, r)
+            .await
+            .map(|r| Ok(OpOutcome::SpendingReserved(r))),
+        WriteOp::SpendingSettle(s) => super::spending::sqlite_steps::settle(conn, s)
+            .await
+            .map(|()| Ok(OpOutcome::SpendingSettled)),
     }
 }
 

@@ -39,9 +39,9 @@ export const UPSTREAM_KEY = 'sk-e2e-upstream-secret-1234';
  * Starts a relay. `upstream`: the fake upstream's base URL; models `openai-e2e`, `anthropic-e2e` and
  * `responses-e2e` point at it. Omit it and pass `demo: true` for the scripted demo model. `examplesDir` (default
  * `examples/`) is what the relay serves at `/examples/` (the widget tests serve `tests/e2e/pages/`). `identity`
- * replaces the development identity.
+ * replaces the development identity. `spending`: the relay's `spending` section (its defaults when absent).
  */
-export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity } = {}) {
+export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity, spending } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbridge-e2e-'));
   const config = {
     server: {
@@ -55,6 +55,7 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
     models: [],
     demo,
   };
+  if (spending) config.spending = spending;
   if (upstream) {
     config.models.push(
       {
