@@ -106,6 +106,15 @@ export class Composer {
     this.update();
   }
 
+  /** Puts a message back into the box (text and image blocks), e.g. one whose turn could not be saved. */
+  restore(text, imageBlocks = []) {
+    this.input.value = text;
+    this.images = imageBlocks.filter((b) => b.source?.type === 'base64')
+      .map((block) => ({ block, url: `data:${block.source.mediaType};base64,${block.source.data}` }));
+    this.renderAttachments();
+    this.input.focus();
+  }
+
   submit() {
     if (this.busy) return;
     const text = this.input.value.trim();

@@ -15,7 +15,7 @@ import { confirmationCard } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
 import { loadRuntime } from './runtime.js';
-import { NoticeBar } from './notice.js';
+import { NoticeBar, isUnauthenticated } from './notice.js';
 import { schemeOf } from './theme.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
@@ -39,6 +39,7 @@ export const EVENTS = Object.freeze({
   error: 'patchbridge-error',
   confirmation: 'patchbridge-confirmation',
   conversation: 'patchbridge-conversation',
+  unauthorized: 'patchbridge-unauthorized',
 });
 
 export class PatchBridgeAgentElement extends HTMLElement {
@@ -61,6 +62,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #lastInput = null;
   #previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
   #reflecting = false;
+  #stick = true; // follow the end of the log (false once the person scrolls up)
+  #authAsked = false; // the page was asked for fresh credentials for the failing turn already
 
   constructor() {
     super();
@@ -79,7 +82,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.dock = h('div', { className: 'dock', part: 'dock' }, this.confirmSlot, this.notice);
     this.notices = new NoticeBar(this.notice, () => this.#t);
     this.log = new MessageLog(this.logEl, t);
-    root.append(h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton), this.banner, this.scroller, this.dock);
+    this.headerEl = h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton);
+    root.append(this.headerEl, this.banner, this.scroller, this.dock);
     for (const prop of UPGRADE_PROPS) {
       // A value set on the element before this class was defined is an own property shadowing our accessor.
       if (Object.prototype.hasOwnProperty.call(this, prop)) {
@@ -208,6 +212,19 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && this.history.open) { event.preventDefault(); this.#toggleHistory(false); }
     }, { signal });
+    // Following the end: the person's own scrolling decides (read when the browser scrolls, where layout is
+    // clean), and the jump to the end happens after layout (a ResizeObserver), so streaming never forces a
+    // layout per frame.
+    this.scroller.addEventListener('scroll', () => {
+      const el = this.scroller;
+      this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    }, { signal, passive: true });
+    if (typeof ResizeObserver === 'function') {
+      const follow = new ResizeObserver(() => { if (this.#stick) this.scroller.scrollTop = this.scroller.scrollHeight; });
+      follow.observe(this.logEl);
+      follow.observe(this.scroller);
+      signal.addEventListener('abort', () => follow.disconnect());
+    }
     const media = globalThis.matchMedia?.('(prefers-color-scheme: dark)');
     media?.addEventListener?.('change', () => this.#applyTheme(), { signal });
     this.composer.setPlaceholder(this.#t('inputPlaceholderLoading'));
@@ -301,14 +318,15 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (!controller) {
       this.#queue.push({ text, images });
       this.log.addQueued(text, images);
-      this.#scrollToEnd(true);
+      this.#scrollToEnd();
       return;
     }
     const input = images.length ? blocks : text;
     this.#lastInput = input;
     this.notices.hide();
+    this.#authAsked = false;
     controller.send(input).catch(() => { /* shown from state.error */ });
-    this.#scrollToEnd(true);
+    this.#scrollToEnd();
   }
 
   #retry() {
@@ -381,19 +399,18 @@ export class PatchBridgeAgentElement extends HTMLElement {
   }
 
   #reject() {
-    const pending = this.#controller?.getState().pendingConfirmation;
-    try {
-      this.#controller?.rejectTool();
-      if (pending) this.log.rejected.add(pending.callId);
-    } catch (error) { this.#showError(error, null); }
+    try { this.#controller?.rejectTool(); } catch (error) { this.#showError(error, null); }
   }
 
   #stopTurnOf(id) {
     return this.#controller?.getState().conversation?.id === id ? this.#settle() : Promise.resolve();
   }
 
+  /** The panel covers the element, so it is modal: what it covers is inert (no focus, no clicks) while it is open,
+   *  and focus returns to the history button when it closes. */
   #toggleHistory(force) {
     const open = force ?? !this.history.open;
+    for (const el of [this.headerEl, this.banner, this.scroller, this.dock]) el.inert = open;
     if (open) this.history.show();
     else if (this.history.open) { this.history.hide(); this.historyButton.focus(); }
     this.historyButton.setAttribute('aria-expanded', String(open));
@@ -426,6 +443,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     const busy = BUSY.has(state.status) || state.status === 'loading';
     if (state.error && state.error !== prev.error) this.#dispatch(EVENTS.error, { error: state.error });
     if (BUSY.has(prev.status) && state.status === 'idle' && !state.error && state.lastOutcome) {
+      this.#authAsked = false;
       this.#dispatch(EVENTS.outcome, { outcome: state.lastOutcome, conversation: state.conversation });
     }
     const pendingId = state.pendingConfirmation?.interruptId ?? null;
@@ -445,7 +463,6 @@ export class PatchBridgeAgentElement extends HTMLElement {
       this.composer?.setBusy(false, false);
       return;
     }
-    const nearEnd = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 80;
     // While another conversation loads, the old messages stay cleared (the log was reset when it was asked for).
     if (state.status !== 'loading') this.log.render(state);
     const busy = BUSY.has(state.status);
@@ -479,29 +496,72 @@ export class PatchBridgeAgentElement extends HTMLElement {
     } else if (this.notices.kind !== 'problem' || busy) {
       this.notices.hide();
     }
-    if (nearEnd || busy) this.#scrollToEnd(false);
   }
 
-  #scrollToEnd(force) {
-    const el = this.scroller;
-    if (force || el.scrollHeight - el.scrollTop - el.clientHeight < 400) el.scrollTop = el.scrollHeight;
+  /** Follows the end again (the person sent something); the jump itself happens after the next layout. */
+  #scrollToEnd() {
+    this.#stick = true;
   }
 
   /** Shows an error with the way forward that fits it (and Dismiss). */
   #showError(error, retry) {
     const t = this.#t;
     const code = error?.code ?? 'ERROR';
+    if (retry && isUnauthenticated(error)) { this.#askForCredentials(error, retry); return; }
     const actions = [];
     if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') {
       actions.push({ label: t('continueInNew'), primary: true, onClick: () => this.#continueInNew() });
     } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
       const id = this.#controller?.getState().conversation?.id;
-      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push({ label: t('reload'), onClick: () => this.#open(id) });
+      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push({ label: t('reload'), primary: true, part: 'reload-button', onClick: () => this.#reloadKeepingInput(id) });
       actions.push({ label: t('newConversation'), onClick: () => this.#newConversation() });
     } else if (retry) {
       actions.push({ label: t('retry'), primary: true, part: 'retry-button', onClick: retry });
     }
     this.notices.showError(error, actions);
+  }
+
+  /**
+   * The relay refused the page's credentials. The page hears it once per failing turn (`patchbridge-unauthorized`)
+   * and may answer by refreshing them: `event.detail.waitUntil(promise)`, called while the event is dispatched.
+   * The turn then runs again once that promise settles well; without an answer (or when it fails, or the retried
+   * turn is refused again) the person reads that they are signed out, with Retry.
+   */
+  #askForCredentials(error, retry) {
+    const t = this.#t;
+    const waits = [];
+    if (!this.#authAsked) {
+      this.#authAsked = true;
+      this.#dispatch(EVENTS.unauthorized, { error, waitUntil: (promise) => { waits.push(Promise.resolve(promise)); } });
+    }
+    const signedOut = () => this.notices.showError(error, [{
+      label: t('retry'), primary: true, part: 'retry-button', onClick: () => { this.#authAsked = false; retry(); },
+    }]);
+    if (!waits.length) { signedOut(); return; }
+    this.notices.shownError = error;
+    this.notices.show('plain', t('signingIn'), 'auth');
+    const controller = this.#controller;
+    Promise.all(waits).then(() => {
+      if (this.#controller === controller && controller?.getState().error === error) retry();
+    }, () => {
+      if (this.#controller === controller && controller?.getState().error === error) signedOut();
+    });
+  }
+
+  /**
+   * "Reload conversation" after a conflict: the stored conversation replaces this tab's unsaved turn, and the
+   * message the person sent in that turn goes back into the box (text and images), so nothing they typed is lost.
+   */
+  async #reloadKeepingInput(id) {
+    const messages = this.#controller?.getState().messages ?? [];
+    const mine = [...messages].reverse().find((m) => m.role === 'user');
+    await this.#open(id);
+    if (!mine || !this.composer) return;
+    const stored = this.#controller?.getState().messages ?? [];
+    // Nothing to put back when the message made it into the stored conversation after all.
+    if (stored.some((m) => m.id === mine.id)) return;
+    const text = mine.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+    this.composer.restore(text, mine.blocks.filter((b) => b.type === 'image'));
   }
 
   // ---- theme, language, remembered conversation ----------------------------------------------------------------

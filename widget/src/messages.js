@@ -2,8 +2,13 @@
 //
 // Stable messages never change once the controller publishes them, so each is rendered once and kept (keyed by
 // its id and position). The draft's text grows; its Markdown views append only the new characters per frame.
-// When the draft becomes a stable message (same id), its DOM is adopted rather than rebuilt, so a long answer
-// is never re-rendered at the end. Tool results are shown inside the card of the call they answer.
+// When the draft becomes a stable message (same id), its DOM is adopted in place rather than rebuilt or moved, so
+// a long answer is never re-rendered or re-attached at the end. Tool results are shown inside the card of the
+// call they answer.
+//
+// Adjacent blocks of one kind read as one: providers split an answer's text at each citation (Anthropic) and its
+// reasoning summary into parts (OpenAI Responses), so consecutive text blocks continue one Markdown text and
+// consecutive reasoning blocks are paragraphs of one "Thoughts" section.
 import { h } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 
@@ -38,8 +43,6 @@ export class MessageLog {
     this.queued = [];
     this.emptyEl = h('p', { className: 'empty', part: 'empty' }, t('empty'));
     this.root.append(this.emptyEl);
-    /** callIds the person rejected in this page (shown as "Rejected" rather than "Failed"). */
-    this.rejected = new Set();
   }
 
   setTranslator(t) { this.t = t; }
@@ -79,12 +82,13 @@ export class MessageLog {
       const message = messages[i];
       let el;
       if (this.draft && this.draft.id === message.id && message.role === 'assistant') {
+        // Already in place (the draft sits after every stable message): leave it where it is.
         el = this.adoptDraft(message);
       } else {
         el = this.messageElement(message);
       }
       this.stable.push({ key: keyOf(message, i), el });
-      this.root.insertBefore(el, this.draft?.el ?? this.queued[0] ?? null);
+      if (el.parentNode !== this.root) this.root.insertBefore(el, this.draft?.el ?? this.queued[0] ?? null);
     }
     // 2. Tool results: from stable tool messages and from the running batch.
     for (const message of messages.slice(same)) {
@@ -100,7 +104,7 @@ export class MessageLog {
     const busy = BUSY.has(state.status);
     for (const [callId, card] of this.cards) {
       let status;
-      if (card.result) status = resultStatus(card.result, this.rejected.has(callId));
+      if (card.result) status = resultStatus(card.result);
       else if (callId === pendingCall) status = 'waiting';
       else if (!card.complete) status = 'streaming';
       else status = busy ? 'running' : 'not-run';
@@ -128,7 +132,7 @@ export class MessageLog {
       return el;
     }
     const el = h('div', { className: 'msg assistant', part: 'message message-assistant', 'data-id': message.id });
-    message.blocks.forEach((block) => el.append(this.assistantBlock(block, true)));
+    for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group));
     return el;
   }
 
@@ -145,21 +149,22 @@ export class MessageLog {
       h('span', { className: 'visually-hidden' }, this.t('you')), bubble);
   }
 
-  /** One stable assistant block. */
-  assistantBlock(block, complete) {
+  /** One stable group of assistant blocks (see `groupsOf`). */
+  assistantGroup(group) {
+    const block = group.block;
     switch (block.type) {
       case 'text': {
         const el = h('div', { className: 'bubble md', part: 'bubble bubble-assistant' });
-        new MarkdownView(el, (pre) => this.addCopyButton(pre)).end(block.text);
+        new MarkdownView(el, (pre) => this.addCopyButton(pre)).end(group.text);
         return el;
       }
       case 'reasoning': {
         const body = h('div', { className: 'md' });
-        new MarkdownView(body, (pre) => this.addCopyButton(pre)).end(block.text);
+        new MarkdownView(body, (pre) => this.addCopyButton(pre)).end(group.text);
         return h('details', { className: 'reasoning', part: 'reasoning' }, h('summary', {}, this.t('thoughts')), body);
       }
       case 'tool-call': {
-        const card = this.toolCard(block.callId, block.name, complete);
+        const card = this.toolCard(block.callId, block.name, true);
         card.argsPre.textContent = prettyJson(block.input);
         return card.el;
       }
@@ -199,51 +204,65 @@ export class MessageLog {
     if (!this.draft || this.draft.id !== draft.id) {
       this.draft?.el.remove();
       const el = h('div', { className: 'msg assistant draft', part: 'message message-assistant', 'data-id': draft.id, 'aria-busy': 'true' });
-      this.draft = { id: draft.id, el, blocks: [] };
+      this.draft = { id: draft.id, el, blocks: [], segments: [] };
       this.root.insertBefore(el, this.queued[0] ?? null);
     }
     const view = this.draft;
     draft.blocks.forEach((block, index) => {
       let rec = view.blocks[index];
       if (!rec) {
-        rec = this.draftBlock(block);
+        const previous = view.segments[view.segments.length - 1];
+        if (previous && block.type !== 'tool-call' && previous.type === block.type) {
+          // The next part of the same text or reasoning: it continues the segment's Markdown.
+          rec = { segment: previous, base: previous.text + SEPARATORS[block.type] };
+        } else {
+          if (previous) this.closeSegment(previous, previous.text);
+          const segment = this.draftSegment(block);
+          view.segments.push(segment);
+          view.el.append(segment.el);
+          rec = { segment, base: '' };
+        }
         view.blocks[index] = rec;
-        view.el.append(rec.el);
       }
+      const segment = rec.segment;
       if (block.type === 'tool-call') {
-        rec.card.argsPre.textContent = block.argumentsText;
-        if (block.complete && !rec.card.complete) {
-          rec.card.complete = true;
-          try { rec.card.argsPre.textContent = prettyJson(JSON.parse(block.argumentsText)); } catch { /* shown raw */ }
+        segment.card.argsPre.textContent = block.argumentsText;
+        if (block.complete && !segment.card.complete) {
+          segment.card.complete = true;
+          try { segment.card.argsPre.textContent = prettyJson(JSON.parse(block.argumentsText)); } catch { /* shown raw */ }
         }
       } else {
-        rec.md.update(block.text);
-        if (block.complete && !rec.done) {
-          rec.done = true;
-          rec.md.end(block.text);
-          rec.body.classList.remove('cursor');
-          if (rec.details) { rec.details.open = false; rec.summary.textContent = this.t('thoughts'); }
-        }
+        segment.text = rec.base + block.text;
+        segment.md.update(segment.text);
       }
     });
   }
 
-  draftBlock(block) {
+  draftSegment(block) {
     if (block.type === 'tool-call') {
       const card = this.toolCard(block.callId, block.name, false);
       card.argsDetails.open = true;
-      return { el: card.el, card };
+      return { type: block.type, el: card.el, card };
     }
     const body = h('div', { className: 'md cursor' });
     const md = new MarkdownView(body, (pre) => this.addCopyButton(pre));
     if (block.type === 'reasoning') {
       const summary = h('summary', {}, this.t('thinking'));
       const details = h('details', { className: 'reasoning', part: 'reasoning', open: true }, summary, body);
-      return { el: details, body, md, details, summary, done: false };
+      return { type: block.type, el: details, body, md, details, summary, text: '', done: false };
     }
     body.classList.add('bubble');
     body.setAttribute('part', 'bubble bubble-assistant');
-    return { el: body, body, md, done: false };
+    return { type: block.type, el: body, body, md, text: '', done: false };
+  }
+
+  /** A text or reasoning segment is complete: flush its parser, drop the cursor, fold the thoughts. */
+  closeSegment(segment, text) {
+    if (!segment.md || segment.done) return;
+    segment.done = true;
+    segment.md.end(text);
+    segment.body.classList.remove('cursor');
+    if (segment.details) { segment.details.open = false; segment.summary.textContent = this.t('thoughts'); }
   }
 
   /** The draft became this stable message: finish its views and keep its DOM. */
@@ -252,19 +271,17 @@ export class MessageLog {
     this.draft = null;
     view.el.classList.remove('draft');
     view.el.removeAttribute('aria-busy');
-    message.blocks.forEach((block, index) => {
-      const rec = view.blocks[index];
-      if (!rec) { view.el.append(this.assistantBlock(block, true)); return; }
-      if (block.type === 'tool-call' && rec.card) {
-        rec.card.complete = true;
-        rec.card.argsPre.textContent = prettyJson(block.input);
-        rec.card.argsDetails.open = false;
-      } else if (rec.md) {
-        rec.md.end(block.text ?? '');
-        rec.body.classList.remove('cursor');
-        if (rec.details) { rec.details.open = false; rec.summary.textContent = this.t('thoughts'); }
+    for (const group of groupsOf(message.blocks)) {
+      const segment = view.blocks[group.first]?.segment;
+      if (!segment) { view.el.append(this.assistantGroup(group)); continue; }
+      if (group.block.type === 'tool-call' && segment.card) {
+        segment.card.complete = true;
+        segment.card.argsPre.textContent = prettyJson(group.block.input);
+        segment.card.argsDetails.open = false;
+      } else {
+        this.closeSegment(segment, group.text);
       }
-    });
+    }
     return view.el;
   }
 
@@ -293,13 +310,35 @@ const STATUS_KEYS = {
   error: 'toolStatusError', rejected: 'toolStatusRejected', 'not-run': 'toolStatusNotRun',
 };
 
-/** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `. */
+/** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `,
+ *  and calls the person rejected with one marked `[rejected] ` (both prefixes are reserved to it), so the status
+ *  reads the same from the live turn and from the stored conversation after a reload. */
 const NOT_RUN = '[not run] ';
+const REJECTED = '[rejected] ';
 
-function resultStatus(result, rejectedHere) {
+function resultStatus(result) {
   if (!result.isError) return 'done';
   if (result.content.startsWith(NOT_RUN)) return 'not-run';
-  return rejectedHere ? 'rejected' : 'error';
+  if (result.content.startsWith(REJECTED)) return 'rejected';
+  return 'error';
+}
+
+/** What joins the next block of a run of one kind: text continues mid-sentence, reasoning parts are paragraphs. */
+const SEPARATORS = { text: '', reasoning: '\n\n' };
+
+/**
+ * The blocks of an assistant message as rendered groups: each run of adjacent text blocks (or of reasoning
+ * blocks) is one group with the joined text; every other block is its own group. `first`: its first block index.
+ */
+export function groupsOf(blocks) {
+  const groups = [];
+  blocks.forEach((block, index) => {
+    const last = groups[groups.length - 1];
+    const joinable = block.type === 'text' || block.type === 'reasoning';
+    if (joinable && last && last.block.type === block.type) last.text += SEPARATORS[block.type] + block.text;
+    else groups.push({ block, first: index, text: joinable ? block.text : '' });
+  });
+  return groups;
 }
 
 function keyOf(message, index) {

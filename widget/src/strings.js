@@ -69,7 +69,9 @@ const en = {
   errorTitle: (code) => `Error ${code}`,
   limitExceeded: (limit) => `A limit of this turn was reached: ${limit}.`,
   timeout: 'The turn took too long and was stopped.',
-  relayUnavailable: 'The server could not be reached.',
+  relayUnavailable: 'The server could not be reached. Check the connection, then retry.',
+  signedOut: 'You are signed out. Sign in again, then retry.',
+  signingIn: 'Signing you in again…',
   conflict: 'This conversation was changed elsewhere (another tab?). Reload it to continue.',
   reload: 'Reload conversation',
 };
@@ -139,7 +141,9 @@ const zh = {
   errorTitle: (code) => `错误 ${code}`,
   limitExceeded: (limit) => `本轮已达到限额：${limit}。`,
   timeout: '本轮耗时过长，已停止。',
-  relayUnavailable: '无法连接服务器。',
+  relayUnavailable: '无法连接服务器。请检查网络后重试。',
+  signedOut: '你已退出登录。请重新登录后重试。',
+  signingIn: '正在重新登录…',
   conflict: '此对话已在别处被修改（另一个标签页？）。请重新加载后继续。',
   reload: '重新加载对话',
 };
