@@ -36,9 +36,12 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 
+/** Top-level task slices of the scheduler (the name changed across Chromium versions). */
+const TASK_EVENTS = new Set(['ThreadControllerImpl::RunTask', 'RunTask']);
+
 /**
  * The longest main-thread tasks (ms) of a Chromium trace: between the page's `pb-start` and `pb-end` marks, and
- * between `pb-last-delta` and `pb-end`. A task is a top-level `RunTask` slice of the renderer's main thread.
+ * between `pb-last-delta` and `pb-end`. A task is a top-level task slice of the renderer's main thread.
  */
 function longestTasks(trace) {
   const events = JSON.parse(trace.toString('utf8')).traceEvents ?? [];
@@ -50,7 +53,7 @@ function longestTasks(trace) {
   let whole = 0;
   let ending = 0;
   for (const e of events) {
-    if (e.ph !== 'X' || e.name !== 'RunTask' || !main.has(`${e.pid}:${e.tid}`)) continue;
+    if (e.ph !== 'X' || !TASK_EVENTS.has(e.name) || !main.has(`${e.pid}:${e.tid}`)) continue;
     const from = e.ts;
     const to = e.ts + (e.dur ?? 0);
     if (start != null && end != null && to >= start && from <= end) whole = Math.max(whole, e.dur / 1000);
