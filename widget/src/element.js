@@ -20,7 +20,7 @@ import { schemeOf } from './theme.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions'];
 const DEFAULT_MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 
 let sheet = null;
@@ -40,10 +40,11 @@ export const EVENTS = Object.freeze({
   confirmation: 'patchbridge-confirmation',
   conversation: 'patchbridge-conversation',
   unauthorized: 'patchbridge-unauthorized',
+  feedback: 'patchbridge-feedback',
 });
 
 export class PatchBridgeAgentElement extends HTMLElement {
-  static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme'];
+  static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme', 'suggestions', 'feedback'];
 
   #runtimeOptions = undefined;
   #tools = [];
@@ -51,6 +52,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #headers = undefined;
   #strings = undefined;
   #maxImageBytes = DEFAULT_MAX_IMAGE_BYTES;
+  #suggestions = null; // set through the property; null: the attribute decides
   #t = makeTranslator('en');
   #controller = null;
   #session = null; // everything one connection made: { abort, controller, unsubscribe, ... }
@@ -82,6 +84,17 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.dock = h('div', { className: 'dock', part: 'dock' }, this.confirmSlot, this.notice);
     this.notices = new NoticeBar(this.notice, () => this.#t);
     this.log = new MessageLog(this.logEl, t);
+    this.log.actions.onFeedback = (messageId, value) => {
+      const conv = this.#controller?.getState().conversation;
+      this.#dispatch(EVENTS.feedback, { messageId, value, conversation: conv ? { id: conv.id, revision: conv.revision } : null });
+    };
+    this.log.actions.onRegenerate = () => this.#rewrite(() => this.#controller.regenerate());
+    this.log.actions.onEdit = (message) => {
+      const text = message.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+      this.composer?.setEditing(true, text);
+    };
+    this.log.actions.feedback = this.hasAttribute('feedback');
+    this.#applySuggestions();
     this.headerEl = h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton);
     root.append(this.headerEl, this.banner, this.scroller, this.dock);
     for (const prop of UPGRADE_PROPS) {
@@ -153,6 +166,28 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (this.composer) this.composer.options.maxImageBytes = this.#maxImageBytes;
   }
 
+  /**
+   * Starter prompts shown while the conversation is empty (strings; a click sends one). The `suggestions`
+   * attribute takes a JSON array of strings; the property, when set, wins over it.
+   */
+  get suggestions() {
+    if (this.#suggestions) return this.#suggestions;
+    try {
+      const parsed = JSON.parse(this.getAttribute('suggestions') ?? '[]');
+      return Array.isArray(parsed) ? parsed.filter((s) => typeof s === 'string' && s.trim()) : [];
+    } catch {
+      return [];
+    }
+  }
+  set suggestions(value) {
+    this.#suggestions = Array.isArray(value) ? value.map(String).filter((s) => s.trim()) : null;
+    this.#applySuggestions();
+  }
+
+  #applySuggestions() {
+    this.log?.setSuggestions(this.suggestions, (text) => this.#send(text));
+  }
+
   /** Sends a message as if typed (queued until the runtime is ready). */
   send(text, images = []) { this.#send(String(text), images); }
 
@@ -176,6 +211,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (name === 'lang') this.#applyLanguage();
     else if (name === 'theme') this.#applyTheme();
     else if (name === 'endpoint') this.#restart();
+    else if (name === 'suggestions') this.#applySuggestions();
+    else if (name === 'feedback') this.log.actions.feedback = value !== null; // applies to answers shown from now on
     else if (name === 'conversation' && !this.#reflecting && this.#controller && value) this.#open(value);
   }
 
@@ -325,7 +362,29 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.#lastInput = input;
     this.notices.hide();
     this.#authAsked = false;
+    if (this.composer?.editing) {
+      this.composer.setEditing(false);
+      this.#rewrite(() => controller.editLastMessage(input));
+      return;
+    }
     controller.send(input).catch(() => { /* shown from state.error */ });
+    this.#scrollToEnd();
+  }
+
+  /**
+   * Regenerate or edit-and-resend: the controller rewrites the conversation's tail (a new revision; refused while
+   * a turn runs) and runs the turn; a refusal is shown like any other error.
+   */
+  #rewrite(run) {
+    const controller = this.#controller;
+    if (!controller) return;
+    this.notices.hide();
+    let turn;
+    try { turn = run(); } catch (error) { this.#showError(error, null); return; }
+    Promise.resolve(turn).catch((error) => {
+      // A refusal before the turn started is not in state.error: show it here.
+      if (controller.getState().error !== error) this.#showError(error, null);
+    });
     this.#scrollToEnd();
   }
 

@@ -9,7 +9,7 @@
 // Adjacent blocks of one kind read as one: providers split an answer's text at each citation (Anthropic) and its
 // reasoning summary into parts (OpenAI Responses), so consecutive text blocks continue one Markdown text and
 // consecutive reasoning blocks are paragraphs of one "Thoughts" section.
-import { h } from './dom.js';
+import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
@@ -42,17 +42,35 @@ export class MessageLog {
     /** @type {HTMLElement[]} user messages typed before the runtime was ready */
     this.queued = [];
     this.emptyEl = h('p', { className: 'empty', part: 'empty' }, t('empty'));
-    this.root.append(this.emptyEl);
+    /** Starter prompts in the empty state (`setSuggestions`). */
+    this.suggestionsEl = h('div', { className: 'suggestions', part: 'suggestions', hidden: true });
+    this.root.append(this.emptyEl, this.suggestionsEl);
+    /**
+     * What the per-message actions do (set by the element): `feedback` shows thumbs; `onFeedback(id, value)`,
+     * `onRegenerate()`, `onEdit(message)`. Copy needs nothing from outside.
+     */
+    this.actions = { feedback: false, onFeedback: null, onRegenerate: null, onEdit: null };
+    this.lastBusy = false;
   }
 
   setTranslator(t) { this.t = t; }
+
+  /** Starter prompts shown while the conversation is empty; a click sends one through `onPick`. */
+  setSuggestions(list, onPick) {
+    this.suggestionsEl.replaceChildren(...list.map((text) => h('button', { type: 'button', part: 'suggestion', onclick: () => onPick(text) }, text)));
+    this.updateEmpty();
+  }
+
+  updateEmpty() {
+    this.suggestionsEl.hidden = this.emptyEl.hidden || this.suggestionsEl.childElementCount === 0;
+  }
 
   /** Forget everything (another conversation was opened). */
   reset() {
     this.stable = [];
     this.draft = null;
     this.cards.clear();
-    this.root.replaceChildren(this.emptyEl, ...this.queued);
+    this.root.replaceChildren(this.emptyEl, this.suggestionsEl, ...this.queued);
   }
 
   /** Shows a message the person sent before the runtime was ready (removed once the controller has it). */
@@ -115,10 +133,60 @@ export class MessageLog {
       }
     }
     this.emptyEl.hidden = messages.length > 0 || state.draft != null || this.queued.length > 0;
+    this.updateEmpty();
+    // 5. Rewriting the tail: Regenerate on the last answer, Edit on the last user message, only while idle.
+    const lastUser = messages.findLastIndex((m) => m.role === 'user');
+    const canRewrite = !busy && state.status === 'idle' && !state.draft;
+    this.stable.forEach((rec, index) => {
+      const regenerate = rec.el.querySelector(':scope > .msg-actions [part~=regenerate-button]');
+      if (regenerate) regenerate.hidden = !(canRewrite && index === messages.length - 1 && lastUser >= 0);
+      const edit = rec.el.querySelector(':scope > .msg-actions [part~=edit-button]');
+      if (edit) edit.hidden = !(canRewrite && index === lastUser);
+    });
+  }
+
+  /** The row under a finished answer: Copy (its Markdown text), thumbs when feedback is on, Regenerate. */
+  answerActions(message) {
+    const t = this.t;
+    const text = groupsOf(message.blocks).filter((g) => g.block.type === 'text').map((g) => g.text).join('\n\n');
+    const row = h('div', { className: 'msg-actions', part: 'message-actions' });
+    if (text) {
+      const copy = iconButton('copy', t('copyAnswer'), { part: 'copy-answer-button' });
+      copy.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          copy.title = t('copied');
+          copy.setAttribute('aria-label', t('copied'));
+        } catch {
+          // Clipboard access can be refused: select the answer instead, for the person to copy.
+          const range = document.createRange();
+          range.selectNodeContents(row.parentElement);
+          const selection = row.ownerDocument.getSelection();
+          selection?.removeAllRanges();
+          selection?.addRange(range);
+        }
+      });
+      row.append(copy);
+    }
+    if (this.actions.feedback && text) {
+      const pick = (value, button, other) => {
+        const on = button.getAttribute('aria-pressed') !== 'true';
+        button.setAttribute('aria-pressed', String(on));
+        other.setAttribute('aria-pressed', 'false');
+        this.actions.onFeedback?.(message.id, on ? value : null);
+      };
+      const up = iconButton('up', t('goodAnswer'), { part: 'feedback-button feedback-up', 'aria-pressed': 'false' });
+      const down = iconButton('down', t('badAnswer'), { part: 'feedback-button feedback-down', 'aria-pressed': 'false' });
+      up.addEventListener('click', () => pick('up', up, down));
+      down.addEventListener('click', () => pick('down', down, up));
+      row.append(up, down);
+    }
+    row.append(iconButton('redo', t('regenerate'), { part: 'regenerate-button', hidden: true, onclick: () => this.actions.onRegenerate?.() }));
+    return row;
   }
 
   messageElement(message) {
-    if (message.role === 'user') return this.userMessage(message.blocks, false);
+    if (message.role === 'user') return this.userMessage(message.blocks, false, message);
     if (message.role === 'tool') {
       // Results live in their call's card; a result whose call is not shown gets its own card.
       const el = h('div', { className: 'msg tool', 'data-id': message.id });
@@ -133,10 +201,11 @@ export class MessageLog {
     }
     const el = h('div', { className: 'msg assistant', part: 'message message-assistant', 'data-id': message.id });
     for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group));
+    el.append(this.answerActions(message));
     return el;
   }
 
-  userMessage(blocks, queued) {
+  userMessage(blocks, queued, message = null) {
     const bubble = h('div', { className: 'bubble', part: 'bubble bubble-user' });
     for (const block of blocks) {
       if (block.type === 'text') bubble.append(h('div', {}, block.text));
@@ -145,8 +214,13 @@ export class MessageLog {
         if (src) bubble.append(h('img', { className: 'attached', src, alt: this.t('image') }));
       }
     }
-    return h('div', { className: `msg user${queued ? ' queued' : ''}`, part: 'message message-user', 'aria-busy': queued ? 'true' : undefined },
+    const el = h('div', { className: `msg user${queued ? ' queued' : ''}`, part: 'message message-user', 'aria-busy': queued ? 'true' : undefined },
       h('span', { className: 'visually-hidden' }, this.t('you')), bubble);
+    if (message) {
+      el.append(h('div', { className: 'msg-actions', part: 'message-actions' },
+        iconButton('edit', this.t('editMessage'), { part: 'edit-button', hidden: true, onclick: () => this.actions.onEdit?.(message) })));
+    }
+    return el;
   }
 
   /** One stable group of assistant blocks (see `groupsOf`). */
@@ -282,6 +356,7 @@ export class MessageLog {
         this.closeSegment(segment, group.text);
       }
     }
+    view.el.append(this.answerActions(message));
     return view.el;
   }
 

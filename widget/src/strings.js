@@ -74,6 +74,13 @@ const en = {
   signingIn: 'Signing you in again…',
   conflict: 'This conversation was changed elsewhere (another tab?). Reload it to continue.',
   reload: 'Reload conversation',
+  copyAnswer: 'Copy answer',
+  goodAnswer: 'Good answer',
+  badAnswer: 'Bad answer',
+  regenerate: 'Regenerate answer',
+  editMessage: 'Edit message',
+  editing: 'Editing your last message. Sending replaces it and the answers after it.',
+  suggestions: 'Suggestions',
 };
 
 /** @type {Strings} */
@@ -146,6 +153,13 @@ const zh = {
   signingIn: '正在重新登录…',
   conflict: '此对话已在别处被修改（另一个标签页？）。请重新加载后继续。',
   reload: '重新加载对话',
+  copyAnswer: '复制回答',
+  goodAnswer: '好的回答',
+  badAnswer: '不好的回答',
+  regenerate: '重新生成回答',
+  editMessage: '编辑消息',
+  editing: '正在编辑你的上一条消息。发送后将替换它及其后的回答。',
+  suggestions: '建议',
 };
 
 export const TABLES = { en, zh };

@@ -126,6 +126,15 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--pb-text-muted); }
 @keyframes blink { 50% { opacity: 0; } }
 
+.suggestions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: center; }
+.suggestions button { border-radius: 999px; max-width: 100%; white-space: normal; text-align: center; line-height: 1.3; padding: 6px 14px; }
+.msg-actions { display: flex; gap: 2px; margin-top: 2px; color: var(--pb-text-muted); }
+.msg.user .msg-actions { justify-content: flex-end; }
+.msg-actions button { border: none; background: transparent; color: inherit; }
+.msg-actions button[aria-pressed="true"] { color: var(--pb-primary); background: var(--pb-surface); }
+.msg-actions:not(:has(button:not([hidden]))) { display: none; }
+.editing { display: flex; align-items: center; gap: 8px; font-size: 0.88em; color: var(--pb-text-muted); }
+.editing span { flex: 1; min-width: 0; }
 details.reasoning { border-left: 3px solid var(--pb-border); padding: 2px 0 2px 10px; color: var(--pb-text-muted); font-size: 0.93em; }
 /* Expanders: 44 px tall, with a visible disclosure marker (a flex summary loses the native one). */
 summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; gap: 6px; list-style: none; }
