@@ -14,6 +14,8 @@ export declare const EVENTS: Readonly<{
   error: 'patchbridge-error';
   confirmation: 'patchbridge-confirmation';
   conversation: 'patchbridge-conversation';
+  unauthorized: 'patchbridge-unauthorized';
+  feedback: 'patchbridge-feedback';
 }>;
 
 export interface PatchBridgeEventMap {
@@ -22,12 +24,17 @@ export interface PatchBridgeEventMap {
   'patchbridge-error': CustomEvent<{ error: AgentError }>;
   'patchbridge-confirmation': CustomEvent<{ pendingConfirmation: Interrupt }>;
   'patchbridge-conversation': CustomEvent<{ conversation: ConversationInfo | null }>;
+  /** The relay answered 401; call `waitUntil` during dispatch with a promise settled once credentials are fresh. */
+  'patchbridge-unauthorized': CustomEvent<{ error: AgentError; waitUntil(promise: Promise<unknown>): void }>;
+  /** Thumbs up / down on an answer (only with the `feedback` attribute); `null` when the choice was cleared. */
+  'patchbridge-feedback': CustomEvent<{ messageId: string; value: 'up' | 'down' | null; conversation: { id: string; revision: number } | null }>;
 }
 
 /**
  * `<patchbridge-agent endpoint="/api" conversation="c_…" lang="zh" theme="dark">`.
  * Attributes: `endpoint` (the relay), `conversation` (open this stored conversation), `lang` (`en`, `zh`, or
- * absent for the browser's language), `theme` (`auto` (default), `light`, `dark`, `inherit`), `storage-key`.
+ * absent for the browser's language), `theme` (`auto` (default), `light`, `dark`, `inherit`), `storage-key`,
+ * `suggestions` (a JSON array of starter prompts), `feedback` (boolean: thumbs under answers).
  */
 export declare class PatchBridgeAgentElement extends HTMLElement {
   /** The live controller (null until the runtime has loaded). */
@@ -46,6 +53,8 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   strings: Record<string, string | ((...args: any[]) => string)> | undefined;
   /** Largest attachable image in bytes (default 3 MiB). */
   maxImageBytes: number;
+  /** Starter prompts for the empty state, each sent on click; `null` falls back to the `suggestions` attribute. */
+  suggestions: string[] | null;
   /** Sends a message as if typed (queued until the runtime is ready). */
   send(text: string, images?: Array<{ type: 'image'; source: { type: 'base64'; mediaType: string; data: string } }>): void;
   addEventListener<K extends keyof PatchBridgeEventMap>(type: K, listener: (event: PatchBridgeEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;

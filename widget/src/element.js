@@ -20,7 +20,8 @@ import { schemeOf } from './theme.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions', 'toolViews'];
+const CONFIRM_SLOT = 'pb-confirm-view';
 const DEFAULT_MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 
 let sheet = null;
@@ -41,6 +42,7 @@ export const EVENTS = Object.freeze({
   conversation: 'patchbridge-conversation',
   unauthorized: 'patchbridge-unauthorized',
   feedback: 'patchbridge-feedback',
+  viewError: 'patchbridge-view-error',
 });
 
 export class PatchBridgeAgentElement extends HTMLElement {
@@ -53,6 +55,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #strings = undefined;
   #maxImageBytes = DEFAULT_MAX_IMAGE_BYTES;
   #suggestions = null; // set through the property; null: the attribute decides
+  #toolViews = null;
+  #confirmView = null; // the light-DOM holder of a page's confirmation view
   #t = makeTranslator('en');
   #controller = null;
   #session = null; // everything one connection made: { abort, controller, unsubscribe, ... }
@@ -94,6 +98,9 @@ export class PatchBridgeAgentElement extends HTMLElement {
       this.composer?.setEditing(true, text);
     };
     this.log.actions.feedback = this.hasAttribute('feedback');
+    this.log.host = this;
+    this.log.views = (name, kind) => this.#viewFor(name, kind);
+    this.log.onViewError = (tool, view, error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
     this.headerEl = h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton);
     root.append(this.headerEl, this.banner, this.scroller, this.dock);
@@ -182,6 +189,48 @@ export class PatchBridgeAgentElement extends HTMLElement {
   set suggestions(value) {
     this.#suggestions = Array.isArray(value) ? value.map(String).filter((s) => s.trim()) : null;
     this.#applySuggestions();
+  }
+
+  /**
+   * Page views of tool calls (generative UI): `{ [toolName]: renderer | { card?, confirmation? }, '*': … }`.
+   * `card({ name, callId, arguments, status, result })` replaces the generic card and is called again when the
+   * status or result changes; `confirmation({ name, callId, arguments, description })` replaces the argument list
+   * of the confirmation card. Both return a DOM Node, which the element places in its light DOM (slotted), so the
+   * page's styles apply. A renderer that throws falls back to the generic view and is reported
+   * (`patchbridge-view-error`). Applies to calls shown from now on.
+   */
+  get toolViews() { return this.#toolViews; }
+  set toolViews(value) { this.#toolViews = value && typeof value === 'object' ? value : null; }
+
+  #viewFor(name, kind) {
+    const views = this.#toolViews;
+    if (!views) return null;
+    const pick = (entry) => (typeof entry === 'function' ? (kind === 'card' ? entry : null) : entry?.[kind] ?? null);
+    const own = Object.prototype.hasOwnProperty.call(views, name) ? pick(views[name]) : null;
+    const view = own ?? pick(views['*']);
+    return typeof view === 'function' ? view : null;
+  }
+
+  #viewFailed(tool, view, error) {
+    console.error(`patchbridge-agent: the ${view} view of "${tool}" failed; the generic view is shown:`, error);
+    this.#dispatch(EVENTS.viewError, { tool, view, error });
+  }
+
+  /** The page's view of a pending confirmation, placed in the light DOM; the slot name, or undefined. */
+  #confirmationView(pending, description) {
+    this.#confirmView?.remove();
+    const render = this.#viewFor(pending.tool, 'confirmation');
+    if (!render) return undefined;
+    try {
+      const node = render({ name: pending.tool, callId: pending.callId, arguments: pending.arguments, description });
+      if (!(node instanceof Node)) throw new TypeError('a confirmation view must return a DOM Node');
+      this.#confirmView = h('div', { slot: CONFIRM_SLOT }, node);
+      this.append(this.#confirmView);
+      return CONFIRM_SLOT;
+    } catch (error) {
+      this.#viewFailed(pending.tool, 'confirmation', error);
+      return undefined;
+    }
   }
 
   #applySuggestions() {
@@ -337,6 +386,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.#latest = null;
     this.log.reset();
     this.confirmSlot.replaceChildren();
+    this.#confirmView?.remove();
+    this.#confirmView = null;
     this.#previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
   }
 
@@ -535,12 +586,15 @@ export class PatchBridgeAgentElement extends HTMLElement {
       if (shown) {
         const hadFocus = this.shadowRoot.activeElement && shown.contains(this.shadowRoot.activeElement);
         this.confirmSlot.replaceChildren();
+        this.#confirmView?.remove();
+        this.#confirmView = null;
         if (hadFocus) this.composer?.input.focus();
       }
     } else if (shown?.dataset.interruptId !== pending.interruptId) {
       const inspection = this.#controller?.getToolInspectionSource();
       const description = inspection?.snapshot?.tools?.find((tool) => tool.name === pending.tool)?.description;
-      const card = confirmationCard(pending, { t, description, onApprove: () => this.#approve(), onReject: () => this.#reject() });
+      const slot = this.#confirmationView(pending, description);
+      const card = confirmationCard(pending, { t, description, slot, onApprove: () => this.#approve(), onReject: () => this.#reject() });
       this.confirmSlot.replaceChildren(card);
       card.focus();
     }

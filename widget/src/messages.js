@@ -11,6 +11,7 @@
 // consecutive reasoning blocks are paragraphs of one "Thoughts" section.
 import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
+import { loadHighlighter } from './runtime.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 
@@ -51,6 +52,12 @@ export class MessageLog {
      */
     this.actions = { feedback: false, onFeedback: null, onRegenerate: null, onEdit: null };
     this.lastBusy = false;
+    /** `(toolName, 'card') => renderer | null` and the error report for a renderer that throws (the element's). */
+    this.views = null;
+    this.onViewError = null;
+    /** The element (its light DOM holds the page's views) and a counter for their slot names. */
+    this.host = null;
+    this.slotCount = 0;
   }
 
   setTranslator(t) { this.t = t; }
@@ -69,6 +76,7 @@ export class MessageLog {
   reset() {
     this.stable = [];
     this.draft = null;
+    for (const card of this.cards.values()) card.slotted?.remove();
     this.cards.clear();
     this.root.replaceChildren(this.emptyEl, this.suggestionsEl, ...this.queued);
   }
@@ -94,7 +102,10 @@ export class MessageLog {
     while (same < this.stable.length && same < messages.length && this.stable[same].key === keyOf(messages[same], same)) same += 1;
     if (same < this.stable.length) {
       for (const gone of this.stable.splice(same)) gone.el.remove();
-      if (same === 0) this.cards.clear();
+      // Cards of removed messages go, with the page views they placed in the light DOM.
+      for (const [callId, card] of this.cards) {
+        if (!card.el.isConnected) { card.slotted?.remove(); this.cards.delete(callId); }
+      }
     }
     for (let i = same; i < messages.length; i += 1) {
       const message = messages[i];
@@ -130,7 +141,9 @@ export class MessageLog {
         card.status = status;
         card.statusEl.dataset.status = status;
         card.statusEl.textContent = this.t(STATUS_KEYS[status]);
+        card.viewStale = true;
       }
+      if (card.viewStale && card.input !== undefined) this.renderView(callId, card);
     }
     this.emptyEl.hidden = messages.length > 0 || state.draft != null || this.queued.length > 0;
     this.updateEmpty();
@@ -240,6 +253,7 @@ export class MessageLog {
       case 'tool-call': {
         const card = this.toolCard(block.callId, block.name, true);
         card.argsPre.textContent = prettyJson(block.input);
+        card.input = block.input;
         return card.el;
       }
       case 'image': {
@@ -260,9 +274,41 @@ export class MessageLog {
     const el = h('div', { className: 'tool', part: 'tool-card', 'data-call-id': callId },
       h('div', { className: 'head' }, h('span', { className: 'name' }, name), statusEl),
       argsDetails, resultDetails);
-    const card = { el, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null };
+    const card = { el, name, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null, input: undefined, viewStale: true };
     this.cards.set(callId, card);
     return card;
+  }
+
+  /**
+   * A page's view of this call (see `views`): called with the call's name, arguments, live status and result each
+   * time one of them changes; its DOM goes into the element's light DOM, shown in the card through a named slot, so
+   * the page's own styles apply. A renderer that throws (or returns no Node) leaves the generic card and is
+   * reported through `onViewError`; the turn goes on.
+   */
+  renderView(callId, card) {
+    card.viewStale = false;
+    const render = this.views?.(card.name, 'card');
+    if (!render || card.viewFailed) return;
+    let node;
+    try {
+      node = render({ name: card.name, callId, arguments: card.input, status: card.status, result: card.result });
+      if (!(node instanceof Node)) throw new TypeError('a tool view must return a DOM Node');
+    } catch (error) {
+      card.viewFailed = true;
+      card.slotted?.remove();
+      card.el.classList.remove('custom');
+      this.onViewError?.(card.name, 'card', error);
+      return;
+    }
+    if (!card.slotted) {
+      const name = `pb-view-${++this.slotCount}`;
+      card.slotted = h('div', { slot: name });
+      card.el.append(h('slot', { name, className: 'view' }));
+      card.el.classList.add('custom');
+    }
+    card.slotted.replaceChildren(node);
+    // (Re)attached to the host: a page view lives in the light DOM, where the page's CSS reaches it.
+    if (!card.slotted.isConnected) this.host?.append(card.slotted);
   }
 
   applyResult(callId, content, isError) {
@@ -303,7 +349,10 @@ export class MessageLog {
         segment.card.argsPre.textContent = block.argumentsText;
         if (block.complete && !segment.card.complete) {
           segment.card.complete = true;
-          try { segment.card.argsPre.textContent = prettyJson(JSON.parse(block.argumentsText)); } catch { /* shown raw */ }
+          try {
+            segment.card.input = JSON.parse(block.argumentsText);
+            segment.card.argsPre.textContent = prettyJson(segment.card.input);
+          } catch { /* shown raw */ }
         }
       } else {
         segment.text = rec.base + block.text;
@@ -351,6 +400,8 @@ export class MessageLog {
       if (group.block.type === 'tool-call' && segment.card) {
         segment.card.complete = true;
         segment.card.argsPre.textContent = prettyJson(group.block.input);
+        segment.card.input = group.block.input;
+        segment.card.viewStale = true;
         segment.card.argsDetails.open = false;
       } else {
         this.closeSegment(segment, group.text);
@@ -362,6 +413,10 @@ export class MessageLog {
 
   addCopyButton(pre) {
     const code = pre.querySelector('code');
+    // A fence with a language is highlighted once the highlighter chunk has loaded (on demand, the first time).
+    if (code?.dataset.lang) {
+      loadHighlighter().then((chunk) => { if (code.isConnected) chunk.highlight(code, code.dataset.lang); }, () => { /* stays plain */ });
+    }
     const button = h('button', { type: 'button', className: 'copy', part: 'copy-button' }, this.t('copy'));
     button.addEventListener('click', async () => {
       try {

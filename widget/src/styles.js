@@ -22,6 +22,10 @@ export const CSS = /* css */ `
   --pb-font: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Microsoft YaHei", sans-serif;
   --pb-font-mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
   --pb-user-bubble: color-mix(in srgb, var(--pb-primary) 12%, var(--pb-bg));
+  --pb-code-keyword: #7c3aed;
+  --pb-code-string: #047857;
+  --pb-code-number: #b45309;
+  --pb-code-name: #1d4ed8;
   display: flex;
   flex-direction: column;
   box-sizing: border-box;
@@ -52,6 +56,10 @@ export const CSS = /* css */ `
   --pb-warn: #fcd34d;
   --pb-warn-soft: #33270f;
   --pb-ok: #6ee7b7;
+  --pb-code-keyword: #c4b5fd;
+  --pb-code-string: #6ee7b7;
+  --pb-code-number: #fcd34d;
+  --pb-code-name: #93c5fd;
   color-scheme: dark;
 }
 :host([theme="inherit"]) {
@@ -119,6 +127,13 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .md pre { position: relative; background: var(--pb-surface); border: 1px solid var(--pb-border); border-radius: 8px; padding: 10px 12px; overflow-x: auto; max-width: 100%; }
 .md pre code { background: none; padding: 0; white-space: pre; display: block; }
 .md pre .copy { position: absolute; top: 4px; right: 4px; min-height: 44px; min-width: 44px; font-size: 0.8em; padding: 0 8px; opacity: 0.85; }
+/* Highlighted code (the on-demand highlighter's token classes). */
+.md code .tok-kwd, .md code .tok-section { color: var(--pb-code-keyword); }
+.md code .tok-str, .md code .tok-insert { color: var(--pb-code-string); }
+.md code .tok-num, .md code .tok-bool, .md code .tok-esc { color: var(--pb-code-number); }
+.md code .tok-func, .md code .tok-class, .md code .tok-type { color: var(--pb-code-name); }
+.md code .tok-cmnt { color: var(--pb-text-muted); font-style: italic; }
+.md code .tok-err, .md code .tok-deleted, .md code .tok-var { color: var(--pb-danger); }
 .md table { border-collapse: collapse; display: block; overflow-x: auto; max-width: 100%; }
 .md th, .md td { border: 1px solid var(--pb-border); padding: 4px 8px; text-align: left; }
 .md img { max-width: 100%; height: auto; border-radius: 6px; }
@@ -150,6 +165,9 @@ details.reasoning .md { margin-top: 4px; }
 .status[data-status="done"] { color: var(--pb-ok); border-color: currentColor; }
 .status[data-status="error"], .status[data-status="rejected"] { color: var(--pb-danger); border-color: currentColor; }
 .status[data-status="waiting"] { color: var(--pb-warn); border-color: currentColor; }
+/* A page's own view of the call (slotted from the light DOM) replaces the generic card. */
+.tool.custom { border: none; background: none; border-radius: 0; overflow: visible; }
+.tool.custom > :not(slot) { display: none; }
 .tool details { padding: 0 12px; }
 .tool details summary { font-size: 0.88em; color: var(--pb-text-muted); }
 .tool pre { margin: 0 0 10px; font-family: var(--pb-font-mono); font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px; overflow: auto; background: var(--pb-surface); padding: 8px; border-radius: 6px; }
