@@ -43,7 +43,10 @@ fn regenerate_answers_the_last_user_message_again_and_saves_the_rewritten_tail_a
     let q2_id = s.controller.state().messages[2].id.clone();
 
     let outcome = s.spawn(s.controller.regenerate());
-    assert_eq!(outcome.borrow().clone().unwrap().unwrap(), Outcome::Completed);
+    assert_eq!(
+        outcome.borrow().clone().unwrap().unwrap(),
+        Outcome::Completed
+    );
     let state = s.controller.state();
     assert_eq!(
         texts(&state.messages),
@@ -74,13 +77,19 @@ fn edit_last_message_replaces_it_and_everything_after_it_with_a_new_message() {
     let outcome = s.spawn(s.controller.edit_last_message(vec![Block::Text {
         text: "q2 edited".into(),
     }]));
-    assert_eq!(outcome.borrow().clone().unwrap().unwrap(), Outcome::Completed);
+    assert_eq!(
+        outcome.borrow().clone().unwrap().unwrap(),
+        Outcome::Completed
+    );
     let state = s.controller.state();
     assert_eq!(
         texts(&state.messages),
         ["q1", "first", "q2 edited", "about q2 edited"]
     );
-    assert_ne!(state.messages[2].id, old_id, "a new message, not an edit in place");
+    assert_ne!(
+        state.messages[2].id, old_id,
+        "a new message, not an edit in place"
+    );
     assert_eq!(s.model.requests.borrow()[2].messages.len(), 3);
     assert_eq!(state.conversation.unwrap().revision, 3);
     assert_eq!(
@@ -124,7 +133,10 @@ fn rewriting_the_tail_is_refused_while_a_turn_runs_and_without_a_user_message() 
     assert_eq!(s.outcome().unwrap().unwrap(), Outcome::Cancelled);
     // Idle again: regenerating the cancelled turn's question works.
     let outcome = s.spawn(s.controller.regenerate());
-    assert_eq!(outcome.borrow().clone().unwrap().unwrap(), Outcome::Completed);
+    assert_eq!(
+        outcome.borrow().clone().unwrap().unwrap(),
+        Outcome::Completed
+    );
     assert_eq!(texts(&s.controller.state().messages), ["q1", "fine"]);
 }
 

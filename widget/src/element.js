@@ -15,8 +15,11 @@ import { confirmationCard } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
 import { loadRuntime } from './runtime.js';
-import { NoticeBar, isUnauthenticated } from './notice.js';
+import { NoticeBar } from './notice.js';
+import { Recovery } from './recovery.js';
 import { schemeOf } from './theme.js';
+import { drawView, pickView } from './views.js';
+import { forgetConversation, rememberConversation, storedConversation } from './storage.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
@@ -69,7 +72,6 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
   #reflecting = false;
   #stick = true; // follow the end of the log (false once the person scrolls up)
-  #authAsked = false; // the page was asked for fresh credentials for the failing turn already
 
   constructor() {
     super();
@@ -87,6 +89,11 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.notice = h('div', { className: 'notice', part: 'notice', role: 'alert', hidden: true });
     this.dock = h('div', { className: 'dock', part: 'dock' }, this.confirmSlot, this.notice);
     this.notices = new NoticeBar(this.notice, () => this.#t);
+    this.recovery = new Recovery({
+      t: () => this.#t, notices: this.notices, controller: () => this.#controller, composer: () => this.composer,
+      askPage: (detail) => this.#dispatch(EVENTS.unauthorized, detail), open: (id) => this.#open(id),
+      newConversation: () => this.#newConversation(), continueInNew: () => this.#continueInNew(),
+    });
     this.log = new MessageLog(this.logEl, t);
     this.log.actions.onFeedback = (messageId, value) => {
       const conv = this.#controller?.getState().conversation;
@@ -99,7 +106,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     };
     this.log.actions.feedback = this.hasAttribute('feedback');
     this.log.host = this;
-    this.log.views = (name, kind) => this.#viewFor(name, kind);
+    this.log.views = (name, kind) => pickView(this.#toolViews, name, kind);
     this.log.onViewError = (tool, view, error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
     this.headerEl = h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton);
@@ -202,15 +209,6 @@ export class PatchBridgeAgentElement extends HTMLElement {
   get toolViews() { return this.#toolViews; }
   set toolViews(value) { this.#toolViews = value && typeof value === 'object' ? value : null; }
 
-  #viewFor(name, kind) {
-    const views = this.#toolViews;
-    if (!views) return null;
-    const pick = (entry) => (typeof entry === 'function' ? (kind === 'card' ? entry : null) : entry?.[kind] ?? null);
-    const own = Object.prototype.hasOwnProperty.call(views, name) ? pick(views[name]) : null;
-    const view = own ?? pick(views['*']);
-    return typeof view === 'function' ? view : null;
-  }
-
   #viewFailed(tool, view, error) {
     console.error(`patchbridge-agent: the ${view} view of "${tool}" failed; the generic view is shown:`, error);
     this.#dispatch(EVENTS.viewError, { tool, view, error });
@@ -219,11 +217,10 @@ export class PatchBridgeAgentElement extends HTMLElement {
   /** The page's view of a pending confirmation, placed in the light DOM; the slot name, or undefined. */
   #confirmationView(pending, description) {
     this.#confirmView?.remove();
-    const render = this.#viewFor(pending.tool, 'confirmation');
+    const render = pickView(this.#toolViews, pending.tool, 'confirmation');
     if (!render) return undefined;
     try {
-      const node = render({ name: pending.tool, callId: pending.callId, arguments: pending.arguments, description });
-      if (!(node instanceof Node)) throw new TypeError('a confirmation view must return a DOM Node');
+      const node = drawView(render, { name: pending.tool, callId: pending.callId, arguments: pending.arguments, description });
       this.#confirmView = h('div', { slot: CONFIRM_SLOT }, node);
       this.append(this.#confirmView);
       return CONFIRM_SLOT;
@@ -358,7 +355,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     // History lives in the relay: without an endpoint there is none to show.
     this.historyButton.hidden = !endpoint;
     if (endpoint) void this.#checkDemo(endpoint, session);
-    const wanted = this.getAttribute('conversation') ?? this.#storedConversation();
+    const wanted = this.getAttribute('conversation') ?? storedConversation(this);
     const restore = wanted ? this.#open(wanted, !this.hasAttribute('conversation')) : Promise.resolve();
     this.#dispatch(EVENTS.ready, { controller });
     for (const resolve of this.#readyWaiters.splice(0)) resolve(controller);
@@ -412,7 +409,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     const input = images.length ? blocks : text;
     this.#lastInput = input;
     this.notices.hide();
-    this.#authAsked = false;
+    this.recovery.authAsked = false;
     if (this.composer?.editing) {
       this.composer.setEditing(false);
       this.#rewrite(() => controller.editLastMessage(input));
@@ -553,7 +550,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     const busy = BUSY.has(state.status) || state.status === 'loading';
     if (state.error && state.error !== prev.error) this.#dispatch(EVENTS.error, { error: state.error });
     if (BUSY.has(prev.status) && state.status === 'idle' && !state.error && state.lastOutcome) {
-      this.#authAsked = false;
+      this.recovery.authAsked = false;
       this.#dispatch(EVENTS.outcome, { outcome: state.lastOutcome, conversation: state.conversation });
     }
     const pendingId = state.pendingConfirmation?.interruptId ?? null;
@@ -618,63 +615,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
 
   /** Shows an error with the way forward that fits it (and Dismiss). */
   #showError(error, retry) {
-    const t = this.#t;
-    const code = error?.code ?? 'ERROR';
-    if (retry && isUnauthenticated(error)) { this.#askForCredentials(error, retry); return; }
-    const actions = [];
-    if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') {
-      actions.push({ label: t('continueInNew'), primary: true, onClick: () => this.#continueInNew() });
-    } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
-      const id = this.#controller?.getState().conversation?.id;
-      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push({ label: t('reload'), primary: true, part: 'reload-button', onClick: () => this.#reloadKeepingInput(id) });
-      actions.push({ label: t('newConversation'), onClick: () => this.#newConversation() });
-    } else if (retry) {
-      actions.push({ label: t('retry'), primary: true, part: 'retry-button', onClick: retry });
-    }
-    this.notices.showError(error, actions);
-  }
-
-  /**
-   * The relay refused the page's credentials. The page hears it once per failing turn (`patchbridge-unauthorized`)
-   * and may answer by refreshing them: `event.detail.waitUntil(promise)`, called while the event is dispatched.
-   * The turn then runs again once that promise settles well; without an answer (or when it fails, or the retried
-   * turn is refused again) the person reads that they are signed out, with Retry.
-   */
-  #askForCredentials(error, retry) {
-    const t = this.#t;
-    const waits = [];
-    if (!this.#authAsked) {
-      this.#authAsked = true;
-      this.#dispatch(EVENTS.unauthorized, { error, waitUntil: (promise) => { waits.push(Promise.resolve(promise)); } });
-    }
-    const signedOut = () => this.notices.showError(error, [{
-      label: t('retry'), primary: true, part: 'retry-button', onClick: () => { this.#authAsked = false; retry(); },
-    }]);
-    if (!waits.length) { signedOut(); return; }
-    this.notices.shownError = error;
-    this.notices.show('plain', t('signingIn'), 'auth');
-    const controller = this.#controller;
-    Promise.all(waits).then(() => {
-      if (this.#controller === controller && controller?.getState().error === error) retry();
-    }, () => {
-      if (this.#controller === controller && controller?.getState().error === error) signedOut();
-    });
-  }
-
-  /**
-   * "Reload conversation" after a conflict: the stored conversation replaces this tab's unsaved turn, and the
-   * message the person sent in that turn goes back into the box (text and images), so nothing they typed is lost.
-   */
-  async #reloadKeepingInput(id) {
-    const messages = this.#controller?.getState().messages ?? [];
-    const mine = [...messages].reverse().find((m) => m.role === 'user');
-    await this.#open(id);
-    if (!mine || !this.composer) return;
-    const stored = this.#controller?.getState().messages ?? [];
-    // Nothing to put back when the message made it into the stored conversation after all.
-    if (stored.some((m) => m.id === mine.id)) return;
-    const text = mine.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
-    this.composer.restore(text, mine.blocks.filter((b) => b.type === 'image'));
+    this.recovery.show(error, retry);
   }
 
   // ---- theme, language, remembered conversation ----------------------------------------------------------------
@@ -703,16 +644,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (!this.banner.hidden) this.banner.textContent = t('demoBanner');
   }
 
-  #storageKey() {
-    return `patchbridge-agent:${this.getAttribute('storage-key') ?? this.id ?? ''}:${this.getAttribute('endpoint') ?? ''}`;
-  }
-
-  #storedConversation() {
-    try { return globalThis.localStorage?.getItem(this.#storageKey()) ?? null; } catch { return null; }
-  }
-
   #remember(id) {
-    try { globalThis.localStorage?.setItem(this.#storageKey(), id); } catch { /* storage may be disabled */ }
+    rememberConversation(this, id);
     if (this.getAttribute('conversation') !== id && this.hasAttribute('conversation')) {
       this.#reflecting = true;
       this.setAttribute('conversation', id);
@@ -721,7 +654,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
   }
 
   #forgetStored() {
-    try { globalThis.localStorage?.removeItem(this.#storageKey()); } catch { /* ignore */ }
+    forgetConversation(this);
     if (this.hasAttribute('conversation')) {
       this.#reflecting = true;
       this.removeAttribute('conversation');

@@ -12,6 +12,7 @@
 import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
+import { drawView } from './views.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 
@@ -291,8 +292,7 @@ export class MessageLog {
     if (!render || card.viewFailed) return;
     let node;
     try {
-      node = render({ name: card.name, callId, arguments: card.input, status: card.status, result: card.result });
-      if (!(node instanceof Node)) throw new TypeError('a tool view must return a DOM Node');
+      node = drawView(render, { name: card.name, callId, arguments: card.input, status: card.status, result: card.result });
     } catch (error) {
       card.viewFailed = true;
       card.slotted?.remove();
