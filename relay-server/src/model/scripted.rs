@@ -27,7 +27,11 @@ pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
     }];
     let (text, call) = decide(request);
     let first = !request.messages.iter().any(|m| m.role == Role::Assistant);
-    let text = if first { format!("{DISCLAIMER} {text}") } else { text };
+    let text = if first {
+        format!("{DISCLAIMER} {text}")
+    } else {
+        text
+    };
     push_text(&mut out, 0, &text);
     let stop_reason = match call {
         Some((name, input)) => {
