@@ -1,6 +1,6 @@
 // The demo page (examples/demo/, <patchbridge-agent> as a side panel) in headless Chromium against the real relay
 // running its scripted demo model: what a new user does first. The banner says it is not AI; a tool that changes
-// the page asks for approval (card focused, readable arguments, nothing run before Approve); Reject leaves the
+// the page asks for approval (card focused, the page's own view of the call, nothing run before Approve); Reject leaves the
 // page alone; a reload shows the conversation again and the history panel lists it; Chinese strings, dark
 // theme and a 320 px wide window; `?theme=dark` darkens the page too; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
 
@@ -55,7 +55,9 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     await page.waitForSelector(sel.confirmation);
     // The card names the tool, shows the argument as a readable fact, has focus, and nothing ran yet.
     assert.match(await page.textContent(`${sel.confirmation} h3`), /todos\.add/);
-    assert.deepEqual(await page.$$eval(`${sel.confirmation} dl > *`, (l) => l.map((e) => e.textContent)), ['text', 'buy milk']);
+    // The demo page shows the call its own way (a custom tool view, slotted from the page's light DOM).
+    assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot
+      .querySelector('[part~=confirmation] slot').assignedElements()[0]?.textContent), 'Add “buy milk” to your todo list?');
     assert.equal(await shadow(page, () => document.querySelector('patchbridge-agent').shadowRoot.activeElement?.getAttribute('part')), 'confirmation');
     assert.deepEqual(await todos(page), []);
     assert.equal(await page.isVisible(sel.stop), true, 'Stop is offered while the tool waits');
@@ -73,6 +75,7 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     await waitIdle(page);
     assert.equal(await page.$(sel.confirmation), null, 'the card is gone once answered');
     assert.equal(await page.textContent(`patchbridge-agent [part~=tool-card] .status`), 'Done');
+    assert.equal(await page.textContent('patchbridge-agent > [slot^="pb-view-"]'), 'Added “buy milk” to the list');
     assert.match((await logOf(page)).at(-1).text, /buy milk/);
     assert.doesNotMatch((await logOf(page)).at(-1).text, /Scripted demo, not AI/, 'the banner says it; the first answer once');
 
