@@ -423,6 +423,14 @@ export declare class AgentController {
    * stable message is the person's or a tool result); AGENT_INVALID_INPUT when the model has already answered.
    */
   retry(): Promise<Outcome>;
+  /**
+   * Answers the last user message again: the messages after it are dropped, the turn runs, and the rewritten
+   * conversation is saved whole as the next revision. AGENT_BUSY while a turn runs; AGENT_INVALID_INPUT without a
+   * user message.
+   */
+  regenerate(): Promise<Outcome>;
+  /** Replaces the last user message (and everything after it) with a new one and runs the turn, like `regenerate`. */
+  editLastMessage(input: string | Array<TextBlock | ImageBlock>): Promise<Outcome>;
   /** Same shape as `runtime` of createAgentController; applies from the next turn (a running turn keeps its own). */
   setRuntimeOptions(runtime: ControllerOptions['runtime']): void;
   /** Cancels the running turn (nothing of it is saved); true if one was cancelled. */

@@ -16,6 +16,30 @@ export declare const EVENTS: Readonly<{
   error: 'patchbridge-error';
   confirmation: 'patchbridge-confirmation';
   conversation: 'patchbridge-conversation';
+  unauthorized: 'patchbridge-unauthorized';
+  feedback: 'patchbridge-feedback';
+  viewError: 'patchbridge-view-error';
+}>;
+
+/** What a custom tool-card view is drawn from (called again when `status` or `result` changes). */
+export interface ToolCardView {
+  name: string;
+  callId: string;
+  arguments: Record<string, unknown>;
+  status: 'streaming' | 'waiting' | 'running' | 'done' | 'error' | 'rejected' | 'not-run';
+  result: { content: string; isError: boolean } | null;
+}
+/** What a custom confirmation view is drawn from. */
+export interface ToolConfirmationView {
+  name: string;
+  callId: string;
+  arguments: Record<string, unknown>;
+  description: string | undefined;
+}
+/** Page views per tool name (`'*'`: the fallback). A function is a card view. */
+export type ToolViews = Record<string, ((call: ToolCardView) => Node) | {
+  card?: (call: ToolCardView) => Node;
+  confirmation?: (call: ToolConfirmationView) => Node;
 }>;
 
 export interface PatchBridgeEventMap {
@@ -24,6 +48,12 @@ export interface PatchBridgeEventMap {
   'patchbridge-error': CustomEvent<{ error: AgentError }>;
   'patchbridge-confirmation': CustomEvent<{ pendingConfirmation: Interrupt }>;
   'patchbridge-conversation': CustomEvent<{ conversation: ConversationInfo | null }>;
+  /** The relay answered 401; call `waitUntil` during dispatch with a promise settled once credentials are fresh. */
+  'patchbridge-unauthorized': CustomEvent<{ error: AgentError; waitUntil(promise: Promise<unknown>): void }>;
+  /** Thumbs up / down on an answer (only with the `feedback` attribute); `null` when the choice was cleared. */
+  /** A custom tool view threw or returned no Node; the generic view is shown instead. */
+  'patchbridge-view-error': CustomEvent<{ tool: string; view: 'card' | 'confirmation'; error: unknown }>;
+  'patchbridge-feedback': CustomEvent<{ messageId: string; value: 'up' | 'down' | null; conversation: { id: string; revision: number } | null }>;
 }
 
 /**
@@ -46,7 +76,8 @@ export interface PatchBridgeAgentAttributes {
 /**
  * `<patchbridge-agent endpoint="/api" conversation="c_…" lang="zh" theme="dark">`.
  * Attributes: `endpoint` (the relay), `conversation` (open this stored conversation), `lang` (`en`, `zh`, or
- * absent for the browser's language), `theme` (`auto` (default), `light`, `dark`, `inherit`), `storage-key`.
+ * absent for the browser's language), `theme` (`auto` (default), `light`, `dark`, `inherit`), `storage-key`,
+ * `suggestions` (a JSON array of starter prompts), `feedback` (boolean: thumbs under answers).
  */
 export declare class PatchBridgeAgentElement extends HTMLElement {
   /** The live controller (null until the runtime has loaded). */
@@ -65,6 +96,10 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   strings: Record<string, string | ((...args: any[]) => string)> | undefined;
   /** Largest attachable image in bytes (default 3 MiB). */
   maxImageBytes: number;
+  /** Starter prompts for the empty state, each sent on click; `null` falls back to the `suggestions` attribute. */
+  suggestions: string[] | null;
+  /** Custom tool views (generative UI), slotted from the light DOM so the page's styles apply. */
+  toolViews: ToolViews | null;
   /** Sends a message as if typed (queued until the runtime is ready). */
   send(text: string, images?: Array<{ type: 'image'; source: { type: 'base64'; mediaType: string; data: string } }>): void;
   addEventListener<K extends keyof PatchBridgeEventMap>(type: K, listener: (event: PatchBridgeEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;

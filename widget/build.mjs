@@ -4,7 +4,9 @@
 //   npm/dist/patchbridge-agent.js  one static script for a plain <script type="module"> page: element, parser,
 //                              glue and adapters in one file; it fetches ../pkg/patchbridge_agent_bg.wasm, so the
 //                              package holds the wasm once and a page serves the package folder as it is
-// Both are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
+//   npm/widget-highlight.js, npm/dist/patchbridge-highlight.js  the code highlighter, imported by the element
+//                              only when a fenced code block with a language appears
+// All are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
 // (min, gzip, brotli) of each and of the wasm.
 // Usage: node widget/build.mjs   (needs npm/pkg from scripts/build-wasm.sh)
 import { build } from 'esbuild';
@@ -41,12 +43,16 @@ const common = {
   logOverride: { 'duplicate-object-key': 'silent' },
 };
 
-await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"' } });
+await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
+await rm(path.join(npm, 'widget-highlight.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"' } });
+await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"' } });
+const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
+await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
+await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });
 
 async function sizes(file) {
   const bytes = await readFile(file);
@@ -60,6 +66,7 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const rows = [
   ['widget (npm/widget.js: element, styles, strings, Markdown)', path.join(npm, 'widget.js')],
   ['static script (npm/dist/patchbridge-agent.js: widget + runtime glue)', path.join(npm, 'dist', 'patchbridge-agent.js')],
+  ['code highlighter, on demand (npm/widget-highlight.js)', path.join(npm, 'widget-highlight.js')],
   ['runtime glue (npm/pkg/patchbridge_agent.js, minified by scripts/minify-js.mjs)', gluePath],
   ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],
 ];

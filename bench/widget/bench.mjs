@@ -4,7 +4,8 @@
 // naive Markdown view that re-renders the whole text once per animation frame (what "re-render per update"
 // costs; same parser, streaming-markdown, fed the full text each frame).
 // Printed per round: wall time, main-thread long tasks (> 50 ms), the longest frame gap while streaming, frames
-// painted, and the ratio to the floor. Sizes: BENCH_WIDGET_CHARS (default 100000), BENCH_WIDGET_DELTAS (10000),
+// painted, and the ratio to the floor. From a Chromium trace of each round: the longest main-thread task of the
+// whole stream, and the longest from the last delta to the painted end (where finishing a long answer costs). Sizes: BENCH_WIDGET_CHARS (default 100000), BENCH_WIDGET_DELTAS (10000),
 // BENCH_WIDGET_ROUNDS (3).
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -35,11 +36,38 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 
-/** Runs one round in a fresh page; `mode` is 'widget' or 'floor'. */
+/** Top-level task slices of the scheduler (the name changed across Chromium versions). */
+const TASK_EVENTS = new Set(['ThreadControllerImpl::RunTask', 'RunTask']);
+
+/**
+ * The longest main-thread tasks (ms) of a Chromium trace: between the page's `pb-start` and `pb-end` marks, and
+ * between `pb-last-delta` and `pb-end`. A task is a top-level task slice of the renderer's main thread.
+ */
+function longestTasks(trace) {
+  const events = JSON.parse(trace.toString('utf8')).traceEvents ?? [];
+  const main = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mark = (name) => events.find((e) => e.name === name && (e.cat ?? '').includes('blink.user_timing'))?.ts;
+  const start = mark('pb-start');
+  const lastDelta = mark('pb-last-delta');
+  const end = mark('pb-end');
+  let whole = 0;
+  let ending = 0;
+  for (const e of events) {
+    if (e.ph !== 'X' || !TASK_EVENTS.has(e.name) || !main.has(`${e.pid}:${e.tid}`)) continue;
+    const from = e.ts;
+    const to = e.ts + (e.dur ?? 0);
+    if (start != null && end != null && to >= start && from <= end) whole = Math.max(whole, e.dur / 1000);
+    if (lastDelta != null && end != null && to >= lastDelta && from <= end) ending = Math.max(ending, e.dur / 1000);
+  }
+  return { longestTask: whole, longestTaskAtEnd: ending };
+}
+
+/** Runs one round in a fresh page; `mode` is 'widget', 'floor' or 'reparse'. */
 async function round(mode) {
   const page = await browser.newPage({ viewport: { width: 900, height: 800 } });
   await page.goto(base);
   await page.waitForFunction(() => customElements.get('patchbridge-agent'));
+  await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'toplevel'] });
   const result = await page.evaluate(async ({ mode: m, chars, deltas }) => {
     // A Markdown answer with the usual mix: paragraphs, lists, code, emphasis.
     const unit = 'Some **bold** text and `code` in a paragraph that keeps going for a while.\n\n- a list item\n- another\n\n```js\nconst x = 1;\n```\n\n';
@@ -55,10 +83,12 @@ async function round(mode) {
     async function* source() {
       for (let i = 0; i < pieces.length; i += 1) {
         if (i % 20 === 0) await new Promise((r) => setTimeout(r, 0));
+        if (i === pieces.length - 1) performance.mark('pb-last-delta');
         yield pieces[i];
       }
     }
     const start = performance.now();
+    if (m !== 'widget') performance.mark('pb-start');
     requestAnimationFrame(tick);
     if (m === 'reparse') {
       const smd = await import('/node_modules/streaming-markdown/smd.js');
@@ -98,18 +128,22 @@ async function round(mode) {
       document.body.append(el);
       const controller = await el.whenReady();
       const t0 = performance.now();
+      performance.mark('pb-start');
       const outcome = await controller.send('go');
       if (outcome !== 'completed') throw new Error(outcome);
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+      performance.mark('pb-end');
       const rendered = el.shadowRoot.querySelector('.log > .msg.assistant').textContent.length;
       streaming = false;
       return { ms: performance.now() - t0, frames, maxGap, longTasks: longTasks.length, longest: Math.max(0, ...longTasks), rendered };
     }
     streaming = false;
+    performance.mark('pb-end');
     return { ms: performance.now() - start, frames, maxGap, longTasks: longTasks.length, longest: Math.max(0, ...longTasks), rendered: text.length };
   }, { mode, chars: CHARS, deltas: DELTAS });
+  const trace = await browser.stopTracing();
   await page.close();
-  return result;
+  return { ...result, ...longestTasks(trace) };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -127,6 +161,9 @@ for (const [name, list] of Object.entries(rows)) {
   console.log(`  ${LABELS[name]}: ${median(ms).toFixed(0)} ms (${Math.min(...ms).toFixed(0)}..${Math.max(...ms).toFixed(0)}), `
     + `frames ${median(list.map((r) => r.frames))}, longest frame gap ${median(list.map((r) => r.maxGap)).toFixed(0)} ms, `
     + `long tasks ${median(list.map((r) => r.longTasks))} (longest ${median(list.map((r) => r.longest)).toFixed(0)} ms), rendered ${list[0].rendered} chars`);
+  console.log(`    longest main-thread task: whole stream ${median(list.map((r) => r.longestTask)).toFixed(1)} ms `
+    + `(max ${Math.max(...list.map((r) => r.longestTask)).toFixed(1)}), from the last delta to the painted end `
+    + `${median(list.map((r) => r.longestTaskAtEnd)).toFixed(1)} ms (max ${Math.max(...list.map((r) => r.longestTaskAtEnd)).toFixed(1)})`);
 }
 const med = (name) => median(rows[name].map((r) => r.ms));
 console.log(`  ratio widget / floor (wall): ${(med('widget') / med('floor')).toFixed(2)}×; widget / naive re-render: ${(med('widget') / med('reparse')).toFixed(2)}×`);

@@ -480,13 +480,19 @@ fn rejection_becomes_an_error_tool_result_the_model_sees() {
         } => {
             assert_eq!(call_id, "c1");
             assert!(*is_error);
-            assert!(
-                content.contains("rejected") && content.contains("not now"),
-                "{content}"
+            assert_eq!(
+                content,
+                "[rejected] The user rejected the call to danger. Reason: not now"
             );
         }
         other => panic!("{other:?}"),
     }
+    // The stored messages carry the same marked result, so the decision is readable after a reload.
+    let stored = result.messages.iter().flat_map(|m| m.blocks.iter());
+    assert!(stored.into_iter().any(|b| matches!(
+        b,
+        Block::ToolResult { content, is_error: true, .. } if content.starts_with(tool_result::REJECTED_PREFIX)
+    )));
 }
 
 /// A person can always reject: `respond` accepts any rejection, and the error tool result the model sees (the
@@ -525,7 +531,7 @@ fn a_rejection_is_always_accepted_and_its_text_is_cut_to_max_tool_result_charact
         });
     let content = content.expect("the rejection result");
     assert!(
-        content.starts_with("The user rejected the call to t. Reason: rrr"),
+        content.starts_with("[rejected] The user rejected the call to t. Reason: rrr"),
         "{content}"
     );
     assert_eq!(content.chars().count() as u64, max, "cut to the limit");

@@ -56,14 +56,30 @@ const tools = [
 const agent = document.querySelector('patchbridge-agent');
 agent.headers = () => ({ 'x-patchbridge-user': userId });
 agent.tools = tools;
+
+// Custom tool views: the page shows "Add “milk” to the list" instead of the generic argument table, in the card
+// and in the confirmation. The nodes are slotted from the page's light DOM, so style.css styles them.
+const todoLine = (text) => Object.assign(document.createElement('p'), { className: 'todo-view', textContent: text });
+const ADDED = { done: 'Added', rejected: 'Not added', error: 'Could not add', 'not-run': 'Not added' };
+agent.toolViews = {
+  'todos.add': {
+    card: ({ arguments: args, status }) => todoLine(`${ADDED[status] ?? 'Adding'} “${args.text}” to the list`),
+    confirmation: ({ arguments: args }) => todoLine(`Add “${args.text}” to your todo list?`),
+  },
+};
 // `?model=<id>` picks one of the relay's models (GET /api/models); the relay's default otherwise.
 if (params.get('model')) agent.model = params.get('model');
 if (params.get('lang')) agent.setAttribute('lang', params.get('lang'));
-if (params.get('theme')) agent.setAttribute('theme', params.get('theme'));
+// The page's own colours follow the same choice (style.css reads data-theme on <html>).
+const applyTheme = (value) => {
+  agent.setAttribute('theme', value);
+  document.documentElement.dataset.theme = value;
+};
+if (params.get('theme')) applyTheme(params.get('theme'));
 $('lang').value = agent.getAttribute('lang') ?? '';
 $('theme').value = agent.getAttribute('theme') ?? 'auto';
 $('lang').addEventListener('change', (e) => (e.target.value ? agent.setAttribute('lang', e.target.value) : agent.removeAttribute('lang')));
-$('theme').addEventListener('change', (e) => agent.setAttribute('theme', e.target.value));
+$('theme').addEventListener('change', (e) => applyTheme(e.target.value));
 renderTodos();
 
 // The tool inspector: while a turn runs it shows that turn's frozen snapshot (what the model was given), when

@@ -1,8 +1,8 @@
 // The demo page (examples/demo/, <patchbridge-agent> as a side panel) in headless Chromium against the real relay
 // running its scripted demo model: what a new user does first. The banner says it is not AI; a tool that changes
-// the page asks for approval (card focused, readable arguments, nothing run before Approve); Reject leaves the
+// the page asks for approval (card focused, the page's own view of the call, nothing run before Approve); Reject leaves the
 // page alone; a reload shows the conversation again and the history panel lists it; Chinese strings, dark
-// theme and a 320 px wide window; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
+// theme and a 320 px wide window; `?theme=dark` darkens the page too; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -55,7 +55,9 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     await page.waitForSelector(sel.confirmation);
     // The card names the tool, shows the argument as a readable fact, has focus, and nothing ran yet.
     assert.match(await page.textContent(`${sel.confirmation} h3`), /todos\.add/);
-    assert.deepEqual(await page.$$eval(`${sel.confirmation} dl > *`, (l) => l.map((e) => e.textContent)), ['text', 'buy milk']);
+    // The demo page shows the call its own way (a custom tool view, slotted from the page's light DOM).
+    assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot
+      .querySelector('[part~=confirmation] slot').assignedElements()[0]?.textContent), 'Add “buy milk” to your todo list?');
     assert.equal(await shadow(page, () => document.querySelector('patchbridge-agent').shadowRoot.activeElement?.getAttribute('part')), 'confirmation');
     assert.deepEqual(await todos(page), []);
     assert.equal(await page.isVisible(sel.stop), true, 'Stop is offered while the tool waits');
@@ -73,7 +75,9 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     await waitIdle(page);
     assert.equal(await page.$(sel.confirmation), null, 'the card is gone once answered');
     assert.equal(await page.textContent(`patchbridge-agent [part~=tool-card] .status`), 'Done');
+    assert.equal(await page.textContent('patchbridge-agent > [slot^="pb-view-"]'), 'Added “buy milk” to the list');
     assert.match((await logOf(page)).at(-1).text, /buy milk/);
+    assert.doesNotMatch((await logOf(page)).at(-1).text, /Scripted demo, not AI/, 'the banner says it; the first answer once');
 
     // Reject: the tool never runs, its card says so, the model reports the error.
     await sendInWidget(page, 'add todo walk the dog');
@@ -94,7 +98,7 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     assert.deepEqual(await logOf(page), before);
     assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getState().conversation.id), conversationId);
     const restoredStatuses = await page.$$eval(`patchbridge-agent [part~=tool-card] .status`, (l) => l.map((e) => e.textContent));
-    assert.deepEqual(restoredStatuses, ['Done', 'Failed'], 'after a reload a rejection reads as the error result the model saw');
+    assert.deepEqual(restoredStatuses, ['Done', 'Rejected'], 'after a reload a rejection still reads as one (the stored result is marked)');
 
     // The history panel lists it, marked as the open one.
     await page.click(sel.history);
@@ -107,6 +111,22 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     assert.equal(await page.isHidden(sel.panel), true);
     assert.deepEqual(page.problems, []);
     await page.context().close();
+  });
+
+  test('?theme=dark darkens the demo page with the element, whatever the system prefers; the Theme setting follows', async () => {
+    const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, colorScheme: 'light' });
+    const page = await context.newPage();
+    await page.goto(`${relay.url}/examples/demo/?user=theme&theme=dark`);
+    await waitReady(page);
+    const colours = () => page.evaluate(() => ({
+      page: getComputedStyle(document.body).backgroundColor,
+      element: getComputedStyle(document.querySelector('patchbridge-agent')).backgroundColor,
+    }));
+    assert.deepEqual(await colours(), { page: 'rgb(11, 13, 17)', element: 'rgb(15, 17, 21)' });
+    await page.selectOption('#theme', 'light');
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').dataset.scheme === 'light');
+    assert.deepEqual(await colours(), { page: 'rgb(248, 250, 252)', element: 'rgb(255, 255, 255)' });
+    await context.close();
   });
 
   test('Chinese strings, dark theme and a 320 px window: input visible, 44 px targets, nothing wider than the screen', async () => {

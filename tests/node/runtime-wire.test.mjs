@@ -147,7 +147,7 @@ test('a person can always reject, even with a small maxToolResultCharacters: the
   assert.equal(await sending, 'completed');
   const result = controller.getState().messages[2].blocks[0];
   assert.equal(result.isError, true);
-  assert.equal(result.content, 'The user rej');
+  assert.equal(result.content, '[rejected] T', 'cut to the limit, the rejection marker first');
   assert.equal(write.calls.length, 0);
   controller.destroy();
 });

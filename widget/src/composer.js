@@ -30,13 +30,19 @@ export class Composer {
     this.images = [];
     this.composing = false;
     this.busy = false;
+    this.editing = false;
     this.input = h('textarea', { rows: 1, part: 'input', 'aria-label': t('inputLabel'), placeholder: t('inputPlaceholder'), enterKeyHint: 'send' });
     this.fileInput = h('input', { type: 'file', accept: IMAGE_TYPES.join(','), multiple: true, hidden: true });
     this.attachButton = iconButton('image', t('attachImage'), { part: 'attach-button' });
     this.sendButton = iconButton('send', t('send'), { part: 'send-button', className: 'primary' });
     this.stopButton = iconButton('stop', t('stop'), { part: 'stop-button', hidden: true }, false);
     this.attachments = h('div', { className: 'attachments', hidden: true });
+    // Editing the last message: a line saying so, with Cancel (the element decides what sending then does).
+    this.editText = h('span', {}, t('editing'));
+    this.editBar = h('div', { className: 'editing', part: 'editing', role: 'status', hidden: true }, this.editText,
+      h('button', { type: 'button', part: 'cancel-edit-button', onclick: () => this.setEditing(false) }, t('cancel')));
     this.el = h('form', { className: 'composer-wrap', part: 'composer' },
+      this.editBar,
       this.attachments,
       h('div', { className: 'composer' }, this.attachButton, this.fileInput, this.input, this.sendButton, this.stopButton));
 
@@ -81,6 +87,7 @@ export class Composer {
     this.sendButton.setAttribute('aria-label', t('send'));
     this.stopButton.title = t('stop');
     this.stopButton.lastChild.textContent = t('stop');
+    this.editText.textContent = t('editing');
   }
 
   setPlaceholder(text) { this.input.placeholder = text; }
@@ -104,6 +111,24 @@ export class Composer {
       iconButton('close', t('removeImage'), { onclick: () => { this.images.splice(index, 1); this.renderAttachments(); } }))));
     this.attachments.hidden = this.images.length === 0;
     this.update();
+  }
+
+  /** Puts a message back into the box (text and image blocks), e.g. one whose turn could not be saved. */
+  restore(text, imageBlocks = []) {
+    this.input.value = text;
+    this.images = imageBlocks.filter((b) => b.source?.type === 'base64')
+      .map((block) => ({ block, url: `data:${block.source.mediaType};base64,${block.source.data}` }));
+    this.renderAttachments();
+    this.input.focus();
+  }
+
+  /** Edit mode: on, with the message's text in the box; off clears the box again. */
+  setEditing(on, text = '') {
+    const was = this.editing;
+    this.editing = on;
+    this.editBar.hidden = !on;
+    if (on) { this.input.value = text; this.input.focus(); }
+    else if (was) this.input.value = '';
   }
 
   submit() {

@@ -10,12 +10,13 @@ function valueText(value) {
 
 /**
  * @param {{ interruptId: string, tool: string, arguments: Record<string, unknown> }} pending
- * @param {{ t: Function, description?: string, onApprove: () => void, onReject: () => void }} options
+ * @param {{ t: Function, description?: string, onApprove: () => void, onReject: () => void, slot?: string }} options
+ *   `slot`: the name of a slot holding the page's own view of the arguments (light DOM), shown instead of the facts
  */
-export function confirmationCard(pending, { t, description, onApprove, onReject }) {
+export function confirmationCard(pending, { t, description, onApprove, onReject, slot }) {
   const entries = Object.entries(pending.arguments ?? {});
   const titleId = `pb-confirm-${pending.interruptId.replace(/[^a-zA-Z0-9_-]/g, '_')}`;
-  const facts = entries.length
+  const facts = slot ? h('slot', { name: slot }) : entries.length
     ? h('dl', {}, ...entries.flatMap(([key, value]) => [h('dt', {}, key), h('dd', {}, valueText(value))]))
     : h('p', {}, t('confirmNoArguments'));
   const approve = h('button', { type: 'button', className: 'primary', part: 'approve-button', onclick: onApprove }, t('approve'));

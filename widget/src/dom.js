@@ -33,6 +33,10 @@ const ICONS = {
   close: ['M6 6l12 12', 'M18 6 6 18'],
   edit: ['M4 20h4L19 9l-4-4L4 16z'],
   trash: ['M4 7h16', 'M10 11v6', 'M14 11v6', 'M6 7l1 13h10l1-13', 'M9 7V4h6v3'],
+  copy: ['M9 9h11v11H9z', 'M5 15H4V4h11v1'],
+  up: ['M7 10v10H4V10z', 'M7 10l4-7c2 0 3 1 3 3l-1 4h6l-2 10H7'],
+  down: ['M7 14V4H4v10z', 'M7 14l4 7c2 0 3-1 3-3l-1-4h6L17 4H7'],
+  redo: ['M20 12a8 8 0 1 1-2.3-5.7', 'M20 4v5h-5'],
 };
 
 /** An inline icon, hidden from assistive technology (buttons carry their own label). */
@@ -52,7 +56,8 @@ export function icon(name) {
 /** A button with an icon and an accessible name (visible text too unless `iconOnly`). */
 export function iconButton(name, label, props = {}, iconOnly = true) {
   const button = h('button', { type: 'button', title: label, 'aria-label': iconOnly ? label : undefined, ...props }, icon(name));
-  if (!iconOnly) button.append(label);
+  // The visible label is its own element, so a narrow layout can hide it visually and keep it as the name.
+  if (!iconOnly) button.append(h('span', { className: 'label' }, label));
   if (iconOnly) button.classList.add('icon');
   return button;
 }

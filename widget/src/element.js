@@ -16,11 +16,15 @@ import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
 import { loadRuntime } from './runtime.js';
 import { NoticeBar } from './notice.js';
+import { Recovery } from './recovery.js';
 import { schemeOf } from './theme.js';
+import { drawView, pickView } from './views.js';
+import { forgetConversation, rememberConversation, storedConversation } from './storage.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions', 'toolViews'];
+const CONFIRM_SLOT = 'pb-confirm-view';
 const DEFAULT_MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 
 let sheet = null;
@@ -39,10 +43,13 @@ export const EVENTS = Object.freeze({
   error: 'patchbridge-error',
   confirmation: 'patchbridge-confirmation',
   conversation: 'patchbridge-conversation',
+  unauthorized: 'patchbridge-unauthorized',
+  feedback: 'patchbridge-feedback',
+  viewError: 'patchbridge-view-error',
 });
 
 export class PatchBridgeAgentElement extends HTMLElement {
-  static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme'];
+  static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme', 'suggestions', 'feedback'];
 
   #runtimeOptions = undefined;
   #tools = [];
@@ -50,6 +57,9 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #headers = undefined;
   #strings = undefined;
   #maxImageBytes = DEFAULT_MAX_IMAGE_BYTES;
+  #suggestions = null; // set through the property; null: the attribute decides
+  #toolViews = null;
+  #confirmView = null; // the light-DOM holder of a page's confirmation view
   #t = makeTranslator('en');
   #controller = null;
   #session = null; // everything one connection made: { abort, controller, unsubscribe, ... }
@@ -61,6 +71,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
   #lastInput = null;
   #previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
   #reflecting = false;
+  #stick = true; // follow the end of the log (false once the person scrolls up)
 
   constructor() {
     super();
@@ -78,8 +89,28 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.notice = h('div', { className: 'notice', part: 'notice', role: 'alert', hidden: true });
     this.dock = h('div', { className: 'dock', part: 'dock' }, this.confirmSlot, this.notice);
     this.notices = new NoticeBar(this.notice, () => this.#t);
+    this.recovery = new Recovery({
+      t: () => this.#t, notices: this.notices, controller: () => this.#controller, composer: () => this.composer,
+      askPage: (detail) => this.#dispatch(EVENTS.unauthorized, detail), open: (id) => this.#open(id),
+      newConversation: () => this.#newConversation(), continueInNew: () => this.#continueInNew(),
+    });
     this.log = new MessageLog(this.logEl, t);
-    root.append(h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton), this.banner, this.scroller, this.dock);
+    this.log.actions.onFeedback = (messageId, value) => {
+      const conv = this.#controller?.getState().conversation;
+      this.#dispatch(EVENTS.feedback, { messageId, value, conversation: conv ? { id: conv.id, revision: conv.revision } : null });
+    };
+    this.log.actions.onRegenerate = () => this.#rewrite(() => this.#controller.regenerate());
+    this.log.actions.onEdit = (message) => {
+      const text = message.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+      this.composer?.setEditing(true, text);
+    };
+    this.log.actions.feedback = this.hasAttribute('feedback');
+    this.log.host = this;
+    this.log.views = (name, kind) => pickView(this.#toolViews, name, kind);
+    this.log.onViewError = (tool, view, error) => this.#viewFailed(tool, view, error);
+    this.#applySuggestions();
+    this.headerEl = h('header', { part: 'header' }, this.historyButton, this.titleEl, this.newButton);
+    root.append(this.headerEl, this.banner, this.scroller, this.dock);
     for (const prop of UPGRADE_PROPS) {
       // A value set on the element before this class was defined is an own property shadowing our accessor.
       if (Object.prototype.hasOwnProperty.call(this, prop)) {
@@ -149,6 +180,60 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (this.composer) this.composer.options.maxImageBytes = this.#maxImageBytes;
   }
 
+  /**
+   * Starter prompts shown while the conversation is empty (strings; a click sends one). The `suggestions`
+   * attribute takes a JSON array of strings; the property, when set, wins over it.
+   */
+  get suggestions() {
+    if (this.#suggestions) return this.#suggestions;
+    try {
+      const parsed = JSON.parse(this.getAttribute('suggestions') ?? '[]');
+      return Array.isArray(parsed) ? parsed.filter((s) => typeof s === 'string' && s.trim()) : [];
+    } catch {
+      return [];
+    }
+  }
+  set suggestions(value) {
+    this.#suggestions = Array.isArray(value) ? value.map(String).filter((s) => s.trim()) : null;
+    this.#applySuggestions();
+  }
+
+  /**
+   * Page views of tool calls (generative UI): `{ [toolName]: renderer | { card?, confirmation? }, '*': … }`.
+   * `card({ name, callId, arguments, status, result })` replaces the generic card and is called again when the
+   * status or result changes; `confirmation({ name, callId, arguments, description })` replaces the argument list
+   * of the confirmation card. Both return a DOM Node, which the element places in its light DOM (slotted), so the
+   * page's styles apply. A renderer that throws falls back to the generic view and is reported
+   * (`patchbridge-view-error`). Applies to calls shown from now on.
+   */
+  get toolViews() { return this.#toolViews; }
+  set toolViews(value) { this.#toolViews = value && typeof value === 'object' ? value : null; }
+
+  #viewFailed(tool, view, error) {
+    console.error(`patchbridge-agent: the ${view} view of "${tool}" failed; the generic view is shown:`, error);
+    this.#dispatch(EVENTS.viewError, { tool, view, error });
+  }
+
+  /** The page's view of a pending confirmation, placed in the light DOM; the slot name, or undefined. */
+  #confirmationView(pending, description) {
+    this.#confirmView?.remove();
+    const render = pickView(this.#toolViews, pending.tool, 'confirmation');
+    if (!render) return undefined;
+    try {
+      const node = drawView(render, { name: pending.tool, callId: pending.callId, arguments: pending.arguments, description });
+      this.#confirmView = h('div', { slot: CONFIRM_SLOT }, node);
+      this.append(this.#confirmView);
+      return CONFIRM_SLOT;
+    } catch (error) {
+      this.#viewFailed(pending.tool, 'confirmation', error);
+      return undefined;
+    }
+  }
+
+  #applySuggestions() {
+    this.log?.setSuggestions(this.suggestions, (text) => this.#send(text));
+  }
+
   /** Sends a message as if typed (queued until the runtime is ready). */
   send(text, images = []) { this.#send(String(text), images); }
 
@@ -172,6 +257,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (name === 'lang') this.#applyLanguage();
     else if (name === 'theme') this.#applyTheme();
     else if (name === 'endpoint') this.#restart();
+    else if (name === 'suggestions') this.#applySuggestions();
+    else if (name === 'feedback') this.log.actions.feedback = value !== null; // applies to answers shown from now on
     else if (name === 'conversation' && !this.#reflecting && this.#controller && value) this.#open(value);
   }
 
@@ -208,6 +295,19 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.addEventListener('keydown', (event) => {
       if (event.key === 'Escape' && this.history.open) { event.preventDefault(); this.#toggleHistory(false); }
     }, { signal });
+    // Following the end: the person's own scrolling decides (read when the browser scrolls, where layout is
+    // clean), and the jump to the end happens after layout (a ResizeObserver), so streaming never forces a
+    // layout per frame.
+    this.scroller.addEventListener('scroll', () => {
+      const el = this.scroller;
+      this.#stick = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    }, { signal, passive: true });
+    if (typeof ResizeObserver === 'function') {
+      const follow = new ResizeObserver(() => { if (this.#stick) this.scroller.scrollTop = this.scroller.scrollHeight; });
+      follow.observe(this.logEl);
+      follow.observe(this.scroller);
+      signal.addEventListener('abort', () => follow.disconnect());
+    }
     const media = globalThis.matchMedia?.('(prefers-color-scheme: dark)');
     media?.addEventListener?.('change', () => this.#applyTheme(), { signal });
     this.composer.setPlaceholder(this.#t('inputPlaceholderLoading'));
@@ -255,7 +355,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     // History lives in the relay: without an endpoint there is none to show.
     this.historyButton.hidden = !endpoint;
     if (endpoint) void this.#checkDemo(endpoint, session);
-    const wanted = this.getAttribute('conversation') ?? this.#storedConversation();
+    const wanted = this.getAttribute('conversation') ?? storedConversation(this);
     const restore = wanted ? this.#open(wanted, !this.hasAttribute('conversation')) : Promise.resolve();
     this.#dispatch(EVENTS.ready, { controller });
     for (const resolve of this.#readyWaiters.splice(0)) resolve(controller);
@@ -283,6 +383,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.#latest = null;
     this.log.reset();
     this.confirmSlot.replaceChildren();
+    this.#confirmView?.remove();
+    this.#confirmView = null;
     this.#previous = { status: 'idle', error: null, pendingId: null, conversationKey: null };
   }
 
@@ -301,14 +403,37 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (!controller) {
       this.#queue.push({ text, images });
       this.log.addQueued(text, images);
-      this.#scrollToEnd(true);
+      this.#scrollToEnd();
       return;
     }
     const input = images.length ? blocks : text;
     this.#lastInput = input;
     this.notices.hide();
+    this.recovery.authAsked = false;
+    if (this.composer?.editing) {
+      this.composer.setEditing(false);
+      this.#rewrite(() => controller.editLastMessage(input));
+      return;
+    }
     controller.send(input).catch(() => { /* shown from state.error */ });
-    this.#scrollToEnd(true);
+    this.#scrollToEnd();
+  }
+
+  /**
+   * Regenerate or edit-and-resend: the controller rewrites the conversation's tail (a new revision; refused while
+   * a turn runs) and runs the turn; a refusal is shown like any other error.
+   */
+  #rewrite(run) {
+    const controller = this.#controller;
+    if (!controller) return;
+    this.notices.hide();
+    let turn;
+    try { turn = run(); } catch (error) { this.#showError(error, null); return; }
+    Promise.resolve(turn).catch((error) => {
+      // A refusal before the turn started is not in state.error: show it here.
+      if (controller.getState().error !== error) this.#showError(error, null);
+    });
+    this.#scrollToEnd();
   }
 
   #retry() {
@@ -381,19 +506,18 @@ export class PatchBridgeAgentElement extends HTMLElement {
   }
 
   #reject() {
-    const pending = this.#controller?.getState().pendingConfirmation;
-    try {
-      this.#controller?.rejectTool();
-      if (pending) this.log.rejected.add(pending.callId);
-    } catch (error) { this.#showError(error, null); }
+    try { this.#controller?.rejectTool(); } catch (error) { this.#showError(error, null); }
   }
 
   #stopTurnOf(id) {
     return this.#controller?.getState().conversation?.id === id ? this.#settle() : Promise.resolve();
   }
 
+  /** The panel covers the element, so it is modal: what it covers is inert (no focus, no clicks) while it is open,
+   *  and focus returns to the history button when it closes. */
   #toggleHistory(force) {
     const open = force ?? !this.history.open;
+    for (const el of [this.headerEl, this.banner, this.scroller, this.dock]) el.inert = open;
     if (open) this.history.show();
     else if (this.history.open) { this.history.hide(); this.historyButton.focus(); }
     this.historyButton.setAttribute('aria-expanded', String(open));
@@ -426,6 +550,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     const busy = BUSY.has(state.status) || state.status === 'loading';
     if (state.error && state.error !== prev.error) this.#dispatch(EVENTS.error, { error: state.error });
     if (BUSY.has(prev.status) && state.status === 'idle' && !state.error && state.lastOutcome) {
+      this.recovery.authAsked = false;
       this.#dispatch(EVENTS.outcome, { outcome: state.lastOutcome, conversation: state.conversation });
     }
     const pendingId = state.pendingConfirmation?.interruptId ?? null;
@@ -445,7 +570,6 @@ export class PatchBridgeAgentElement extends HTMLElement {
       this.composer?.setBusy(false, false);
       return;
     }
-    const nearEnd = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 80;
     // While another conversation loads, the old messages stay cleared (the log was reset when it was asked for).
     if (state.status !== 'loading') this.log.render(state);
     const busy = BUSY.has(state.status);
@@ -459,12 +583,15 @@ export class PatchBridgeAgentElement extends HTMLElement {
       if (shown) {
         const hadFocus = this.shadowRoot.activeElement && shown.contains(this.shadowRoot.activeElement);
         this.confirmSlot.replaceChildren();
+        this.#confirmView?.remove();
+        this.#confirmView = null;
         if (hadFocus) this.composer?.input.focus();
       }
     } else if (shown?.dataset.interruptId !== pending.interruptId) {
       const inspection = this.#controller?.getToolInspectionSource();
       const description = inspection?.snapshot?.tools?.find((tool) => tool.name === pending.tool)?.description;
-      const card = confirmationCard(pending, { t, description, onApprove: () => this.#approve(), onReject: () => this.#reject() });
+      const slot = this.#confirmationView(pending, description);
+      const card = confirmationCard(pending, { t, description, slot, onApprove: () => this.#approve(), onReject: () => this.#reject() });
       this.confirmSlot.replaceChildren(card);
       card.focus();
     }
@@ -479,29 +606,16 @@ export class PatchBridgeAgentElement extends HTMLElement {
     } else if (this.notices.kind !== 'problem' || busy) {
       this.notices.hide();
     }
-    if (nearEnd || busy) this.#scrollToEnd(false);
   }
 
-  #scrollToEnd(force) {
-    const el = this.scroller;
-    if (force || el.scrollHeight - el.scrollTop - el.clientHeight < 400) el.scrollTop = el.scrollHeight;
+  /** Follows the end again (the person sent something); the jump itself happens after the next layout. */
+  #scrollToEnd() {
+    this.#stick = true;
   }
 
   /** Shows an error with the way forward that fits it (and Dismiss). */
   #showError(error, retry) {
-    const t = this.#t;
-    const code = error?.code ?? 'ERROR';
-    const actions = [];
-    if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') {
-      actions.push({ label: t('continueInNew'), primary: true, onClick: () => this.#continueInNew() });
-    } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
-      const id = this.#controller?.getState().conversation?.id;
-      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push({ label: t('reload'), onClick: () => this.#open(id) });
-      actions.push({ label: t('newConversation'), onClick: () => this.#newConversation() });
-    } else if (retry) {
-      actions.push({ label: t('retry'), primary: true, part: 'retry-button', onClick: retry });
-    }
-    this.notices.showError(error, actions);
+    this.recovery.show(error, retry);
   }
 
   // ---- theme, language, remembered conversation ----------------------------------------------------------------
@@ -530,16 +644,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (!this.banner.hidden) this.banner.textContent = t('demoBanner');
   }
 
-  #storageKey() {
-    return `patchbridge-agent:${this.getAttribute('storage-key') ?? this.id ?? ''}:${this.getAttribute('endpoint') ?? ''}`;
-  }
-
-  #storedConversation() {
-    try { return globalThis.localStorage?.getItem(this.#storageKey()) ?? null; } catch { return null; }
-  }
-
   #remember(id) {
-    try { globalThis.localStorage?.setItem(this.#storageKey(), id); } catch { /* storage may be disabled */ }
+    rememberConversation(this, id);
     if (this.getAttribute('conversation') !== id && this.hasAttribute('conversation')) {
       this.#reflecting = true;
       this.setAttribute('conversation', id);
@@ -548,7 +654,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
   }
 
   #forgetStored() {
-    try { globalThis.localStorage?.removeItem(this.#storageKey()); } catch { /* ignore */ }
+    forgetConversation(this);
     if (this.hasAttribute('conversation')) {
       this.#reflecting = true;
       this.removeAttribute('conversation');

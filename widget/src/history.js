@@ -25,15 +25,30 @@ export class HistoryPanel {
     this.more = h('button', { type: 'button', hidden: true, onclick: () => this.load(false) }, t('loadMore'));
     this.closeButton = iconButton('close', t('closePanel'), { onclick: () => options.onClose() });
     this.newButton = iconButton('plus', t('newConversation'), { className: 'primary', onclick: () => options.onNew() }, false);
-    this.el = h('div', { className: 'panel', part: 'history-panel', role: 'dialog', 'aria-labelledby': 'pb-history-title', hidden: true },
+    this.el = h('div', { className: 'panel', part: 'history-panel', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'pb-history-title', hidden: true },
       h('header', {}, this.titleEl, this.closeButton),
       h('div', { className: 'foot' }, this.newButton),
       this.statusLine, this.list,
       h('div', { className: 'foot' }, this.more));
-    this.el.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.stopPropagation(); options.onClose(); } }, { signal: options.signal });
+    this.el.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') { event.stopPropagation(); options.onClose(); }
+      if (event.key === 'Tab') this.keepFocus(event);
+    }, { signal: options.signal });
   }
 
   get open() { return !this.el.hidden; }
+
+  /** Tab and Shift+Tab cycle inside the open panel (a modal dialog): past its last control to its first, and back. */
+  keepFocus(event) {
+    const controls = [...this.el.querySelectorAll('button, input, textarea, [tabindex]:not([tabindex="-1"])')]
+      .filter((el) => !el.disabled && el.getClientRects().length > 0);
+    if (!controls.length) return;
+    const active = /** @type {ShadowRoot} */ (this.el.getRootNode()).activeElement;
+    const first = controls[0];
+    const last = controls[controls.length - 1];
+    if (event.shiftKey && (active === first || !this.el.contains(active))) { event.preventDefault(); last.focus(); }
+    else if (!event.shiftKey && (active === last || !this.el.contains(active))) { event.preventDefault(); first.focus(); }
+  }
 
   show() {
     // Rows from an earlier opening may be stale: start from an empty list until the fresh page arrives.

@@ -2,10 +2,17 @@
 //
 // Stable messages never change once the controller publishes them, so each is rendered once and kept (keyed by
 // its id and position). The draft's text grows; its Markdown views append only the new characters per frame.
-// When the draft becomes a stable message (same id), its DOM is adopted rather than rebuilt, so a long answer
-// is never re-rendered at the end. Tool results are shown inside the card of the call they answer.
-import { h } from './dom.js';
+// When the draft becomes a stable message (same id), its DOM is adopted in place rather than rebuilt or moved, so
+// a long answer is never re-rendered or re-attached at the end. Tool results are shown inside the card of the
+// call they answer.
+//
+// Adjacent blocks of one kind read as one: providers split an answer's text at each citation (Anthropic) and its
+// reasoning summary into parts (OpenAI Responses), so consecutive text blocks continue one Markdown text and
+// consecutive reasoning blocks are paragraphs of one "Thoughts" section.
+import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
+import { loadHighlighter } from './runtime.js';
+import { drawView } from './views.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 
@@ -37,19 +44,42 @@ export class MessageLog {
     /** @type {HTMLElement[]} user messages typed before the runtime was ready */
     this.queued = [];
     this.emptyEl = h('p', { className: 'empty', part: 'empty' }, t('empty'));
-    this.root.append(this.emptyEl);
-    /** callIds the person rejected in this page (shown as "Rejected" rather than "Failed"). */
-    this.rejected = new Set();
+    /** Starter prompts in the empty state (`setSuggestions`). */
+    this.suggestionsEl = h('div', { className: 'suggestions', part: 'suggestions', hidden: true });
+    this.root.append(this.emptyEl, this.suggestionsEl);
+    /**
+     * What the per-message actions do (set by the element): `feedback` shows thumbs; `onFeedback(id, value)`,
+     * `onRegenerate()`, `onEdit(message)`. Copy needs nothing from outside.
+     */
+    this.actions = { feedback: false, onFeedback: null, onRegenerate: null, onEdit: null };
+    this.lastBusy = false;
+    /** `(toolName, 'card') => renderer | null` and the error report for a renderer that throws (the element's). */
+    this.views = null;
+    this.onViewError = null;
+    /** The element (its light DOM holds the page's views) and a counter for their slot names. */
+    this.host = null;
+    this.slotCount = 0;
   }
 
   setTranslator(t) { this.t = t; }
+
+  /** Starter prompts shown while the conversation is empty; a click sends one through `onPick`. */
+  setSuggestions(list, onPick) {
+    this.suggestionsEl.replaceChildren(...list.map((text) => h('button', { type: 'button', part: 'suggestion', onclick: () => onPick(text) }, text)));
+    this.updateEmpty();
+  }
+
+  updateEmpty() {
+    this.suggestionsEl.hidden = this.emptyEl.hidden || this.suggestionsEl.childElementCount === 0;
+  }
 
   /** Forget everything (another conversation was opened). */
   reset() {
     this.stable = [];
     this.draft = null;
+    for (const card of this.cards.values()) card.slotted?.remove();
     this.cards.clear();
-    this.root.replaceChildren(this.emptyEl, ...this.queued);
+    this.root.replaceChildren(this.emptyEl, this.suggestionsEl, ...this.queued);
   }
 
   /** Shows a message the person sent before the runtime was ready (removed once the controller has it). */
@@ -73,18 +103,22 @@ export class MessageLog {
     while (same < this.stable.length && same < messages.length && this.stable[same].key === keyOf(messages[same], same)) same += 1;
     if (same < this.stable.length) {
       for (const gone of this.stable.splice(same)) gone.el.remove();
-      if (same === 0) this.cards.clear();
+      // Cards of removed messages go, with the page views they placed in the light DOM.
+      for (const [callId, card] of this.cards) {
+        if (!card.el.isConnected) { card.slotted?.remove(); this.cards.delete(callId); }
+      }
     }
     for (let i = same; i < messages.length; i += 1) {
       const message = messages[i];
       let el;
       if (this.draft && this.draft.id === message.id && message.role === 'assistant') {
+        // Already in place (the draft sits after every stable message): leave it where it is.
         el = this.adoptDraft(message);
       } else {
         el = this.messageElement(message);
       }
       this.stable.push({ key: keyOf(message, i), el });
-      this.root.insertBefore(el, this.draft?.el ?? this.queued[0] ?? null);
+      if (el.parentNode !== this.root) this.root.insertBefore(el, this.draft?.el ?? this.queued[0] ?? null);
     }
     // 2. Tool results: from stable tool messages and from the running batch.
     for (const message of messages.slice(same)) {
@@ -100,7 +134,7 @@ export class MessageLog {
     const busy = BUSY.has(state.status);
     for (const [callId, card] of this.cards) {
       let status;
-      if (card.result) status = resultStatus(card.result, this.rejected.has(callId));
+      if (card.result) status = resultStatus(card.result);
       else if (callId === pendingCall) status = 'waiting';
       else if (!card.complete) status = 'streaming';
       else status = busy ? 'running' : 'not-run';
@@ -108,13 +142,65 @@ export class MessageLog {
         card.status = status;
         card.statusEl.dataset.status = status;
         card.statusEl.textContent = this.t(STATUS_KEYS[status]);
+        card.viewStale = true;
       }
+      if (card.viewStale && card.input !== undefined) this.renderView(callId, card);
     }
     this.emptyEl.hidden = messages.length > 0 || state.draft != null || this.queued.length > 0;
+    this.updateEmpty();
+    // 5. Rewriting the tail: Regenerate on the last answer, Edit on the last user message, only while idle.
+    const lastUser = messages.findLastIndex((m) => m.role === 'user');
+    const canRewrite = !busy && state.status === 'idle' && !state.draft;
+    this.stable.forEach((rec, index) => {
+      const regenerate = rec.el.querySelector(':scope > .msg-actions [part~=regenerate-button]');
+      if (regenerate) regenerate.hidden = !(canRewrite && index === messages.length - 1 && lastUser >= 0);
+      const edit = rec.el.querySelector(':scope > .msg-actions [part~=edit-button]');
+      if (edit) edit.hidden = !(canRewrite && index === lastUser);
+    });
+  }
+
+  /** The row under a finished answer: Copy (its Markdown text), thumbs when feedback is on, Regenerate. */
+  answerActions(message) {
+    const t = this.t;
+    const text = groupsOf(message.blocks).filter((g) => g.block.type === 'text').map((g) => g.text).join('\n\n');
+    const row = h('div', { className: 'msg-actions', part: 'message-actions' });
+    if (text) {
+      const copy = iconButton('copy', t('copyAnswer'), { part: 'copy-answer-button' });
+      copy.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          copy.title = t('copied');
+          copy.setAttribute('aria-label', t('copied'));
+        } catch {
+          // Clipboard access can be refused: select the answer instead, for the person to copy.
+          const range = document.createRange();
+          range.selectNodeContents(row.parentElement);
+          const selection = row.ownerDocument.getSelection();
+          selection?.removeAllRanges();
+          selection?.addRange(range);
+        }
+      });
+      row.append(copy);
+    }
+    if (this.actions.feedback && text) {
+      const pick = (value, button, other) => {
+        const on = button.getAttribute('aria-pressed') !== 'true';
+        button.setAttribute('aria-pressed', String(on));
+        other.setAttribute('aria-pressed', 'false');
+        this.actions.onFeedback?.(message.id, on ? value : null);
+      };
+      const up = iconButton('up', t('goodAnswer'), { part: 'feedback-button feedback-up', 'aria-pressed': 'false' });
+      const down = iconButton('down', t('badAnswer'), { part: 'feedback-button feedback-down', 'aria-pressed': 'false' });
+      up.addEventListener('click', () => pick('up', up, down));
+      down.addEventListener('click', () => pick('down', down, up));
+      row.append(up, down);
+    }
+    row.append(iconButton('redo', t('regenerate'), { part: 'regenerate-button', hidden: true, onclick: () => this.actions.onRegenerate?.() }));
+    return row;
   }
 
   messageElement(message) {
-    if (message.role === 'user') return this.userMessage(message.blocks, false);
+    if (message.role === 'user') return this.userMessage(message.blocks, false, message);
     if (message.role === 'tool') {
       // Results live in their call's card; a result whose call is not shown gets its own card.
       const el = h('div', { className: 'msg tool', 'data-id': message.id });
@@ -128,11 +214,12 @@ export class MessageLog {
       return el;
     }
     const el = h('div', { className: 'msg assistant', part: 'message message-assistant', 'data-id': message.id });
-    message.blocks.forEach((block) => el.append(this.assistantBlock(block, true)));
+    for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group));
+    el.append(this.answerActions(message));
     return el;
   }
 
-  userMessage(blocks, queued) {
+  userMessage(blocks, queued, message = null) {
     const bubble = h('div', { className: 'bubble', part: 'bubble bubble-user' });
     for (const block of blocks) {
       if (block.type === 'text') bubble.append(h('div', {}, block.text));
@@ -141,26 +228,33 @@ export class MessageLog {
         if (src) bubble.append(h('img', { className: 'attached', src, alt: this.t('image') }));
       }
     }
-    return h('div', { className: `msg user${queued ? ' queued' : ''}`, part: 'message message-user', 'aria-busy': queued ? 'true' : undefined },
+    const el = h('div', { className: `msg user${queued ? ' queued' : ''}`, part: 'message message-user', 'aria-busy': queued ? 'true' : undefined },
       h('span', { className: 'visually-hidden' }, this.t('you')), bubble);
+    if (message) {
+      el.append(h('div', { className: 'msg-actions', part: 'message-actions' },
+        iconButton('edit', this.t('editMessage'), { part: 'edit-button', hidden: true, onclick: () => this.actions.onEdit?.(message) })));
+    }
+    return el;
   }
 
-  /** One stable assistant block. */
-  assistantBlock(block, complete) {
+  /** One stable group of assistant blocks (see `groupsOf`). */
+  assistantGroup(group) {
+    const block = group.block;
     switch (block.type) {
       case 'text': {
         const el = h('div', { className: 'bubble md', part: 'bubble bubble-assistant' });
-        new MarkdownView(el, (pre) => this.addCopyButton(pre)).end(block.text);
+        new MarkdownView(el, (pre) => this.addCopyButton(pre)).end(group.text);
         return el;
       }
       case 'reasoning': {
         const body = h('div', { className: 'md' });
-        new MarkdownView(body, (pre) => this.addCopyButton(pre)).end(block.text);
+        new MarkdownView(body, (pre) => this.addCopyButton(pre)).end(group.text);
         return h('details', { className: 'reasoning', part: 'reasoning' }, h('summary', {}, this.t('thoughts')), body);
       }
       case 'tool-call': {
-        const card = this.toolCard(block.callId, block.name, complete);
+        const card = this.toolCard(block.callId, block.name, true);
         card.argsPre.textContent = prettyJson(block.input);
+        card.input = block.input;
         return card.el;
       }
       case 'image': {
@@ -181,9 +275,40 @@ export class MessageLog {
     const el = h('div', { className: 'tool', part: 'tool-card', 'data-call-id': callId },
       h('div', { className: 'head' }, h('span', { className: 'name' }, name), statusEl),
       argsDetails, resultDetails);
-    const card = { el, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null };
+    const card = { el, name, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null, input: undefined, viewStale: true };
     this.cards.set(callId, card);
     return card;
+  }
+
+  /**
+   * A page's view of this call (see `views`): called with the call's name, arguments, live status and result each
+   * time one of them changes; its DOM goes into the element's light DOM, shown in the card through a named slot, so
+   * the page's own styles apply. A renderer that throws (or returns no Node) leaves the generic card and is
+   * reported through `onViewError`; the turn goes on.
+   */
+  renderView(callId, card) {
+    card.viewStale = false;
+    const render = this.views?.(card.name, 'card');
+    if (!render || card.viewFailed) return;
+    let node;
+    try {
+      node = drawView(render, { name: card.name, callId, arguments: card.input, status: card.status, result: card.result });
+    } catch (error) {
+      card.viewFailed = true;
+      card.slotted?.remove();
+      card.el.classList.remove('custom');
+      this.onViewError?.(card.name, 'card', error);
+      return;
+    }
+    if (!card.slotted) {
+      const name = `pb-view-${++this.slotCount}`;
+      card.slotted = h('div', { slot: name });
+      card.el.append(h('slot', { name, className: 'view' }));
+      card.el.classList.add('custom');
+    }
+    card.slotted.replaceChildren(node);
+    // (Re)attached to the host: a page view lives in the light DOM, where the page's CSS reaches it.
+    if (!card.slotted.isConnected) this.host?.append(card.slotted);
   }
 
   applyResult(callId, content, isError) {
@@ -199,51 +324,68 @@ export class MessageLog {
     if (!this.draft || this.draft.id !== draft.id) {
       this.draft?.el.remove();
       const el = h('div', { className: 'msg assistant draft', part: 'message message-assistant', 'data-id': draft.id, 'aria-busy': 'true' });
-      this.draft = { id: draft.id, el, blocks: [] };
+      this.draft = { id: draft.id, el, blocks: [], segments: [] };
       this.root.insertBefore(el, this.queued[0] ?? null);
     }
     const view = this.draft;
     draft.blocks.forEach((block, index) => {
       let rec = view.blocks[index];
       if (!rec) {
-        rec = this.draftBlock(block);
+        const previous = view.segments[view.segments.length - 1];
+        if (previous && block.type !== 'tool-call' && previous.type === block.type) {
+          // The next part of the same text or reasoning: it continues the segment's Markdown.
+          rec = { segment: previous, base: previous.text + SEPARATORS[block.type] };
+        } else {
+          if (previous) this.closeSegment(previous, previous.text);
+          const segment = this.draftSegment(block);
+          view.segments.push(segment);
+          view.el.append(segment.el);
+          rec = { segment, base: '' };
+        }
         view.blocks[index] = rec;
-        view.el.append(rec.el);
       }
+      const segment = rec.segment;
       if (block.type === 'tool-call') {
-        rec.card.argsPre.textContent = block.argumentsText;
-        if (block.complete && !rec.card.complete) {
-          rec.card.complete = true;
-          try { rec.card.argsPre.textContent = prettyJson(JSON.parse(block.argumentsText)); } catch { /* shown raw */ }
+        segment.card.argsPre.textContent = block.argumentsText;
+        if (block.complete && !segment.card.complete) {
+          segment.card.complete = true;
+          try {
+            segment.card.input = JSON.parse(block.argumentsText);
+            segment.card.argsPre.textContent = prettyJson(segment.card.input);
+          } catch { /* shown raw */ }
         }
       } else {
-        rec.md.update(block.text);
-        if (block.complete && !rec.done) {
-          rec.done = true;
-          rec.md.end(block.text);
-          rec.body.classList.remove('cursor');
-          if (rec.details) { rec.details.open = false; rec.summary.textContent = this.t('thoughts'); }
-        }
+        segment.text = rec.base + block.text;
+        segment.md.update(segment.text);
       }
     });
   }
 
-  draftBlock(block) {
+  draftSegment(block) {
     if (block.type === 'tool-call') {
       const card = this.toolCard(block.callId, block.name, false);
       card.argsDetails.open = true;
-      return { el: card.el, card };
+      return { type: block.type, el: card.el, card };
     }
     const body = h('div', { className: 'md cursor' });
     const md = new MarkdownView(body, (pre) => this.addCopyButton(pre));
     if (block.type === 'reasoning') {
       const summary = h('summary', {}, this.t('thinking'));
       const details = h('details', { className: 'reasoning', part: 'reasoning', open: true }, summary, body);
-      return { el: details, body, md, details, summary, done: false };
+      return { type: block.type, el: details, body, md, details, summary, text: '', done: false };
     }
     body.classList.add('bubble');
     body.setAttribute('part', 'bubble bubble-assistant');
-    return { el: body, body, md, done: false };
+    return { type: block.type, el: body, body, md, text: '', done: false };
+  }
+
+  /** A text or reasoning segment is complete: flush its parser, drop the cursor, fold the thoughts. */
+  closeSegment(segment, text) {
+    if (!segment.md || segment.done) return;
+    segment.done = true;
+    segment.md.end(text);
+    segment.body.classList.remove('cursor');
+    if (segment.details) { segment.details.open = false; segment.summary.textContent = this.t('thoughts'); }
   }
 
   /** The draft became this stable message: finish its views and keep its DOM. */
@@ -252,24 +394,29 @@ export class MessageLog {
     this.draft = null;
     view.el.classList.remove('draft');
     view.el.removeAttribute('aria-busy');
-    message.blocks.forEach((block, index) => {
-      const rec = view.blocks[index];
-      if (!rec) { view.el.append(this.assistantBlock(block, true)); return; }
-      if (block.type === 'tool-call' && rec.card) {
-        rec.card.complete = true;
-        rec.card.argsPre.textContent = prettyJson(block.input);
-        rec.card.argsDetails.open = false;
-      } else if (rec.md) {
-        rec.md.end(block.text ?? '');
-        rec.body.classList.remove('cursor');
-        if (rec.details) { rec.details.open = false; rec.summary.textContent = this.t('thoughts'); }
+    for (const group of groupsOf(message.blocks)) {
+      const segment = view.blocks[group.first]?.segment;
+      if (!segment) { view.el.append(this.assistantGroup(group)); continue; }
+      if (group.block.type === 'tool-call' && segment.card) {
+        segment.card.complete = true;
+        segment.card.argsPre.textContent = prettyJson(group.block.input);
+        segment.card.input = group.block.input;
+        segment.card.viewStale = true;
+        segment.card.argsDetails.open = false;
+      } else {
+        this.closeSegment(segment, group.text);
       }
-    });
+    }
+    view.el.append(this.answerActions(message));
     return view.el;
   }
 
   addCopyButton(pre) {
     const code = pre.querySelector('code');
+    // A fence with a language is highlighted once the highlighter chunk has loaded (on demand, the first time).
+    if (code?.dataset.lang) {
+      loadHighlighter().then((chunk) => { if (code.isConnected) chunk.highlight(code, code.dataset.lang); }, () => { /* stays plain */ });
+    }
     const button = h('button', { type: 'button', className: 'copy', part: 'copy-button' }, this.t('copy'));
     button.addEventListener('click', async () => {
       try {
@@ -293,13 +440,35 @@ const STATUS_KEYS = {
   error: 'toolStatusError', rejected: 'toolStatusRejected', 'not-run': 'toolStatusNotRun',
 };
 
-/** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `. */
+/** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `,
+ *  and calls the person rejected with one marked `[rejected] ` (both prefixes are reserved to it), so the status
+ *  reads the same from the live turn and from the stored conversation after a reload. */
 const NOT_RUN = '[not run] ';
+const REJECTED = '[rejected] ';
 
-function resultStatus(result, rejectedHere) {
+function resultStatus(result) {
   if (!result.isError) return 'done';
   if (result.content.startsWith(NOT_RUN)) return 'not-run';
-  return rejectedHere ? 'rejected' : 'error';
+  if (result.content.startsWith(REJECTED)) return 'rejected';
+  return 'error';
+}
+
+/** What joins the next block of a run of one kind: text continues mid-sentence, reasoning parts are paragraphs. */
+const SEPARATORS = { text: '', reasoning: '\n\n' };
+
+/**
+ * The blocks of an assistant message as rendered groups: each run of adjacent text blocks (or of reasoning
+ * blocks) is one group with the joined text; every other block is its own group. `first`: its first block index.
+ */
+export function groupsOf(blocks) {
+  const groups = [];
+  blocks.forEach((block, index) => {
+    const last = groups[groups.length - 1];
+    const joinable = block.type === 'text' || block.type === 'reasoning';
+    if (joinable && last && last.block.type === block.type) last.text += SEPARATORS[block.type] + block.text;
+    else groups.push({ block, first: index, text: joinable ? block.text : '' });
+  });
+  return groups;
 }
 
 function keyOf(message, index) {

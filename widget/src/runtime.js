@@ -22,3 +22,22 @@ export function loadRuntime() {
   }
   return loading;
 }
+
+/** @type {Promise<any> | null} */
+let highlighter = null;
+
+/**
+ * The syntax highlighter chunk (`highlight.js` built beside the widget), imported the first time a fenced code
+ * block with a language appears; never part of the first load. `__PB_HIGHLIGHT_PATH__` is set by
+ * widget/build.mjs (a literal `new URL('…', import.meta.url)`, which bundlers emit as an asset like the .wasm).
+ */
+export function loadHighlighter() {
+  if (!highlighter) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_HIGHLIGHT_URL ?? new URL(__PB_HIGHLIGHT_PATH__, import.meta.url);
+    highlighter = import(/* @vite-ignore */ String(url));
+    // A failed load may be retried by the next code block; the code stays readable as plain text meanwhile.
+    highlighter.catch(() => { highlighter = null; });
+  }
+  return highlighter;
+}

@@ -69,12 +69,21 @@ const en = {
   errorTitle: (code) => `Error ${code}`,
   limitExceeded: (limit) => `A limit of this turn was reached: ${limit}.`,
   timeout: 'The turn took too long and was stopped.',
-  relayUnavailable: 'The server could not be reached.',
+  relayUnavailable: 'The server could not be reached. Check the connection, then retry.',
+  signedOut: 'You are signed out. Sign in again, then retry.',
+  signingIn: 'Signing you in again…',
   spendingLimit: (seconds) => `You have reached your usage limit for now. You can try again ${
     !(seconds > 0) ? 'later' : seconds < 60 ? 'in a few seconds' : seconds < 3600 ? `in ${Math.ceil(seconds / 60)} min`
       : `in about ${Math.ceil(seconds / 3600)} h`}.`,
   conflict: 'This conversation was changed elsewhere (another tab?). Reload it to continue.',
   reload: 'Reload conversation',
+  copyAnswer: 'Copy answer',
+  goodAnswer: 'Good answer',
+  badAnswer: 'Bad answer',
+  regenerate: 'Regenerate answer',
+  editMessage: 'Edit message',
+  editing: 'Editing your last message. Sending replaces it and the answers after it.',
+  suggestions: 'Suggestions',
 };
 
 /** @type {Strings} */
@@ -142,12 +151,21 @@ const zh = {
   errorTitle: (code) => `错误 ${code}`,
   limitExceeded: (limit) => `本轮已达到限额：${limit}。`,
   timeout: '本轮耗时过长，已停止。',
-  relayUnavailable: '无法连接服务器。',
+  relayUnavailable: '无法连接服务器。请检查网络后重试。',
+  signedOut: '你已退出登录。请重新登录后重试。',
+  signingIn: '正在重新登录…',
   spendingLimit: (seconds) => `你已暂时达到使用上限。${
     !(seconds > 0) ? '请稍后' : seconds < 60 ? '请几秒后' : seconds < 3600 ? `请 ${Math.ceil(seconds / 60)} 分钟后`
       : `请约 ${Math.ceil(seconds / 3600)} 小时后`}再试。`,
   conflict: '此对话已在别处被修改（另一个标签页？）。请重新加载后继续。',
   reload: '重新加载对话',
+  copyAnswer: '复制回答',
+  goodAnswer: '好的回答',
+  badAnswer: '不好的回答',
+  regenerate: '重新生成回答',
+  editMessage: '编辑消息',
+  editing: '正在编辑你的上一条消息。发送后将替换它及其后的回答。',
+  suggestions: '建议',
 };
 
 export const TABLES = { en, zh };

@@ -22,6 +22,10 @@ export const CSS = /* css */ `
   --pb-font: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Microsoft YaHei", sans-serif;
   --pb-font-mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
   --pb-user-bubble: color-mix(in srgb, var(--pb-primary) 12%, var(--pb-bg));
+  --pb-code-keyword: #7c3aed;
+  --pb-code-string: #047857;
+  --pb-code-number: #b45309;
+  --pb-code-name: #1d4ed8;
   display: flex;
   flex-direction: column;
   box-sizing: border-box;
@@ -52,6 +56,10 @@ export const CSS = /* css */ `
   --pb-warn: #fcd34d;
   --pb-warn-soft: #33270f;
   --pb-ok: #6ee7b7;
+  --pb-code-keyword: #c4b5fd;
+  --pb-code-string: #6ee7b7;
+  --pb-code-number: #fcd34d;
+  --pb-code-name: #93c5fd;
   color-scheme: dark;
 }
 :host([theme="inherit"]) {
@@ -96,7 +104,9 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
   flex: none; margin: 0; padding: 8px 14px; font-size: 0.9em;
   background: var(--pb-warn-soft); color: var(--pb-warn); border-bottom: 1px solid var(--pb-border);
 }
-.scroller { flex: 1; min-height: 0; overflow-y: auto; overscroll-behavior: contain; scroll-behavior: smooth; }
+/* The conversation takes what is left (down to nothing on a tiny host); the dock below keeps the input on screen at
+   any host size and lets a tall confirmation card scroll inside it, whatever min-height the page gives the host. */
+.scroller { flex: 1 1 0; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
 .log { display: flex; flex-direction: column; gap: var(--pb-gap); padding: 14px; max-width: 900px; margin: 0 auto; }
 .empty { color: var(--pb-text-muted); text-align: center; margin: 20% 0 0; }
 .msg { display: flex; flex-direction: column; gap: 8px; min-width: 0; max-width: 100%; }
@@ -116,7 +126,14 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .md code { font-family: var(--pb-font-mono); font-size: 0.9em; background: var(--pb-surface); padding: 0.1em 0.35em; border-radius: 5px; }
 .md pre { position: relative; background: var(--pb-surface); border: 1px solid var(--pb-border); border-radius: 8px; padding: 10px 12px; overflow-x: auto; max-width: 100%; }
 .md pre code { background: none; padding: 0; white-space: pre; display: block; }
-.md pre .copy { position: absolute; top: 4px; right: 4px; min-height: 32px; min-width: 44px; font-size: 0.8em; padding: 0 8px; opacity: 0.85; }
+.md pre .copy { position: absolute; top: 4px; right: 4px; min-height: 44px; min-width: 44px; font-size: 0.8em; padding: 0 8px; opacity: 0.85; }
+/* Highlighted code (the on-demand highlighter's token classes). */
+.md code .tok-kwd, .md code .tok-section { color: var(--pb-code-keyword); }
+.md code .tok-str, .md code .tok-insert { color: var(--pb-code-string); }
+.md code .tok-num, .md code .tok-bool, .md code .tok-esc { color: var(--pb-code-number); }
+.md code .tok-func, .md code .tok-class, .md code .tok-type { color: var(--pb-code-name); }
+.md code .tok-cmnt { color: var(--pb-text-muted); font-style: italic; }
+.md code .tok-err, .md code .tok-deleted, .md code .tok-var { color: var(--pb-danger); }
 .md table { border-collapse: collapse; display: block; overflow-x: auto; max-width: 100%; }
 .md th, .md td { border: 1px solid var(--pb-border); padding: 4px 8px; text-align: left; }
 .md img { max-width: 100%; height: auto; border-radius: 6px; }
@@ -124,8 +141,21 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--pb-text-muted); }
 @keyframes blink { 50% { opacity: 0; } }
 
+.suggestions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: center; }
+.suggestions button { border-radius: 999px; max-width: 100%; white-space: normal; text-align: center; line-height: 1.3; padding: 6px 14px; }
+.msg-actions { display: flex; gap: 2px; margin-top: 2px; color: var(--pb-text-muted); }
+.msg.user .msg-actions { justify-content: flex-end; }
+.msg-actions button { border: none; background: transparent; color: inherit; }
+.msg-actions button[aria-pressed="true"] { color: var(--pb-primary); background: var(--pb-surface); }
+.msg-actions:not(:has(button:not([hidden]))) { display: none; }
+.editing { display: flex; align-items: center; gap: 8px; font-size: 0.88em; color: var(--pb-text-muted); }
+.editing span { flex: 1; min-width: 0; }
 details.reasoning { border-left: 3px solid var(--pb-border); padding: 2px 0 2px 10px; color: var(--pb-text-muted); font-size: 0.93em; }
-details.reasoning summary { cursor: pointer; min-height: 32px; display: flex; align-items: center; }
+/* Expanders: 44 px tall, with a visible disclosure marker (a flex summary loses the native one). */
+summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; gap: 6px; list-style: none; }
+summary::-webkit-details-marker { display: none; }
+summary::before { content: "▸"; display: inline-block; width: 1em; text-align: center; transition: transform 120ms ease; }
+details[open] > summary::before { transform: rotate(90deg); }
 details.reasoning .md { margin-top: 4px; }
 
 .tool { border: 1px solid var(--pb-border); border-radius: 10px; background: var(--pb-bg); overflow: hidden; min-width: 0; }
@@ -135,23 +165,34 @@ details.reasoning .md { margin-top: 4px; }
 .status[data-status="done"] { color: var(--pb-ok); border-color: currentColor; }
 .status[data-status="error"], .status[data-status="rejected"] { color: var(--pb-danger); border-color: currentColor; }
 .status[data-status="waiting"] { color: var(--pb-warn); border-color: currentColor; }
+/* A page's own view of the call (slotted from the light DOM) replaces the generic card. */
+.tool.custom { border: none; background: none; border-radius: 0; overflow: visible; }
+.tool.custom > :not(slot) { display: none; }
 .tool details { padding: 0 12px; }
-.tool details summary { cursor: pointer; min-height: 36px; display: flex; align-items: center; font-size: 0.88em; color: var(--pb-text-muted); }
+.tool details summary { font-size: 0.88em; color: var(--pb-text-muted); }
 .tool pre { margin: 0 0 10px; font-family: var(--pb-font-mono); font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px; overflow: auto; background: var(--pb-surface); padding: 8px; border-radius: 6px; }
 
-.dock { flex: none; display: flex; flex-direction: column; gap: 8px; padding: 8px 12px calc(10px + env(safe-area-inset-bottom, 0px)); border-top: 1px solid var(--pb-border); background: var(--pb-bg); }
-.confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); max-height: 45vh; overflow: auto; }
+.dock { flex: 0 1 auto; min-height: 0; container-type: inline-size; display: flex; flex-direction: column; gap: 8px; padding: 8px 12px calc(10px + env(safe-area-inset-bottom, 0px)); border-top: 1px solid var(--pb-border); background: var(--pb-bg); }
+.confirm-slot { flex: 0 1 auto; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
+.confirm-slot:empty { display: none; }
+.dock > .notice, .dock > .composer-wrap { flex: none; }
+.confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); }
 .confirm:focus { outline: none; box-shadow: 0 0 0 3px color-mix(in srgb, var(--pb-primary) 35%, transparent); }
 .confirm h3 { margin: 0 0 4px; font-size: 1em; overflow-wrap: anywhere; }
 .confirm p { margin: 0 0 8px; color: var(--pb-text-muted); font-size: 0.92em; }
 .confirm dl { display: grid; grid-template-columns: minmax(5em, max-content) 1fr; gap: 4px 12px; margin: 0 0 8px; font-size: 0.92em; }
 .confirm dt { color: var(--pb-text-muted); overflow-wrap: anywhere; }
 .confirm dd { margin: 0; overflow-wrap: anywhere; white-space: pre-wrap; font-family: var(--pb-font-mono); }
-.confirm details summary { cursor: pointer; font-size: 0.85em; color: var(--pb-text-muted); min-height: 32px; display: flex; align-items: center; }
+.confirm details summary { font-size: 0.85em; color: var(--pb-text-muted); }
 .confirm pre { font-family: var(--pb-font-mono); font-size: 0.82em; white-space: pre-wrap; overflow-wrap: anywhere; background: var(--pb-surface); padding: 8px; border-radius: 6px; margin: 0 0 8px; }
 .actions { display: flex; gap: 8px; flex-wrap: wrap; justify-content: flex-end; }
-.notice { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; padding: 8px 12px; border-radius: 10px; font-size: 0.92em; background: var(--pb-surface); color: var(--pb-text); }
-.notice .text { flex: 1; min-width: 12em; overflow-wrap: anywhere; }
+/* The notice: plain words and a close button on the first row, the ways forward in one row below. */
+.notice { display: grid; grid-template-columns: minmax(0, 1fr) auto; align-items: center; gap: 4px 8px; padding: 4px 4px 4px 12px; border-radius: 10px; font-size: 0.92em; background: var(--pb-surface); color: var(--pb-text); }
+.notice .text { overflow-wrap: anywhere; }
+.notice .code { display: block; font-size: 0.85em; opacity: 0.8; }
+.notice .close { border: none; background: transparent; align-self: start; }
+.notice .ways { grid-column: 1 / -1; display: flex; gap: 8px; justify-content: flex-end; padding: 0 4px 4px 0; }
+.notice .ways button { flex: 0 1 auto; min-width: 0; white-space: normal; line-height: 1.2; padding: 4px 12px; }
 .notice.error { background: var(--pb-danger-soft); color: var(--pb-danger); }
 .notice.info { background: var(--pb-warn-soft); color: var(--pb-warn); }
 .notice code { font-family: var(--pb-font-mono); font-size: 0.9em; }
@@ -163,7 +204,10 @@ details.reasoning .md { margin-top: 4px; }
 .attachments { display: flex; gap: 8px; flex-wrap: wrap; }
 .attachments .thumb { position: relative; }
 .attachments img { width: 56px; height: 56px; object-fit: cover; border-radius: 8px; border: 1px solid var(--pb-border); display: block; }
-.attachments button { position: absolute; top: -8px; right: -8px; min-height: 28px; min-width: 28px; width: 28px; height: 28px; padding: 0; border-radius: 50%; }
+/* Remove image: a 44 px target around a 28 px round mark. */
+.attachments button { position: absolute; top: -14px; right: -14px; width: 44px; height: 44px; padding: 0; border: none; background: transparent; }
+.attachments button:hover:not(:disabled) { background: transparent; }
+.attachments button svg { width: 28px; height: 28px; padding: 5px; border-radius: 50%; background: var(--pb-surface-strong); border: 1px solid var(--pb-border); }
 .drop-target { outline: 3px dashed var(--pb-primary); outline-offset: -6px; }
 
 .panel {
@@ -181,9 +225,16 @@ details.reasoning .md { margin-top: 4px; }
 .panel .confirm-delete, .panel .rename { padding: 8px 10px; border: 1px solid var(--pb-border); border-radius: 8px; margin: 4px 0; display: flex; flex-direction: column; gap: 8px; width: 100%; }
 .panel .rename input { min-height: 44px; padding: 0 10px; border: 1px solid var(--pb-border); border-radius: 8px; background: var(--pb-bg); }
 .panel .foot { padding: 8px; display: flex; flex-direction: column; gap: 6px; }
-.panel .status-line { font-size: 0.9em; color: var(--pb-text-muted); padding: 0 8px; }
+.panel .status-line { font-size: 0.9em; color: var(--pb-text-muted); padding: 0 8px; margin: 0; }
+.panel .status-line:empty { display: none; }
 .panel .status-line.error { color: var(--pb-danger); }
 
+/* A narrow element: Stop shows its icon only (its label stays for assistive technology), so the input keeps
+   room for its placeholder on one line. */
+@container (max-width: 420px) {
+  .composer .label { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  .composer button[part~=stop-button] { padding: 0; width: 44px; }
+}
 @media (max-width: 480px) {
   :host { font-size: 16px; }
   .log { padding: 10px; }

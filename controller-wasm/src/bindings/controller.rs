@@ -438,6 +438,24 @@ impl JsController {
         turn_promise(self.shared.core.retry())
     }
 
+    /// Answers the last user message again: the messages after it are dropped and the turn runs; the rewritten
+    /// conversation is saved whole as the next revision. Rejects with `AGENT_BUSY` while a turn runs and with
+    /// `AGENT_INVALID_INPUT` when there is no user message. Resolves and rejects like `send`.
+    pub fn regenerate(&self) -> Promise {
+        turn_promise(self.shared.core.regenerate())
+    }
+
+    /// Replaces the last user message and everything after it with a new user message (`send`'s input shapes)
+    /// and runs the turn; saved and refused like `regenerate`.
+    #[wasm_bindgen(js_name = editLastMessage)]
+    pub fn edit_last_message(&self, input: JsValue) -> Promise {
+        let blocks = match user_blocks(&input) {
+            Ok(blocks) => blocks,
+            Err(e) => return rejected(&e),
+        };
+        turn_promise(self.shared.core.edit_last_message(blocks))
+    }
+
     /// `setRuntimeOptions({ limits?, hooks?, onHookError?, modelInterceptors?, toolInterceptors? })`: the same
     /// shape as `createAgentController`'s `runtime` (limits a partial override of the defaults). Applies from the
     /// next turn; a running turn keeps its options. Throws `AgentError` on invalid options (nothing changes).

@@ -23,7 +23,7 @@ use super::outcome::Outcome;
 use super::precheck::{precheck, Budget, CheckedCall};
 use super::request::CallRequest;
 use super::state::{gate_closed, ExecShared};
-use super::tool_result::{validate_tool_result, ToolCallResult};
+use super::tool_result::{validate_tool_result, ToolCallResult, REJECTED_PREFIX};
 
 /// Runs the loop to its natural end (`Ok`) or a failure (`Err`). When the gate closes first, whatever this
 /// returns is ignored.
@@ -293,13 +293,14 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
 
 /// The error result the model sees when the user rejects a call, cut to `max` characters: a person can always
 /// reject, whatever `maxToolResultCharacters` is (the reason is what gets cut; a limit below the fixed text cuts
-/// that too).
+/// that too). It starts with [`REJECTED_PREFIX`], which tools may not use, so a reader of the stored conversation
+/// can tell a rejection from a failure.
 pub(crate) fn rejection_text(tool: &str, reason: Option<&str>, max: u64) -> String {
     let text = match reason {
         Some(reason) if !reason.is_empty() => {
-            format!("The user rejected the call to {tool}. Reason: {reason}")
+            format!("{REJECTED_PREFIX}The user rejected the call to {tool}. Reason: {reason}")
         }
-        _ => format!("The user rejected the call to {tool}."),
+        _ => format!("{REJECTED_PREFIX}The user rejected the call to {tool}."),
     };
     match text
         .char_indices()

@@ -176,7 +176,27 @@ impl Controller {
     /// `running` happen synchronously; the returned future drives the turn (and the save) to its end and
     /// resolves with the outcome, or the error that failed the turn or its save.
     pub fn send(&self, blocks: Vec<Block>) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
-        match self.begin_turn(Some(blocks)) {
+        self.run(TurnStart::Send(blocks))
+    }
+
+    /// Answers the last user message again: every message after it is dropped and the turn runs from there. The
+    /// rewritten conversation is saved whole as the next revision (stored revisions are never edited in place).
+    /// Refused while a turn runs (`AGENT_BUSY`) and when there is no user message (`AGENT_INVALID_INPUT`).
+    pub fn regenerate(&self) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
+        self.run(TurnStart::Regenerate)
+    }
+
+    /// Replaces the last user message (and everything after it) with a new user message of `blocks` (a new id)
+    /// and runs the turn; saved like [`Controller::regenerate`], with the same refusals.
+    pub fn edit_last_message(
+        &self,
+        blocks: Vec<Block>,
+    ) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
+        self.run(TurnStart::EditLast(blocks))
+    }
+
+    fn run(&self, start: TurnStart) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
+        match self.begin_turn(start) {
             Ok(execution) => {
                 let controller = self.clone();
                 async move { controller.finish_turn(execution).await }.boxed_local()
@@ -190,13 +210,7 @@ impl Controller {
     /// repeat it. Only possible when the model is the one to speak next (the last message is a user or tool
     /// message); otherwise `AGENT_INVALID_INPUT`.
     pub fn retry(&self) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
-        match self.begin_turn(None) {
-            Ok(execution) => {
-                let controller = self.clone();
-                async move { controller.finish_turn(execution).await }.boxed_local()
-            }
-            Err(error) => ready(Err(error)),
-        }
+        self.run(TurnStart::Retry)
     }
 
     /// Replaces the runtime options (limits already merged with the defaults, hooks, interceptors). A running
@@ -240,7 +254,7 @@ impl Controller {
         })
     }
 
-    fn begin_turn(&self, blocks: Option<Vec<Block>>) -> Result<AgentExecution, AgentError> {
+    fn begin_turn(&self, start: TurnStart) -> Result<AgentExecution, AgentError> {
         let status = self.inner.state.borrow().status;
         match status {
             Status::Destroyed => return Err(destroyed()),
@@ -253,9 +267,9 @@ impl Controller {
             }
         }
         let mut messages: Vec<Message> = (*self.inner.state.borrow().messages).clone();
-        match blocks {
-            Some(blocks) => messages.push(self.user_message(blocks)?),
-            None => {
+        match start {
+            TurnStart::Send(blocks) => messages.push(self.user_message(blocks)?),
+            TurnStart::Retry => {
                 if !matches!(messages.last(), Some(m) if m.role == Role::User || m.role == Role::Tool)
                 {
                     return Err(AgentError::new(
@@ -263,6 +277,16 @@ impl Controller {
                         "nothing to retry: the last message is not a user or tool message",
                     ));
                 }
+            }
+            TurnStart::Regenerate => {
+                let last_user = last_user_index(&messages, "regenerate")?;
+                messages.truncate(last_user + 1);
+            }
+            TurnStart::EditLast(blocks) => {
+                let message = self.user_message(blocks)?;
+                let last_user = last_user_index(&messages, "editLastMessage")?;
+                messages.truncate(last_user);
+                messages.push(message);
             }
         }
 
@@ -728,4 +752,25 @@ fn title_of(messages: &[Message]) -> String {
         Some(text) => text.chars().take(80).collect(),
         None => "New conversation".to_string(),
     }
+}
+
+/// How a turn starts: a new user message, the same messages again, or a rewritten tail.
+enum TurnStart {
+    Send(Vec<Block>),
+    Retry,
+    Regenerate,
+    EditLast(Vec<Block>),
+}
+
+/// The index of the last user message, or `AGENT_INVALID_INPUT` naming `what` when there is none.
+fn last_user_index(messages: &[Message], what: &str) -> Result<usize, AgentError> {
+    messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .ok_or_else(|| {
+            AgentError::new(
+                ErrorCode::InvalidInput,
+                format!("nothing to {what}: the conversation has no user message"),
+            )
+        })
 }

@@ -11,6 +11,15 @@ use super::error::{AgentError, ErrorCode, LimitName};
 /// with it is refused, so a reader can always tell the runtime's not-run results from a tool's own).
 pub const NOT_RUN_PREFIX: &str = "[not run] ";
 
+/// The start of every result the runtime writes for a call the person rejected (reserved like
+/// [`NOT_RUN_PREFIX`]), so the decision stays readable from the stored conversation after a reload.
+pub const REJECTED_PREFIX: &str = "[rejected] ";
+
+/// Whether `content` starts with one of the prefixes only the runtime may write.
+pub fn has_reserved_prefix(content: &str) -> bool {
+    content.starts_with(NOT_RUN_PREFIX) || content.starts_with(REJECTED_PREFIX)
+}
+
 /// A validated tool result (what the model will see).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,10 +79,10 @@ pub fn validate_tool_result(
         Some(_) => return Err(invalid(call_id, "isError must be a boolean")),
         None => return Err(invalid(call_id, "isError is missing")),
     };
-    if content.starts_with(NOT_RUN_PREFIX) {
+    if has_reserved_prefix(&content) {
         return Err(invalid(
             call_id,
-            "content must not start with \"[not run] \" (reserved for results the runtime writes for calls that never ran)",
+            "content must not start with \"[not run] \" or \"[rejected] \" (reserved for results the runtime writes for calls that never ran or that the person rejected)",
         ));
     }
     let characters = content.chars().count() as u64;

@@ -1,6 +1,7 @@
 //! The deterministic scripted demo model: what the relay serves when it runs as a demo with no provider
-//! configured (a relay feature, not a provider translation). It is a pure function of the request (no randomness, no clock), says in every answer that it
-//! is a scripted demo and not AI, and shows the agent loop working end to end: it greets, echoes, and when the
+//! configured (a relay feature, not a provider translation). It is a pure function of the request (no randomness, no clock), says in its first answer of
+//! every conversation that it is a scripted demo and not AI (once: a page shows the relay's `previewOnly` as a
+//! banner, and the same words under every reply only bury the answer), and shows the agent loop working end to end: it greets, echoes, and when the
 //! user obviously asks for something one of the page's tools does ("add todo buy milk", "list todos", "what
 //! time is it", or naming a tool), it calls that tool with valid JSON input, then summarises the tool's result.
 //!
@@ -14,7 +15,7 @@ use serde_json::{Map, Value};
 
 use patchbridge_providers::unique_message_id;
 
-/// Every answer starts with this, so nobody mistakes the demo for a model.
+/// The first answer of every conversation starts with this, so nobody mistakes the demo for a model.
 pub const DISCLAIMER: &str = "[Scripted demo, not AI]";
 
 /// Answers `request` with a complete, well-formed neutral event stream.
@@ -25,7 +26,13 @@ pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
         id: Some(id.clone()),
     }];
     let (text, call) = decide(request);
-    push_text(&mut out, 0, &format!("{DISCLAIMER} {text}"));
+    let first = !request.messages.iter().any(|m| m.role == Role::Assistant);
+    let text = if first {
+        format!("{DISCLAIMER} {text}")
+    } else {
+        text
+    };
+    push_text(&mut out, 0, &text);
     let stop_reason = match call {
         Some((name, input)) => {
             out.push(StreamEvent::BlockStart {

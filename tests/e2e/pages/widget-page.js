@@ -3,6 +3,8 @@
 //   limits=<json>       runtimeOptions.limits
 //   options=before-load (default) | before-connect | after-ready   when runtimeOptions is set
 //   delayWasm=1         the test delays the .wasm response itself (page.route); nothing to do here
+//   model=<id>          a relay model id (e.g. anthropic-e2e, responses-e2e) instead of the relay's default
+//   host=squeezed       the host page sizes the element to the window and overrides its minimum height
 // `window.calls` records page-tool runs; `window.hookEvents` records hook event types.
 const params = new URLSearchParams(location.search);
 const when = params.get('options') ?? 'before-load';
@@ -27,6 +29,8 @@ const runtimeOptions = {
 
 function configure(el) {
   el.setAttribute('endpoint', '/api');
+  if (params.get('model')) el.model = params.get('model');
+  if (params.get('host')) el.classList.add(params.get('host'));
   el.setAttribute('storage-key', 'test');
   el.headers = () => ({ 'x-patchbridge-user': params.get('user') ?? 'tester' });
   el.tools = tools;

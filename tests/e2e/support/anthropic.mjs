@@ -13,7 +13,7 @@ const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ..
  * One assistant message. `blocks` in order:
  *   { type: 'thinking', thinking, signature }   — extended thinking (shown reasoning + a signature that must be
  *                                                 sent back verbatim: it lives in the ModelState)
- *   { type: 'text', text }
+ *   { type: 'text', text, citations? }          — `citations`: web-search citation objects (citations_delta)
  *   { type: 'tool_use', id, name, input }        — `name` is the (sanitised) upstream tool name
  * `stopReason`: end_turn, tool_use, max_tokens, …
  */
@@ -39,7 +39,11 @@ export function messageTurn(blocks, { stopReason, id, usage = { input: 50, outpu
         frames.push(frame('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } }));
         break;
       case 'text':
-        frames.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+        // A text block that cites (web search) starts with `citations: []` and gets one citations_delta per source.
+        frames.push(frame('content_block_start', { index, content_block: { type: 'text', text: '', ...(block.citations ? { citations: [] } : {}) } }));
+        for (const citation of block.citations ?? []) {
+          frames.push(frame('content_block_delta', { index, delta: { type: 'citations_delta', citation } }));
+        }
         for (const part of split(block.text, block.pieces ?? 3)) {
           frames.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: part } }));
         }

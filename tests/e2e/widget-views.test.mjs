@@ -1,0 +1,108 @@
+// Custom tool views (generative UI) of <patchbridge-agent>, in headless Chromium against the real relay and a fake
+// OpenAI upstream: a page renderer per tool name replaces the generic card and the confirmation card's argument
+// list; its DOM lives in the page's light DOM (slotted), so the page's stylesheet styles it; it is called again
+// with the live status and the result; a renderer that throws falls back to the generic card, is reported
+// (`patchbridge-view-error`) and never breaks the turn.
+
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+
+import { newPage, waitInPage } from './support/browser.mjs';
+import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
+import { ROOT } from './support/relay.mjs';
+import { artifact, sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
+
+const env = widgetEnvironment();
+
+async function openPage() {
+  const page = await newPage(env.browser);
+  await page.setViewportSize({ width: 480, height: 760 });
+  await page.goto(`${env.relay.url}/examples/widget.html?user=views-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`);
+  await waitReady(page);
+  return page;
+}
+
+describe('<patchbridge-agent> custom tool views', () => {
+  test('a page view replaces the card and the confirmation body, styled by the page, and follows status and result', async () => {
+    const page = await openPage();
+    await page.evaluate(() => {
+      window.viewCalls = [];
+      document.querySelector('patchbridge-agent').toolViews = {
+        'todos.add': {
+          card: ({ name, arguments: args, status, result }) => {
+            window.viewCalls.push({ name, status, result: result?.content ?? null });
+            const p = document.createElement('p');
+            p.className = 'todo-view';
+            p.textContent = `${status === 'done' ? 'Added' : 'Adding'} “${args.text}” to your list`;
+            return p;
+          },
+          confirmation: ({ arguments: args }) => {
+            const p = document.createElement('p');
+            p.className = 'todo-view';
+            p.textContent = `Add “${args.text}” to your list?`;
+            return p;
+          },
+        },
+      };
+    });
+    env.upstream.script(toolCallTurn([{ id: 'call_v1', name: 'todos_add', arguments: { text: 'oat milk' } }]), textTurn('Added it.'));
+    await sendInWidget(page, 'add oat milk');
+    await page.waitForSelector(sel.confirmation);
+    const confirmation = await page.evaluate(() => {
+      const el = document.querySelector('patchbridge-agent');
+      const slot = el.shadowRoot.querySelector('[part~=confirmation] slot');
+      const [node] = slot.assignedElements();
+      return { text: node?.textContent, color: node && getComputedStyle(node.firstChild).color, facts: el.shadowRoot.querySelectorAll('[part~=confirmation] dl').length };
+    });
+    assert.deepEqual(confirmation, { text: 'Add “oat milk” to your list?', color: 'rgb(10, 120, 30)', facts: 0 });
+    if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: path.join(ROOT, 'docs', 'widget-tool-view.png') });
+    await artifact(page, 'views-confirmation');
+    await page.click(sel.approve);
+    await waitIdle(page);
+    const card = await page.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const tool = root.querySelector('[part~=tool-card]');
+      const [node] = tool.querySelector('slot').assignedElements();
+      return {
+        text: node.textContent,
+        color: getComputedStyle(node.firstChild).color,
+        generic: [...tool.children].filter((c) => c.tagName !== 'SLOT' && c.getClientRects().length).length,
+      };
+    });
+    assert.deepEqual(card, { text: 'Added “oat milk” to your list', color: 'rgb(10, 120, 30)', generic: 0 });
+    const calls = await page.evaluate(() => window.viewCalls);
+    assert.deepEqual(calls.at(-1), { name: 'todos.add', status: 'done', result: 'added oat milk' });
+    assert.ok(calls.some((c) => c.status === 'waiting'), `called with the live status (${calls.map((c) => c.status)})`);
+    assert.deepEqual(await page.evaluate(() => window.calls), ['oat milk']);
+    // After the card's conversation is replaced, its view leaves the page's DOM too.
+    await page.click(sel.newChat);
+    await waitInPage(page, () => !document.querySelector('patchbridge-agent > [slot]'));
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test('a renderer that throws falls back to the generic card and confirmation, is reported, and the turn completes', async () => {
+    const page = await openPage();
+    await page.evaluate(() => {
+      window.viewErrors = [];
+      const el = document.querySelector('patchbridge-agent');
+      el.addEventListener('patchbridge-view-error', (e) => window.viewErrors.push({ tool: e.detail.tool, view: e.detail.view, message: e.detail.error.message }));
+      el.toolViews = { '*': { card: () => { throw new Error('card broke'); }, confirmation: () => { throw new Error('confirmation broke'); } } };
+    });
+    env.upstream.script(toolCallTurn([{ id: 'call_v2', name: 'todos_add', arguments: { text: 'bread' } }]), textTurn('Done.'));
+    await sendInWidget(page, 'add bread');
+    await page.waitForSelector(sel.confirmation);
+    assert.deepEqual(await page.$$eval(`${sel.confirmation} dl > *`, (l) => l.map((e) => e.textContent)), ['text', 'bread'], 'the generic facts');
+    await page.click(sel.approve);
+    await waitIdle(page);
+    assert.equal(await page.textContent('patchbridge-agent [part~=tool-card] .status'), 'Done', 'the generic card, with its status');
+    assert.match(await page.textContent('patchbridge-agent .log'), /Done\./);
+    const errors = await page.evaluate(() => window.viewErrors);
+    assert.deepEqual(errors.map((e) => `${e.tool}/${e.view}/${e.message}`).sort(), ['todos.add/card/card broke', 'todos.add/confirmation/confirmation broke']);
+    assert.deepEqual(await page.evaluate(() => window.calls), ['bread']);
+    page.problems = page.problems.filter((p) => !/view of "todos\.add" failed/.test(p)); // reported on the console by design
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+});
