@@ -2,7 +2,11 @@
 //! `{"path":"a","path":"b"}` means whatever the last reader decides; where the contract asks for one complete
 //! JSON object (tool-call arguments) a duplicate key is refused instead. Key order and number text are kept
 //! (serde_json's `preserve_order` and `arbitrary_precision`, enabled by this crate).
+//!
+//! The relay's configuration reader uses the same check through [`from_deserializer`], which reports a repeated
+//! key as a [`ReadError::DuplicateKey`] holding the key, so that it can name the key in its own message and path.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -20,6 +24,31 @@ pub fn from_str(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// Why [`from_deserializer`] read no value.
+#[derive(Debug)]
+pub enum ReadError<E> {
+    /// An object repeats `key` (at any depth); `error` is the deserializer's report of it (with its position).
+    DuplicateKey { key: String, error: E },
+    /// Anything else the deserializer refused (malformed JSON, a number that is not finite).
+    Other(E),
+}
+
+/// Reads one value from `deserializer` as [`UniqueKeys`] does, telling a repeated key from every other failure
+/// by type. Trailing input is the caller's to check (`serde_json::Deserializer::end`).
+pub fn from_deserializer<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Value, ReadError<D::Error>> {
+    let repeated = RefCell::new(None);
+    Reader {
+        repeated: Some(&repeated),
+    }
+    .deserialize(deserializer)
+    .map_err(|error| match repeated.into_inner() {
+        Some(key) => ReadError::DuplicateKey { key, error },
+        None => ReadError::Other(error),
+    })
+}
+
 /// A [`DeserializeSeed`] for a `Value` whose objects have unique keys (any depth).
 #[derive(Clone, Copy)]
 pub struct UniqueKeys;
@@ -27,11 +56,25 @@ pub struct UniqueKeys;
 impl<'de> DeserializeSeed<'de> for UniqueKeys {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        Reader { repeated: None }.deserialize(deserializer)
+    }
+}
+
+/// The reader behind [`UniqueKeys`] and [`from_deserializer`]: `repeated`, when given, receives the first
+/// repeated key (the read stops there, so it is the one the error reports).
+#[derive(Clone, Copy)]
+struct Reader<'r> {
+    repeated: Option<&'r RefCell<Option<String>>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Reader<'_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for UniqueKeys {
+impl<'de> Visitor<'de> for Reader<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -68,7 +111,7 @@ impl<'de> Visitor<'de> for UniqueKeys {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(UniqueKeys)? {
+        while let Some(item) = seq.next_element_seed(self)? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -84,9 +127,13 @@ impl<'de> Visitor<'de> for UniqueKeys {
                     .map_err(de::Error::custom);
             }
             if object.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate key {key:?}")));
+                let error = de::Error::custom(format_args!("duplicate key {key:?}"));
+                if let Some(repeated) = self.repeated {
+                    *repeated.borrow_mut() = Some(key);
+                }
+                return Err(error);
             }
-            let value = map.next_value_seed(UniqueKeys)?;
+            let value = map.next_value_seed(self)?;
             object.insert(key, value);
         }
         Ok(Value::Object(object))

@@ -77,6 +77,29 @@ fn tool_call_arguments_with_a_repeated_key_are_refused_at_any_depth() {
 }
 
 #[test]
+fn a_repeated_key_is_reported_by_type_with_the_key_and_other_failures_are_not() {
+    let read =
+        |text: &str| unique::from_deserializer(&mut serde_json::Deserializer::from_str(text));
+    match read(r#"{"outer":[{"k":1,"k\u0021":2,"k!":3}]}"#) {
+        Err(unique::ReadError::DuplicateKey { key, error }) => {
+            assert_eq!(key, "k!");
+            assert_eq!((error.line(), error.column()), (1, 33), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    for text in [r#"{"a":1,}"#, r#"{"a":"\ud800"}"#, "[1"] {
+        assert!(
+            matches!(read(text), Err(unique::ReadError::Other(_))),
+            "{text}"
+        );
+    }
+    // The same value as `from_str`, numbers with their text.
+    let fine = r#"{"a":{"k":1},"b":[1e+5,2.50,{"k":-0}]}"#;
+    assert_eq!(read(fine).unwrap(), unique::from_str(fine).unwrap());
+    assert_eq!(read(fine).unwrap().to_string(), fine);
+}
+
+#[test]
 fn events_and_usage_ignore_unknown_keys_but_requests_and_messages_stay_strict() {
     let events = [
         r#"{"type":"message-start","id":"m1","createdAt":"2030-01-01"}"#,

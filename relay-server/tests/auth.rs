@@ -3,11 +3,11 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use common::identity::*;
 use common::*;
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use patchbridge_relay::{IdentityResolver, ResolveFuture, UserId};
@@ -17,32 +17,6 @@ fn fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/jwt")
         .join(name)
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-async fn status_of(r: &Relay, request: Request<Body>) -> (StatusCode, Value) {
-    let response = r.send(request).await;
-    let status = response.status();
-    let text = body_text(response).await;
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-/// A GET as a browser on the relay's host sends it, with `headers` added.
-fn get_as(path: &str, headers: &[(&str, &str)]) -> Request<Body> {
-    let mut builder = Request::builder()
-        .method("GET")
-        .uri(path)
-        .header("host", HOST);
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    builder.body(Body::empty()).unwrap()
 }
 
 fn post(path: &str, body: Value) -> Request<Body> {
@@ -71,13 +45,13 @@ async fn without_identity_every_api_answers_401() {
     ];
     for request in requests {
         let path = request.uri().to_string();
-        let (status, body) = status_of(&r, request).await;
+        let (status, body) = status_and_json(&r, request).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
         assert_eq!(body["error"]["code"], "UNAUTHENTICATED", "{path}");
     }
-    let (status, _) = status_of(&r, get_as("/healthz", &[])).await;
+    let (status, _) = status_and_json(&r, get_as("/healthz", &[])).await;
     assert_eq!(status, StatusCode::OK, "health needs no identity");
-    let (status, _) = status_of(&r, get_as("/readyz", &[])).await;
+    let (status, _) = status_and_json(&r, get_as("/readyz", &[])).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -85,13 +59,15 @@ async fn without_identity_every_api_answers_401() {
 async fn development_identity_reads_header_or_query() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(base_config(&db, json!({}))).await;
-    let (status, _) = status_of(&r, get_as("/api/models?user=alice", &[])).await;
+    let (status, _) = status_and_json(&r, get_as("/api/models?user=alice", &[])).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = status_of(&r, get_as("/api/models", &[("x-patchbridge-user", "bob")])).await;
+    let (status, _) =
+        status_and_json(&r, get_as("/api/models", &[("x-patchbridge-user", "bob")])).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = status_of(&r, get_as("/api/models", &[("x-patchbridge-user", "  ")])).await;
+    let (status, _) =
+        status_and_json(&r, get_as("/api/models", &[("x-patchbridge-user", "  ")])).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let (status, _) = status_of(&r, get_as("/api/models", &[])).await;
+    let (status, _) = status_and_json(&r, get_as("/api/models", &[])).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
 
@@ -113,33 +89,26 @@ fn bearer(token: &str) -> Request<Body> {
     )
 }
 
-const HS_SECRET: &str = "0123456789abcdef0123456789abcdef-test-secret";
-
 #[tokio::test]
 async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
-    let dir = tempfile::tempdir().unwrap();
-    let secret_file = dir.path().join("jwt-secret");
-    std::fs::write(&secret_file, format!("{HS_SECRET}\n")).unwrap();
-    std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay(base_config(
+    let (r, _dir) = hs256_relay(
         &db,
-        json!({ "identity": { "mode": "jwt", "hs256Secret": { "file": secret_file }, "issuer": "https://idp.test", "audience": "relay" } }),
-    ))
+        json!({ "issuer": "https://idp.test", "audience": "relay" }),
+    )
     .await;
-    let key = EncodingKey::from_secret(HS_SECRET.as_bytes());
-    let sign = |claims: &Claims<'_>| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
+    let sign = |claims: &Claims<'_>| hs256_token(claims);
     let good = Claims {
         sub: "alice",
-        exp: Some(now() + 600),
+        exp: Some(unix_now() + 600),
         iss: Some("https://idp.test"),
         aud: Some("relay"),
     };
-    let (status, body) = status_of(&r, bearer(&sign(&good))).await;
+    let (status, body) = status_and_json(&r, bearer(&sign(&good))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 
     let expired = Claims {
-        exp: Some(now() - 3600),
+        exp: Some(unix_now() - 3600),
         ..good
     };
     let no_exp = Claims { exp: None, ..good };
@@ -167,7 +136,7 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
         ),
         ("garbage", "not.a.jwt".to_owned()),
     ] {
-        let (status, body) = status_of(&r, bearer(&token)).await;
+        let (status, body) = status_and_json(&r, bearer(&token)).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}");
         assert_eq!(body["error"]["code"], "UNAUTHENTICATED");
     }
@@ -178,7 +147,7 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
     create
         .headers_mut()
         .insert("authorization", format!("Bearer {alice}").parse().unwrap());
-    let (status, created) = status_of(&r, create).await;
+    let (status, created) = status_and_json(&r, create).await;
     assert_eq!(status, StatusCode::CREATED);
     let path = format!(
         "/api/conversations/{}",
@@ -188,12 +157,12 @@ async fn jwt_hs256_checks_signature_expiry_issuer_and_audience() {
         &path,
         &[("authorization", format!("Bearer {bob}").as_str())],
     );
-    assert_eq!(status_of(&r, as_bob).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(status_and_json(&r, as_bob).await.0, StatusCode::NOT_FOUND);
     let as_alice = get_as(
         &path,
         &[("authorization", format!("Bearer {alice}").as_str())],
     );
-    assert_eq!(status_of(&r, as_alice).await.0, StatusCode::OK);
+    assert_eq!(status_and_json(&r, as_alice).await.0, StatusCode::OK);
 }
 
 #[tokio::test]
@@ -204,7 +173,7 @@ async fn jwt_rs256_with_pem_key_and_with_jwks() {
     let other_key = EncodingKey::from_rsa_pem(&other).unwrap();
     let claims = Claims {
         sub: "carol",
-        exp: Some(now() + 600),
+        exp: Some(unix_now() + 600),
         iss: None,
         aud: None,
     };
@@ -218,13 +187,13 @@ async fn jwt_rs256_with_pem_key_and_with_jwks() {
         header.kid = Some("test-key-1".into());
         let good = encode(&header, &claims, &key).unwrap();
         assert_eq!(
-            status_of(&r, bearer(&good)).await.0,
+            status_and_json(&r, bearer(&good)).await.0,
             StatusCode::OK,
             "{identity}"
         );
         let forged = encode(&header, &claims, &other_key).unwrap();
         assert_eq!(
-            status_of(&r, bearer(&forged)).await.0,
+            status_and_json(&r, bearer(&forged)).await.0,
             StatusCode::UNAUTHORIZED,
             "{identity}"
         );
@@ -237,7 +206,7 @@ async fn jwt_rs256_with_pem_key_and_with_jwks() {
         )
         .unwrap();
         assert_eq!(
-            status_of(&r, bearer(&confused)).await.0,
+            status_and_json(&r, bearer(&confused)).await.0,
             StatusCode::UNAUTHORIZED,
             "{identity}"
         );
@@ -261,18 +230,21 @@ async fn trusted_proxy_header_is_the_user() {
             request
         };
     let ok = from_proxy(get_as("/api/conversations", &[("x-auth-user", "dave")]));
-    assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
+    assert_eq!(status_and_json(&r, ok).await.0, StatusCode::OK);
     let missing = from_proxy(get_as(
         "/api/conversations",
         &[("x-patchbridge-user", "dave")],
     ));
-    assert_eq!(status_of(&r, missing).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        status_and_json(&r, missing).await.0,
+        StatusCode::UNAUTHORIZED
+    );
     let doubled = from_proxy(get_as(
         "/api/conversations",
         &[("x-auth-user", "dave"), ("x-auth-user", "eve")],
     ));
     assert_eq!(
-        status_of(&r, doubled).await.0,
+        status_and_json(&r, doubled).await.0,
         StatusCode::UNAUTHORIZED,
         "an appended second header is refused"
     );
@@ -303,9 +275,9 @@ async fn hosts_can_plug_their_own_resolver() {
         state,
     };
     let ok = get_as("/api/conversations", &[("cookie", "session=valid-frank")]);
-    assert_eq!(status_of(&r, ok).await.0, StatusCode::OK);
+    assert_eq!(status_and_json(&r, ok).await.0, StatusCode::OK);
     let bad = get_as("/api/conversations", &[("cookie", "session=forged")]);
-    assert_eq!(status_of(&r, bad).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(status_and_json(&r, bad).await.0, StatusCode::UNAUTHORIZED);
 }
 
 fn write_request(origin: Option<&str>, content_type: Option<&str>) -> Request<Body> {
@@ -382,7 +354,7 @@ async fn state_changing_requests_need_allowed_origin_and_json() {
         ),
     ];
     for (origin, ct, expected, code) in cases {
-        let (status, body) = status_of(&r, write_request(origin, ct)).await;
+        let (status, body) = status_and_json(&r, write_request(origin, ct)).await;
         assert_eq!(
             status, expected,
             "origin {origin:?} content-type {ct:?}: {body}"
@@ -399,7 +371,7 @@ async fn state_changing_requests_need_allowed_origin_and_json() {
         .header("origin", "https://evil.example")
         .body(Body::empty())
         .unwrap();
-    assert_eq!(status_of(&r, delete).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(status_and_json(&r, delete).await.0, StatusCode::FORBIDDEN);
     // Only 2 conversations were created by the accepted requests.
     let (_, page) = r.call("GET", "/api/conversations", "alice", None).await;
     assert_eq!(page["items"].as_array().unwrap().len(), 2);
@@ -475,25 +447,22 @@ async fn request_ids_are_generated_or_propagated() {
 /// requires all three: a token without `iss`/`aud` may be minted for another service with the same key.
 #[tokio::test]
 async fn jwt_missing_issuer_or_audience_and_future_nbf_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let secret_file = dir.path().join("jwt-secret");
-    std::fs::write(&secret_file, HS_SECRET).unwrap();
-    std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let db = TestDb::new(Backend::Sqlite);
-    let r = relay(base_config(
+    let (r, _dir) = hs256_relay(
         &db,
-        json!({ "identity": { "mode": "jwt", "hs256Secret": { "file": secret_file }, "issuer": "https://idp.test", "audience": "relay" } }),
-    ))
+        json!({ "issuer": "https://idp.test", "audience": "relay" }),
+    )
     .await;
-    let key = EncodingKey::from_secret(HS_SECRET.as_bytes());
-    let sign = |claims: &Value| encode(&Header::new(Algorithm::HS256), claims, &key).unwrap();
-    let good =
-        json!({ "sub": "alice", "exp": now() + 600, "iss": "https://idp.test", "aud": "relay" });
-    assert_eq!(status_of(&r, bearer(&sign(&good))).await.0, StatusCode::OK);
-    let mut past_nbf = good.clone();
-    past_nbf["nbf"] = json!(now() - 10);
+    let sign = |claims: &Value| hs256_token(claims);
+    let good = json!({ "sub": "alice", "exp": unix_now() + 600, "iss": "https://idp.test", "aud": "relay" });
     assert_eq!(
-        status_of(&r, bearer(&sign(&past_nbf))).await.0,
+        status_and_json(&r, bearer(&sign(&good))).await.0,
+        StatusCode::OK
+    );
+    let mut past_nbf = good.clone();
+    past_nbf["nbf"] = json!(unix_now() - 10);
+    assert_eq!(
+        status_and_json(&r, bearer(&sign(&past_nbf))).await.0,
         StatusCode::OK
     );
 
@@ -502,13 +471,13 @@ async fn jwt_missing_issuer_or_audience_and_future_nbf_are_refused() {
     let mut no_aud = good.clone();
     no_aud.as_object_mut().unwrap().remove("aud");
     let mut future_nbf = good.clone();
-    future_nbf["nbf"] = json!(now() + 3600);
+    future_nbf["nbf"] = json!(unix_now() + 3600);
     for (what, claims) in [
         ("no iss", no_iss),
         ("no aud", no_aud),
         ("nbf in an hour", future_nbf),
     ] {
-        let (status, body) = status_of(&r, bearer(&sign(&claims))).await;
+        let (status, body) = status_and_json(&r, bearer(&sign(&claims))).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}: {body}");
     }
 }

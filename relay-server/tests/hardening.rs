@@ -7,36 +7,14 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
+use common::identity::*;
 use common::*;
-use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use patchbridge_relay::serve::{serve, ServeOptions};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-const HS_SECRET: &str = "0123456789abcdef0123456789abcdef-test-secret";
-
-async fn status_and_body(r: &Relay, request: Request<Body>) -> (StatusCode, Value) {
-    let response = r.send(request).await;
-    let status = response.status();
-    let text = body_text(response).await;
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-fn get_with(path: &str, headers: &[(&str, &str)]) -> Request<Body> {
-    let mut builder = Request::builder()
-        .method("GET")
-        .uri(path)
-        .header("host", HOST);
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    builder.body(Body::empty()).unwrap()
-}
 
 /// Serves `r` through the relay's own accept loop on 127.0.0.1:0.
 async fn serve_with(r: &Relay, options: ServeOptions) -> SocketAddr {
@@ -57,48 +35,26 @@ fn options(header_read_ms: u64) -> ServeOptions {
     }
 }
 
-async fn jwt_relay(db: &TestDb) -> (Relay, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let secret_file = dir.path().join("jwt-secret");
-    std::fs::write(&secret_file, HS_SECRET).unwrap();
-    std::fs::set_permissions(&secret_file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let r = relay(base_config(
-        db,
-        json!({ "identity": { "mode": "jwt", "hs256Secret": { "file": secret_file } } }),
-    ))
-    .await;
-    (r, dir)
-}
-
+/// An HS256 token for `sub`, valid for ten minutes.
 fn token_for(sub: &str) -> String {
-    let exp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        + 600;
-    encode(
-        &Header::new(Algorithm::HS256),
-        &json!({ "sub": sub, "exp": exp }),
-        &EncodingKey::from_secret(HS_SECRET.as_bytes()),
-    )
-    .unwrap()
+    hs256_token(&json!({ "sub": sub, "exp": unix_now() + 600 }))
 }
 
 #[tokio::test]
 async fn padded_or_unicode_spaced_subjects_are_refused_not_trimmed() {
     let db = TestDb::new(Backend::Sqlite);
-    let (r, _dir) = jwt_relay(&db).await;
+    let (r, _dir) = hs256_relay(&db, json!({})).await;
     let auth = |sub: &str| format!("Bearer {}", token_for(sub));
-    let (status, _) = status_and_body(
+    let (status, _) = status_and_json(
         &r,
-        get_with("/api/conversations", &[("authorization", &auth("zed"))]),
+        get_as("/api/conversations", &[("authorization", &auth("zed"))]),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
     for sub in [" zed", "zed ", "zed\u{3000}", "zed\u{200b}", "zed\t"] {
-        let (status, _) = status_and_body(
+        let (status, _) = status_and_json(
             &r,
-            get_with("/api/conversations", &[("authorization", &auth(sub))]),
+            get_as("/api/conversations", &[("authorization", &auth(sub))]),
         )
         .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{sub:?}");
@@ -108,13 +64,13 @@ async fn padded_or_unicode_spaced_subjects_are_refused_not_trimmed() {
 #[tokio::test]
 async fn bearer_scheme_is_case_insensitive() {
     let db = TestDb::new(Backend::Sqlite);
-    let (r, _dir) = jwt_relay(&db).await;
+    let (r, _dir) = hs256_relay(&db, json!({})).await;
     let token = token_for("zed");
     for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
         let value = format!("{scheme} {token}");
-        let (status, _) = status_and_body(
+        let (status, _) = status_and_json(
             &r,
-            get_with("/api/conversations", &[("authorization", &value)]),
+            get_as("/api/conversations", &[("authorization", &value)]),
         )
         .await;
         assert_eq!(status, StatusCode::OK, "{scheme}");
@@ -130,18 +86,18 @@ async fn trusted_proxy_header_counts_only_from_listed_peers_and_never_as_a_list(
     ))
     .await;
     let from = |peer: [u8; 4], user: &str| {
-        let mut request = get_with("/api/conversations", &[("x-auth-user", user)]);
+        let mut request = get_as("/api/conversations", &[("x-auth-user", user)]);
         request
             .extensions_mut()
             .insert(axum::extract::ConnectInfo(SocketAddr::from((peer, 5555))));
         request
     };
     assert_eq!(
-        status_and_body(&r, from([10, 9, 8, 7], "dave")).await.0,
+        status_and_json(&r, from([10, 9, 8, 7], "dave")).await.0,
         StatusCode::OK
     );
     assert_eq!(
-        status_and_body(&r, from([192, 0, 2, 7], "dave")).await.0,
+        status_and_json(&r, from([192, 0, 2, 7], "dave")).await.0,
         StatusCode::OK
     );
     for (peer, user) in [
@@ -152,14 +108,14 @@ async fn trusted_proxy_header_counts_only_from_listed_peers_and_never_as_a_list(
         ([10, 0, 0, 1], " dave"),
     ] {
         assert_eq!(
-            status_and_body(&r, from(peer, user)).await.0,
+            status_and_json(&r, from(peer, user)).await.0,
             StatusCode::UNAUTHORIZED,
             "{peer:?} {user:?}"
         );
     }
     // Without the peer address (a host that serves the router without connect info) nobody is trusted.
-    let bare = get_with("/api/conversations", &[("x-auth-user", "dave")]);
-    assert_eq!(status_and_body(&r, bare).await.0, StatusCode::UNAUTHORIZED);
+    let bare = get_as("/api/conversations", &[("x-auth-user", "dave")]);
+    assert_eq!(status_and_json(&r, bare).await.0, StatusCode::UNAUTHORIZED);
 }
 
 #[test]
@@ -373,7 +329,7 @@ async fn static_trees_refuse_symlinks_out_and_dotfiles() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(static_relay_config(&db, examples.path())).await;
 
-    let page = r.send(get_with("/examples/demo/index.html", &[])).await;
+    let page = r.send(get_as("/examples/demo/index.html", &[])).await;
     assert_eq!(page.status(), StatusCode::OK);
     assert_eq!(
         page.headers()["content-security-policy"],
@@ -388,7 +344,7 @@ async fn static_trees_refuse_symlinks_out_and_dotfiles() {
         "/examples/%2egit/config",
         "/examples/demo/../.env",
     ] {
-        let response = r.send(get_with(path, &[])).await;
+        let response = r.send(get_as(path, &[])).await;
         let status = response.status();
         let text = body_text(response).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
@@ -406,8 +362,8 @@ async fn api_answers_and_errors_carry_security_headers() {
     for request in [
         req("GET", "/api/conversations", "alice", None),
         req("GET", "/api/conversations", "", None),
-        get_with("/healthz", &[]),
-        get_with("/nowhere", &[]),
+        get_as("/healthz", &[]),
+        get_as("/nowhere", &[]),
         req("PATCH", "/api/models", "alice", None),
     ] {
         let response = r.send(request).await;
@@ -426,12 +382,12 @@ async fn oversized_or_invisible_request_ids_are_replaced_by_fresh_ones() {
     let db = TestDb::new(Backend::Sqlite);
     let r = relay(base_config(&db, json!({}))).await;
     let kept = r
-        .send(get_with("/healthz", &[("x-request-id", "trace-42.abc")]))
+        .send(get_as("/healthz", &[("x-request-id", "trace-42.abc")]))
         .await;
     assert_eq!(kept.headers()["x-request-id"], "trace-42.abc");
     let huge = "a".repeat(60_000);
     for bad in [huge.as_str(), "two words", &"b".repeat(129)] {
-        let response = r.send(get_with("/healthz", &[("x-request-id", bad)])).await;
+        let response = r.send(get_as("/healthz", &[("x-request-id", bad)])).await;
         let id = response.headers()["x-request-id"]
             .to_str()
             .unwrap()
@@ -562,7 +518,7 @@ async fn static_tree_roots_serve_their_index_pages() {
         ("/examples/", "<p>examples</p>"),
         ("/examples/demo/", "<p>demo</p>"),
     ] {
-        let response = r.send(get_with(path, &[])).await;
+        let response = r.send(get_as(path, &[])).await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         assert_eq!(
             response.headers()["content-security-policy"],

@@ -257,13 +257,13 @@ impl std::io::Write for CapturedLogs {
 }
 
 impl CapturedLogs {
-    /// Collects this thread's log lines (`info` and above, the relay's field format) until the guard drops.
-    fn start() -> (CapturedLogs, tracing::subscriber::DefaultGuard) {
+    /// Collects this thread's log lines (`level` and above, the relay's field format) until the guard drops.
+    fn start(level: tracing::Level) -> (CapturedLogs, tracing::subscriber::DefaultGuard) {
         let logs = CapturedLogs::default();
         let writer = logs.clone();
         let subscriber = tracing_subscriber::fmt()
             .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
+            .with_max_level(level)
             .fmt_fields(patchbridge_relay::logging::human_fields())
             .with_writer(move || writer.clone())
             .finish();
@@ -286,7 +286,7 @@ impl CapturedLogs {
 /// outside the request's span, so the stream carries the span itself.
 #[tokio::test]
 async fn the_disconnect_log_line_names_the_request() {
-    let (logs, _default) = CapturedLogs::start();
+    let (logs, _default) = CapturedLogs::start(tracing::Level::INFO);
 
     let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
     let (_fake, r, _db) = relay_with_upstream(
@@ -323,7 +323,7 @@ async fn the_disconnect_log_line_names_the_request() {
 /// that line does not repeat the span.
 #[tokio::test]
 async fn the_finished_log_line_names_the_request_once() {
-    let (logs, _default) = CapturedLogs::start();
+    let (logs, _default) = CapturedLogs::start(tracing::Level::INFO);
     let (_fake, r, _db) = relay_with_upstream(vec![Reply::sse(text_stream())], json!({})).await;
     let addr = r.serve().await;
     let response = browser_call(&reqwest::Client::new(), addr)
@@ -685,27 +685,6 @@ async fn upstream_408_is_not_retried() {
     assert_eq!(fake.requests().len(), 1, "408 is never retried");
 }
 
-/// A `MakeWriter` collecting log output in memory.
-#[derive(Clone, Default)]
-struct LogBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for LogBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogBuffer {
-    type Writer = LogBuffer;
-    fn make_writer(&'a self) -> LogBuffer {
-        self.clone()
-    }
-}
-
 /// In-stream provider error events are logged through a redaction that knows the configured API key, so a key
 /// without an `sk-` prefix echoed by the provider (a gateway quoting the bad key) never reaches the log.
 #[tokio::test]
@@ -713,13 +692,7 @@ async fn in_stream_error_logs_are_redacted_of_the_api_key() {
     const PLAIN_KEY: &str = "gwkey-0123456789-abcdefghij";
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| std::env::set_var("PB_TEST_PLAIN_KEY", PLAIN_KEY));
-    let logs = LogBuffer::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (logs, _default) = CapturedLogs::start(tracing::Level::DEBUG);
 
     let in_stream = format!(
         "data: {{\"error\":{{\"message\":\"invalid api key {PLAIN_KEY}\",\"type\":\"invalid_request_error\"}}}}\n\n"
@@ -746,7 +719,7 @@ async fn in_stream_error_logs_are_redacted_of_the_api_key() {
         );
     }
     assert_eq!(fake.requests().len(), 2);
-    let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let logged = logs.text();
     assert!(
         logged.contains("invalid api key"),
         "the upstream text is logged: {logged}"

@@ -11,25 +11,14 @@
 //    next turn is saved as revision 3.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { messageTurn } from './support/anthropic.mjs';
 import { pageTool, relayController, textOf, waitForState } from './support/agent.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
-import { startRelay, UPSTREAM_KEY } from './support/relay.mjs';
+import { UPSTREAM_KEY } from './support/relay.mjs';
+import { disconnectSeen, relayWithFakeUpstream } from './support/suite.mjs';
 
-let upstream;
-let relay;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url, defaultModel: 'anthropic-e2e' });
-});
-
-after(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
+const suite = relayWithFakeUpstream({ defaultModel: 'anthropic-e2e' });
 
 const SIG1 = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds-signature-one';
 const SIG2 = 'EqQBCgIYAhIMx8V1a2Fv0jkd93hdGgxQe2lW-signature-two';
@@ -51,8 +40,8 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
   let savedAtRevision2;
 
   test('tool loop with a confirmation; thinking and its signature go back within the loop', async () => {
-    controller = relayController(relay, { tools: [addTodo] });
-    upstream.script(
+    controller = relayController(suite.relay, { tools: [addTodo] });
+    suite.upstream.script(
       messageTurn([
         { type: 'thinking', thinking: 'The user wants a todo added; use todos_add.', signature: SIG1 },
         { type: 'text', text: 'I will add it.' },
@@ -69,7 +58,7 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
     assert.equal(await sending, 'completed');
     assert.deepEqual(todos, ['buy milk']);
 
-    const [r1, r2] = upstream.requests;
+    const [r1, r2] = suite.upstream.requests;
     assert.equal(r1.path, '/v1/messages');
     assert.equal(r1.headers['x-api-key'], UPSTREAM_KEY);
     assert.equal(r1.headers['anthropic-version'], '2023-06-01');
@@ -97,7 +86,7 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
   });
 
   test('max-tokens turn: kept, saved as revision 2 with its ModelState', async () => {
-    upstream.script(messageTurn([
+    suite.upstream.script(messageTurn([
       { type: 'thinking', thinking: 'A long list is wanted; start listing.', signature: SIG2 },
       { type: 'text', text: 'Here are fifty ideas: 1. walk 2. read 3.' },
     ], { stopReason: 'max_tokens' }));
@@ -108,7 +97,7 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
     const last = state.messages.at(-1);
     assert.equal(textOf(last), 'Here are fifty ideas: 1. walk 2. read 3.');
 
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
     assert.equal(stored.status, 200);
     assert.equal(stored.body.conversation.revision, 2);
     assert.deepEqual(stored.body.context.messages, JSON.parse(JSON.stringify(state.messages)));
@@ -124,25 +113,25 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
   });
 
   test('cancel in mid-stream: nothing saved, the upstream sees the disconnect', async () => {
-    upstream.script(messageTurn([
+    suite.upstream.script(messageTurn([
       { type: 'text', text: 'Streaming a very slow answer that will be stopped before it ends, piece by piece.', pieces: 30 },
     ], { delayMs: 150, holdOpen: true }));
     const sending = controller.send('tell me slowly');
     await waitForState(controller, (s) => (s.draft?.blocks?.[0]?.text ?? '').length > 0, 10_000, 'draft text');
-    const record = upstream.requests.at(-1);
+    const record = suite.upstream.requests.at(-1);
     controller.abort();
     assert.equal(await sending, 'cancelled');
     assert.equal(controller.getState().lastOutcome, 'cancelled');
-    await Promise.race([record.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream never saw the disconnect')), 5_000))]);
+    await disconnectSeen(record);
     assert.equal(record.disconnected, true);
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
     assert.equal(stored.body.conversation.revision, 2);
     assert.deepEqual(stored.body, savedAtRevision2, 'the stored conversation is unchanged');
     controller.destroy();
   });
 
   test('reload: a new controller restores exactly the last complete turn, ModelState included', async () => {
-    const reloaded = relayController(relay, { tools: [addTodo] });
+    const reloaded = relayController(suite.relay, { tools: [addTodo] });
     await reloaded.loadConversation(conversationId);
     const state = reloaded.getState();
     assert.equal(state.status, 'idle');
@@ -154,31 +143,31 @@ describe('one Anthropic conversation: tool loop, max-tokens, cancel, reload', ()
       'the ModelState of revision 2 is restored with its messages');
 
     // Another user cannot load it.
-    const stranger = relayController(relay, { user: 'mallory' });
+    const stranger = relayController(suite.relay, { user: 'mallory' });
     await assert.rejects(stranger.loadConversation(conversationId), (e) => e.code === 'AGENT_RELAY_ERROR' && e.details?.status === 404);
     stranger.destroy();
 
     // The restored ModelState goes upstream with the next turn: every signed thinking block, verbatim.
-    const before = upstream.requests.length;
-    upstream.script(messageTurn([{ type: 'text', text: 'Welcome back. 4. cook 5. paint' }]));
+    const before = suite.upstream.requests.length;
+    suite.upstream.script(messageTurn([{ type: 'text', text: 'Welcome back. 4. cook 5. paint' }]));
     assert.equal(await reloaded.send('continue the list'), 'completed');
-    const body = upstream.requests[before].body;
+    const body = suite.upstream.requests[before].body;
     assert.deepEqual(thinkingSent(body).map((t) => t.signature), [SIG1, SIG2]);
     assert.equal(body.messages.filter((m) => m.role === 'user').at(-1).content.at(-1).text, 'continue the list');
     assert.ok(!JSON.stringify(body.messages).includes('tell me slowly'), 'the cancelled user message was never stored');
 
     const after = reloaded.getState();
     assert.equal(after.conversation.revision, 3);
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
     assert.equal(stored.body.conversation.revision, 3);
     assert.deepEqual(stored.body.context.messages.slice(0, savedAtRevision2.context.messages.length), savedAtRevision2.context.messages);
     // The `conversationId` option loads the same way at construction.
-    const third = relayController(relay, { conversationId });
+    const third = relayController(suite.relay, { conversationId });
     const loaded = await waitForState(third, (s) => s.conversation?.revision === 3 && s.status === 'idle', 10_000, 'revision 3 loaded');
     assert.deepEqual(JSON.parse(JSON.stringify(loaded.messages)), stored.body.context.messages);
     assert.deepEqual(JSON.parse(JSON.stringify(third.getModelState())), stored.body.context.modelState);
     third.destroy();
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     reloaded.destroy();
   });
 });

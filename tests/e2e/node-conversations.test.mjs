@@ -4,30 +4,18 @@
 // continuing a conversation's messages in a new conversation without its ModelState.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { relayController } from './support/agent.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
 import { textTurn } from './support/openai-chat.mjs';
-import { startRelay } from './support/relay.mjs';
+import { relayWithFakeUpstream } from './support/suite.mjs';
 
-let upstream;
-let relay;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url });
-});
-
-after(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
+const suite = relayWithFakeUpstream();
 
 describe('conversation history through the relay', () => {
   test('list pages, rename, delete and continue without ModelState', async () => {
-    const controller = relayController(relay, { user: 'hana', model: 'openai-e2e' });
-    upstream.script(
+    const controller = relayController(suite.relay, { user: 'hana', model: 'openai-e2e' });
+    suite.upstream.script(
       textTurn('Answer one.', { reasoning: 'thinking about one' }),
       textTurn('Answer two.'),
       textTurn('Answer three.'),
@@ -52,21 +40,21 @@ describe('conversation history through the relay', () => {
 
     // Rename the open conversation: the stored context is unchanged, the next turn saves without a conflict.
     const open = ids[2];
-    const before = await relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' });
+    const before = await suite.relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' });
     const renamed = await controller.renameConversation(open, 'Renamed topic');
     assert.deepEqual(renamed, { id: open, title: 'Renamed topic', revision: 2 });
     assert.deepEqual(controller.getState().conversation, renamed);
-    const afterRename = await relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' });
+    const afterRename = await suite.relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' });
     assert.equal(afterRename.body.conversation.title, 'Renamed topic');
     assert.deepEqual(afterRename.body.context, before.body.context, 'the context is written back unchanged');
-    upstream.script(textTurn('Answer four.'));
+    suite.upstream.script(textTurn('Answer four.'));
     assert.equal(await controller.send('and more'), 'completed');
     assert.equal(controller.getState().conversation.revision, 3);
-    assert.equal((await relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' })).body.conversation.title, 'Renamed topic');
+    assert.equal((await suite.relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' })).body.conversation.title, 'Renamed topic');
 
     // Rename another conversation; another user cannot rename or delete it.
     assert.equal((await controller.renameConversation(ids[0], 'Oldest')).revision, 2);
-    const intruder = relayController(relay, { user: 'ivan', model: 'openai-e2e' });
+    const intruder = relayController(suite.relay, { user: 'ivan', model: 'openai-e2e' });
     await assert.rejects(intruder.renameConversation(ids[0], 'mine now'), (e) => e.code === 'AGENT_RELAY_ERROR' && e.details.relayCode === 'NOT_FOUND' && e.details.status === 404);
     await assert.rejects(intruder.deleteConversation(ids[0]), (e) => e.code === 'AGENT_RELAY_ERROR' && e.details.relayCode === 'NOT_FOUND');
     assert.deepEqual((await intruder.listConversations()).items, []);
@@ -77,7 +65,7 @@ describe('conversation history through the relay', () => {
     let state = controller.getState();
     assert.equal(state.conversation, null);
     assert.deepEqual(state.messages, []);
-    assert.equal((await relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' })).status, 404);
+    assert.equal((await suite.relay.fetchJson('GET', `/conversations/${open}`, { user: 'hana' })).status, 404);
     assert.deepEqual((await controller.listConversations()).items.map((c) => c.id), [ids[0], ids[1]]);
     await assert.rejects(controller.deleteConversation(open), (e) => e.code === 'AGENT_RELAY_ERROR' && e.details.status === 404);
 
@@ -87,16 +75,16 @@ describe('conversation history through the relay', () => {
     const messages = controller.getState().messages;
     controller.newConversation({ keepMessages: true });
     assert.equal(controller.getModelState(), null);
-    upstream.script(textTurn('Continued.'));
+    suite.upstream.script(textTurn('Continued.'));
     assert.equal(await controller.send('continue here'), 'completed');
     state = controller.getState();
     assert.notEqual(state.conversation.id, ids[0]);
     assert.equal(state.conversation.revision, 1);
-    const stored = await relay.fetchJson('GET', `/conversations/${state.conversation.id}`, { user: 'hana' });
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${state.conversation.id}`, { user: 'hana' });
     assert.deepEqual(stored.body.context.messages.slice(0, messages.length), JSON.parse(JSON.stringify(messages)));
     assert.equal(stored.body.context.messages.length, messages.length + 2);
     assert.equal(stored.body.context.modelState, null, 'the old state did not travel into the new conversation');
-    const original = await relay.fetchJson('GET', `/conversations/${ids[0]}`, { user: 'hana' });
+    const original = await suite.relay.fetchJson('GET', `/conversations/${ids[0]}`, { user: 'hana' });
     assert.equal(original.body.conversation.revision, 2, 'the original is untouched');
     controller.destroy();
   });
@@ -109,8 +97,8 @@ describe('conversation history through the relay', () => {
       + `{"id":"t1","role":"tool","blocks":[{"type":"tool-result","callId":"c1","content":"ok","isError":false}]}],`
       + `"modelState":{"format":"test/v1","data":${data}}}`;
     const post = async (method, path, body) => {
-      const response = await fetch(`${relay.api}${path}`, {
-        method, body, headers: { 'x-patchbridge-user': 'kim', origin: relay.url, 'content-type': 'application/json' },
+      const response = await fetch(`${suite.relay.api}${path}`, {
+        method, body, headers: { 'x-patchbridge-user': 'kim', origin: suite.relay.url, 'content-type': 'application/json' },
       });
       return { status: response.status, text: await response.text() };
     };

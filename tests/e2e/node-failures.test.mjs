@@ -5,34 +5,22 @@
 // save is a revision conflict; nothing is overwritten).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { messageTurn } from './support/anthropic.mjs';
 import { relayController, textOf } from './support/agent.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
 import { textTurn } from './support/openai-chat.mjs';
-import { startRelay } from './support/relay.mjs';
+import { relayWithFakeUpstream } from './support/suite.mjs';
 
-let upstream;
-let relay;
+const suite = relayWithFakeUpstream();
 
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url });
-});
-
-after(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
-
-const listFor = async (user) => (await relay.fetchJson('GET', '/conversations', { user })).body.items;
+const listFor = async (user) => (await suite.relay.fetchJson('GET', '/conversations', { user })).body.items;
 
 describe('failures through the relay', () => {
   test('provider rejects the call: typed error, provider text not echoed, no retry, nothing saved', async () => {
-    const controller = relayController(relay, { user: 'dana', model: 'openai-e2e' });
-    const first = upstream.requests.length;
-    upstream.script({
+    const controller = relayController(suite.relay, { user: 'dana', model: 'openai-e2e' });
+    const first = suite.upstream.requests.length;
+    suite.upstream.script({
       provider: 'openai-chat', frames: [], status: 401,
       errorBody: { error: { message: 'Incorrect API key provided: sk-leaked-in-error-body', type: 'invalid_request_error' } },
     });
@@ -46,33 +34,33 @@ describe('failures through the relay', () => {
     assert.equal(state.error?.code, 'AGENT_RELAY_ERROR');
     assert.equal(state.status, 'idle');
     assert.equal(state.conversation, null);
-    assert.equal(upstream.requests.length, first + 1, 'an auth failure is never retried');
+    assert.equal(suite.upstream.requests.length, first + 1, 'an auth failure is never retried');
     assert.deepEqual(await listFor('dana'), [], 'nothing was saved');
     controller.destroy();
   });
 
   test('provider answers 503 once: the relay retries once and the turn completes', async () => {
-    const controller = relayController(relay, { user: 'erin', model: 'openai-e2e' });
-    const first = upstream.requests.length;
-    upstream.script(
+    const controller = relayController(suite.relay, { user: 'erin', model: 'openai-e2e' });
+    const first = suite.upstream.requests.length;
+    suite.upstream.script(
       { provider: 'openai-chat', frames: [], status: 503, errorBody: { error: { message: 'overloaded' } } },
       textTurn('Second time lucky.'),
     );
     assert.equal(await controller.send('hello'), 'completed');
-    assert.equal(upstream.requests.length, first + 2);
-    assert.deepEqual(upstream.requests[first + 1].body, upstream.requests[first].body, 'the retry sends the same request');
+    assert.equal(suite.upstream.requests.length, first + 2);
+    assert.deepEqual(suite.upstream.requests[first + 1].body, suite.upstream.requests[first].body, 'the retry sends the same request');
     assert.equal(textOf(controller.getState().messages.at(-1)), 'Second time lucky.');
     assert.equal(controller.getState().conversation.revision, 1);
     controller.destroy();
   });
 
   test('provider error in mid-stream: typed error, partial answer dropped, nothing saved', async () => {
-    const controller = relayController(relay, { user: 'frank', model: 'anthropic-e2e' });
+    const controller = relayController(suite.relay, { user: 'frank', model: 'anthropic-e2e' });
     const turn = messageTurn([{ type: 'text', text: 'This answer will break off halfway through.', pieces: 4 }]);
     // Keep message_start, ping, the block start and two text deltas; then the provider's error event.
     const cut = turn.frames.slice(0, 5);
     cut.push(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded (internal detail 42)' } })}\n\n`);
-    upstream.script({ ...turn, frames: cut });
+    suite.upstream.script({ ...turn, frames: cut });
     await assert.rejects(controller.send('hello'), (e) => {
       assert.equal(e.code, 'AGENT_RELAY_ERROR');
       assert.equal(e.details?.relayCode, 'UPSTREAM_UNAVAILABLE');
@@ -87,20 +75,20 @@ describe('failures through the relay', () => {
   });
 
   test('two tabs on one conversation: the stale save is a revision conflict and overwrites nothing', async () => {
-    const tabA = relayController(relay, { user: 'gina', model: 'openai-e2e' });
-    upstream.script(textTurn('First answer.'));
+    const tabA = relayController(suite.relay, { user: 'gina', model: 'openai-e2e' });
+    suite.upstream.script(textTurn('First answer.'));
     assert.equal(await tabA.send('first'), 'completed');
     const id = tabA.getState().conversation.id;
 
-    const tabB = relayController(relay, { user: 'gina', model: 'openai-e2e' });
+    const tabB = relayController(suite.relay, { user: 'gina', model: 'openai-e2e' });
     await tabB.loadConversation(id);
     assert.equal(tabB.getState().conversation.revision, 1);
 
-    upstream.script(textTurn('Answer in tab A.'));
+    suite.upstream.script(textTurn('Answer in tab A.'));
     assert.equal(await tabA.send('from tab A'), 'completed');
     assert.equal(tabA.getState().conversation.revision, 2);
 
-    upstream.script(textTurn('Answer in tab B.'));
+    suite.upstream.script(textTurn('Answer in tab B.'));
     await assert.rejects(tabB.send('from tab B'), (e) => {
       assert.equal(e.code, 'AGENT_REVISION_CONFLICT');
       assert.equal(e.details?.currentRevision, 2);
@@ -108,11 +96,11 @@ describe('failures through the relay', () => {
     });
     assert.equal(tabB.getState().error?.code, 'AGENT_REVISION_CONFLICT');
 
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(id)}`, { user: 'gina' });
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(id)}`, { user: 'gina' });
     assert.equal(stored.body.conversation.revision, 2);
     assert.deepEqual(stored.body.context.messages, JSON.parse(JSON.stringify(tabA.getState().messages)), "tab A's revision is intact");
     assert.ok(!JSON.stringify(stored.body).includes('from tab B'));
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     tabA.destroy();
     tabB.destroy();
   });

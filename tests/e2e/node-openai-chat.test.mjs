@@ -6,25 +6,14 @@
 // with its ModelState; a cancel in mid-stream (nothing saved; the upstream sees the disconnect).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { pageTool, relayController, textOf, waitForState } from './support/agent.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
-import { startRelay, UPSTREAM_KEY } from './support/relay.mjs';
+import { UPSTREAM_KEY } from './support/relay.mjs';
+import { disconnectSeen, relayWithFakeUpstream } from './support/suite.mjs';
 
-let upstream;
-let relay;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url });
-});
-
-after(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
+const suite = relayWithFakeUpstream();
 
 function notesTools() {
   const notes = [];
@@ -42,9 +31,9 @@ const toolMessages = (body) => body.messages.filter((m) => m.role === 'tool');
 describe('OpenAI Chat Completions through the relay', () => {
   test('tool loop with a confirmation: approve runs the tool and the model sees its result', async () => {
     const { notes, save, count } = notesTools();
-    const controller = relayController(relay, { model: 'openai-e2e', tools: [save, count] });
-    const first = upstream.requests.length;
-    upstream.script(
+    const controller = relayController(suite.relay, { model: 'openai-e2e', tools: [save, count] });
+    const first = suite.upstream.requests.length;
+    suite.upstream.script(
       toolCallTurn([{ id: 'call_save_1', name: 'notes_save', arguments: { text: 'buy milk' } }], { text: 'Saving that.' }),
       textTurn('Your note "buy milk" is saved.'),
     );
@@ -57,10 +46,10 @@ describe('OpenAI Chat Completions through the relay', () => {
     assert.equal(typeof waiting.pendingConfirmation.interruptId, 'string');
     assert.ok(waiting.pendingConfirmation.interruptId.length > 0);
     assert.equal(save.calls.length, 0, 'nothing runs before approval');
-    assert.equal(upstream.requests.length, first + 1, 'no second model call while waiting');
+    assert.equal(suite.upstream.requests.length, first + 1, 'no second model call while waiting');
 
     // What the provider received on the first call: the relay's key, the neutral request encoded for Chat.
-    const r1 = upstream.requests[first];
+    const r1 = suite.upstream.requests[first];
     assert.equal(r1.path, '/v1/chat/completions');
     assert.equal(r1.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
     assert.equal(r1.body.model, 'gpt-4.1-mini');
@@ -77,8 +66,8 @@ describe('OpenAI Chat Completions through the relay', () => {
     assert.deepEqual(notes, ['buy milk']);
 
     // The second upstream request carries the assistant's tool call and the tool's result.
-    assert.equal(upstream.requests.length, first + 2);
-    const r2 = upstream.requests[first + 1].body;
+    assert.equal(suite.upstream.requests.length, first + 2);
+    const r2 = suite.upstream.requests[first + 1].body;
     const assistant = r2.messages.find((m) => m.role === 'assistant' && m.tool_calls);
     assert.equal(assistant.tool_calls[0].id, 'call_save_1');
     assert.equal(assistant.tool_calls[0].function.name, 'notes_save');
@@ -99,22 +88,22 @@ describe('OpenAI Chat Completions through the relay', () => {
 
     // Saved as revision 1, exactly these messages, for this user only.
     assert.equal(state.conversation?.revision, 1);
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(state.conversation.id)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(state.conversation.id)}`);
     assert.equal(stored.status, 200);
     assert.equal(stored.body.conversation.revision, 1);
     assert.deepEqual(stored.body.context.messages, JSON.parse(JSON.stringify(state.messages)));
     assert.equal(stored.body.context.modelState, null, 'no reasoning was streamed, so no state');
-    const other = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(state.conversation.id)}`, { user: 'mallory' });
+    const other = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(state.conversation.id)}`, { user: 'mallory' });
     assert.equal(other.status, 404);
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     controller.destroy();
   });
 
   test('rejecting the confirmation: the tool never runs and the model sees an error tool result', async () => {
     const { save, count } = notesTools();
-    const controller = relayController(relay, { model: 'openai-e2e', tools: [save, count] });
-    const first = upstream.requests.length;
-    upstream.script(
+    const controller = relayController(suite.relay, { model: 'openai-e2e', tools: [save, count] });
+    const first = suite.upstream.requests.length;
+    suite.upstream.script(
       toolCallTurn([{ id: 'call_save_2', name: 'notes_save', arguments: { text: 'wipe the disk' } }]),
       textTurn('Understood, I did not save it.'),
     );
@@ -124,7 +113,7 @@ describe('OpenAI Chat Completions through the relay', () => {
     assert.equal(await sending, 'completed');
     assert.equal(save.calls.length, 0, 'a rejected tool never runs');
 
-    const r2 = upstream.requests[first + 1].body;
+    const r2 = suite.upstream.requests[first + 1].body;
     const [toolMessage] = toolMessages(r2);
     assert.equal(toolMessage.tool_call_id, 'call_save_2');
     assert.match(toolMessage.content, /^Error: /, 'isError results reach Chat Completions with the Error: prefix');
@@ -138,18 +127,18 @@ describe('OpenAI Chat Completions through the relay', () => {
     assert.equal(textOf(state.messages[3]), 'Understood, I did not save it.');
     // A second answer to the same (now resolved) confirmation fails clearly.
     assert.throws(() => controller.approveTool(), (e) => e.code === 'AGENT_NO_PENDING_INTERRUPT');
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     controller.destroy();
   });
 
   test('max-tokens: the cut-off answer is kept and saved with its ModelState', async () => {
-    const controller = relayController(relay, { model: 'openai-e2e' });
-    upstream.script(textTurn('Hello! This is the first turn.'));
+    const controller = relayController(suite.relay, { model: 'openai-e2e' });
+    suite.upstream.script(textTurn('Hello! This is the first turn.'));
     assert.equal(await controller.send('hello'), 'completed');
     const before = controller.getState().conversation;
     assert.equal(before.revision, 1);
 
-    upstream.script(textTurn('Chapter one: it was a dark and stormy', {
+    suite.upstream.script(textTurn('Chapter one: it was a dark and stormy', {
       finishReason: 'length',
       reasoning: 'The user wants a long story; start with a classic opening.',
     }));
@@ -165,7 +154,7 @@ describe('OpenAI Chat Completions through the relay', () => {
     const reasoning = last.blocks.find((b) => b.type === 'reasoning');
     assert.equal(reasoning?.text, 'The user wants a long story; start with a classic opening.');
 
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(before.id)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(before.id)}`);
     assert.equal(stored.body.conversation.revision, 2);
     assert.deepEqual(stored.body.context.messages, JSON.parse(JSON.stringify(state.messages)));
     // The gateway's reasoning_content is provider state: stored verbatim, keyed by the message id.
@@ -174,22 +163,22 @@ describe('OpenAI Chat Completions through the relay', () => {
       data: { messages: { [last.id]: { field: 'reasoning_content', text: 'The user wants a long story; start with a classic opening.' } } },
     });
     assert.deepEqual(JSON.parse(JSON.stringify(controller.getModelState())), stored.body.context.modelState);
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     controller.destroy();
   });
 
   test('cancel in mid-stream: outcome cancelled, nothing of the turn saved, the upstream sees the disconnect', async () => {
-    const controller = relayController(relay, { model: 'openai-e2e' });
-    upstream.script(textTurn('A short first answer.'));
+    const controller = relayController(suite.relay, { model: 'openai-e2e' });
+    suite.upstream.script(textTurn('A short first answer.'));
     assert.equal(await controller.send('first'), 'completed');
     const saved = controller.getState();
     assert.equal(saved.conversation.revision, 1);
 
     const slowText = 'This answer streams very slowly, one small piece at a time, so that it can be stopped midway.';
-    upstream.script(textTurn(slowText, { pieces: 40, delayMs: 150, holdOpen: true }));
+    suite.upstream.script(textTurn(slowText, { pieces: 40, delayMs: 150, holdOpen: true }));
     const sending = controller.send('second, slowly');
     const streaming = await waitForState(controller, (s) => (s.draft?.blocks?.[0]?.text ?? '').length > 0, 10_000, 'draft text');
-    const record = upstream.requests.at(-1);
+    const record = suite.upstream.requests.at(-1);
     assert.equal(record.finished, false);
     assert.ok(streaming.draft.blocks[0].text.length < slowText.length, 'still mid-stream');
 
@@ -205,14 +194,14 @@ describe('OpenAI Chat Completions through the relay', () => {
     assert.equal(state.conversation.revision, 1);
 
     // The relay dropped the upstream request as soon as the browser side went away.
-    await Promise.race([record.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('upstream never saw the disconnect')), 5_000))]);
+    await disconnectSeen(record);
     assert.equal(record.disconnected, true);
     assert.ok(record.framesWritten < 40 + 1, 'the upstream stream did not run to its end');
 
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(saved.conversation.id)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(saved.conversation.id)}`);
     assert.equal(stored.body.conversation.revision, 1, 'nothing of the cancelled turn was saved');
     assert.deepEqual(stored.body.context.messages, JSON.parse(JSON.stringify(saved.messages)));
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     controller.destroy();
   });
 });

@@ -7,25 +7,14 @@
 // then a reload in a new controller whose next request carries every encrypted reasoning item unchanged.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { pageTool, relayController, textOf, waitForState } from './support/agent.mjs';
-import { startFakeUpstream } from './support/fake-upstream.mjs';
 import { responseTurn } from './support/openai-responses.mjs';
-import { startRelay, UPSTREAM_KEY } from './support/relay.mjs';
+import { UPSTREAM_KEY } from './support/relay.mjs';
+import { relayWithFakeUpstream } from './support/suite.mjs';
 
-let upstream;
-let relay;
-
-before(async () => {
-  upstream = await startFakeUpstream();
-  relay = await startRelay({ upstream: upstream.url, defaultModel: 'responses-e2e' });
-});
-
-after(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
+const suite = relayWithFakeUpstream({ defaultModel: 'responses-e2e' });
 
 const ENC1 = 'gAAAAABp-e2e-encrypted-reasoning-one==';
 const ENC2 = 'gAAAAABp-e2e-encrypted-reasoning-two==';
@@ -40,13 +29,13 @@ describe('OpenAI Responses through the relay: encrypted reasoning survives tool 
   let stored2;
 
   test('tool loop with a confirmation: reasoning item and function call go back in order', async () => {
-    const controller = relayController(relay, { tools: [booking] });
+    const controller = relayController(suite.relay, { tools: [booking] });
     const turn1 = responseTurn([
       { type: 'reasoning', summary: ['**Booking**', 'The user wants a slot on Friday.'], encrypted: ENC1 },
       { type: 'function_call', callId: 'call_book_1', name: 'calendar_book', arguments: { text: 'Friday 10:00' } },
     ]);
     [firstReasoning] = turn1.outputItems;
-    upstream.script(turn1, responseTurn([{ type: 'message', text: 'Booked Friday at 10:00.' }]));
+    suite.upstream.script(turn1, responseTurn([{ type: 'message', text: 'Booked Friday at 10:00.' }]));
     const sending = controller.send('book me friday at ten');
     const waiting = await waitForState(controller, (s) => s.pendingConfirmation != null, 10_000, 'pendingConfirmation');
     assert.equal(waiting.pendingConfirmation.tool, 'calendar.book');
@@ -55,7 +44,7 @@ describe('OpenAI Responses through the relay: encrypted reasoning survives tool 
     assert.equal(await sending, 'completed');
     assert.equal(booking.calls.length, 1);
 
-    const [r1, r2] = upstream.requests;
+    const [r1, r2] = suite.upstream.requests;
     assert.equal(r1.path, '/v1/responses');
     assert.equal(r1.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
     assert.equal(r1.body.store, false);
@@ -80,21 +69,21 @@ describe('OpenAI Responses through the relay: encrypted reasoning survives tool 
   });
 
   test('max-tokens (response.incomplete) is saved with its ModelState', async () => {
-    const controller = relayController(relay, { tools: [booking] });
+    const controller = relayController(suite.relay, { tools: [booking] });
     await controller.loadConversation(conversationId);
     const turn = responseTurn([
       { type: 'reasoning', summary: ['Listing every slot.'], encrypted: ENC2 },
       { type: 'message', text: 'Free slots: Mon 9:00, Mon 9:30, Mon 1' },
     ], { incomplete: true });
     [secondReasoning] = turn.outputItems;
-    upstream.script(turn);
+    suite.upstream.script(turn);
     assert.equal(await controller.send('list all free slots'), 'max-tokens');
     const state = controller.getState();
     assert.equal(state.lastOutcome, 'max-tokens');
     assert.equal(state.conversation.revision, 2);
     assert.equal(textOf(state.messages.at(-1)), 'Free slots: Mon 9:00, Mon 9:30, Mon 1');
 
-    const stored = await relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
+    const stored = await suite.relay.fetchJson('GET', `/conversations/${encodeURIComponent(conversationId)}`);
     assert.equal(stored.body.conversation.revision, 2);
     assert.equal(stored.body.context.modelState.format, 'openai-responses/v1');
     const raws = Object.values(stored.body.context.modelState.data.messages).flatMap((e) => e.items).map((p) => p.raw).filter(Boolean);
@@ -105,16 +94,16 @@ describe('OpenAI Responses through the relay: encrypted reasoning survives tool 
   });
 
   test('reload: the next request carries every encrypted reasoning item unchanged', async () => {
-    const controller = relayController(relay, { tools: [booking] });
+    const controller = relayController(suite.relay, { tools: [booking] });
     await controller.loadConversation(conversationId);
     assert.deepEqual(JSON.parse(JSON.stringify(controller.getState().messages)), stored2.context.messages);
-    const before = upstream.requests.length;
-    upstream.script(responseTurn([{ type: 'message', text: 'Monday 10:00 is free too.' }]));
+    const before = suite.upstream.requests.length;
+    suite.upstream.script(responseTurn([{ type: 'message', text: 'Monday 10:00 is free too.' }]));
     assert.equal(await controller.send('anything else?'), 'completed');
-    const body = upstream.requests[before].body;
+    const body = suite.upstream.requests[before].body;
     assert.deepEqual(reasoningItems(body), [firstReasoning, secondReasoning]);
     assert.equal(controller.getState().conversation.revision, 3);
-    assert.deepEqual(upstream.unexpected, []);
+    assert.deepEqual(suite.upstream.unexpected, []);
     controller.destroy();
   });
 });

@@ -1,13 +1,22 @@
 //! Prints what decoding costs per upstream SSE message, three ways in the same run: the decoder as the relay runs
-//! it (fast paths on), the decoder with its fast paths off (every event read into a `serde_json::Value` tree),
-//! and a floor: parsing the same `data:` payloads into `Value` and nothing else. `fast/Value` is the first over
-//! the second. The recorded Responses and Anthropic streams are short (3 or 4 text deltas among a dozen other
-//! events), so each is also measured with every text delta repeated 50 times in place, which is what a long
-//! answer looks like. The Chat Completions usage chunk (one per call, the last before `[DONE]`) is measured the
-//! same way, repeated 50 times in place, so that its row is about that chunk alone. A benchmark, not a test:
-//! figures vary with the machine and its load.
+//! it (`fast`: its fast path on, where it has one), the decoder with its fast path off (`Value`: every event read
+//! into a `serde_json::Value` tree), and a floor: parsing the same `data:` payloads into `Value` and nothing else.
+//! `fast/Value` is the first over the second.
+//!
+//! The first three rows take every recorded stream of a provider (`fixtures/<provider>/recorded/`) together,
+//! each decoded once per round: the mix of events real answers had, which decides whether a fast path pays for
+//! itself (`relay-server/bench/README.md`). Then single streams, and the recorded Anthropic stream with every text
+//! delta repeated 50 times in place, which is what a long answer looks like. A benchmark, not a test: figures
+//! vary with the machine and its load.
 //!
 //!     cargo run --release -p patchbridge-providers --example decode_cost
+//!
+//! On a busy machine, count instructions instead: `count <provider> <fast|general> <rounds>` decodes every
+//! recorded stream of the provider `rounds` times and prints nothing, so that under callgrind the difference
+//! between, say, 20 rounds and 0 is what decoding them costs.
+//!
+//!     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!         target/release/examples/decode_cost count anthropic-messages fast 20
 
 #[path = "common/mod.rs"]
 mod common;
@@ -16,140 +25,150 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use patchbridge_protocol::ModelRequest;
-use patchbridge_providers::{Decoder, ProviderKind};
+use patchbridge_providers::{AdapterError, Decoder, ProviderKind};
 
-/// The SSE messages (event, data) of a recorded stream, framed as the relay frames them.
-fn sse_messages(text: &str) -> Vec<(String, String)> {
+/// SSE messages as (event, data), framed as the relay frames them.
+type Messages = Vec<(String, String)>;
+
+const PROVIDERS: [(ProviderKind, &str); 3] = [
+    (ProviderKind::OpenAiChat, "openai-chat"),
+    (ProviderKind::AnthropicMessages, "anthropic-messages"),
+    (ProviderKind::OpenAiResponses, "openai-responses"),
+];
+
+fn main() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
+    let request = common::one_message_request();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.is_empty() {
+        let [mode, provider, path, rounds] = args.as_slice() else {
+            panic!("usage: decode_cost [count <provider> <fast|general> <rounds>]");
+        };
+        assert_eq!(mode, "count", "the only mode is count");
+        let kind =
+            ProviderKind::parse(provider).unwrap_or_else(|| panic!("unknown provider {provider}"));
+        let fast = match path.as_str() {
+            "fast" => true,
+            "general" => false,
+            other => panic!("{other}: fast or general"),
+        };
+        for stream in recorded_streams(&format!("{dir}/{provider}/recorded")) {
+            decode_ns(kind, &request, &stream, rounds.parse().unwrap(), fast);
+        }
+        return;
+    }
+
+    println!(
+        "{:<62} {:>8} {:>8} {:>9} {:>9} {:>10}",
+        "fixture (ns per message)", "messages", "fast", "Value", "parse", "fast/Value"
+    );
+    for (kind, provider) in PROVIDERS {
+        let streams = recorded_streams(&format!("{dir}/{provider}/recorded"));
+        let name = format!("{provider}/recorded/*.sse ({} streams)", streams.len());
+        row(kind, &request, &name, &streams);
+    }
+    let single = [
+        (
+            ProviderKind::OpenAiChat,
+            "openai-chat/recorded/d61558011839.sse",
+            1,
+        ),
+        (
+            ProviderKind::OpenAiChat,
+            "openai-chat/recorded/f82268f2fefd.sse",
+            1,
+        ),
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/tool_use_response.sse",
+            1,
+        ),
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/thinking_tool_use.sse",
+            1,
+        ),
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/basic_response.sse",
+            1,
+        ),
+        (
+            ProviderKind::AnthropicMessages,
+            "anthropic-messages/recorded/basic_response.sse",
+            50,
+        ),
+    ];
+    for (kind, file, repeat) in single {
+        let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+        let messages = repeat_text_deltas(sse_messages(&text), repeat);
+        let name = match repeat {
+            1 => file.to_owned(),
+            n => format!("{file}, deltas x{n}"),
+        };
+        row(kind, &request, &name, &[messages]);
+    }
+}
+
+/// Prints one row: `streams` decoded with the fast path on and off, interleaved (so that a change in the
+/// machine's load falls on both), and parsed into `Value`; ns per message.
+fn row(kind: ProviderKind, request: &ModelRequest, name: &str, streams: &[Messages]) {
+    let messages: usize = streams.iter().map(Vec::len).sum();
+    let rounds = (200_000 / messages).max(50);
+    let (mut fast, mut value) = (0.0, 0.0);
+    for _ in 0..5 {
+        for stream in streams {
+            let weight = stream.len() as f64;
+            fast += decode_ns(kind, request, stream, rounds / 5, true) * weight;
+            value += decode_ns(kind, request, stream, rounds / 5, false) * weight;
+        }
+    }
+    let (fast, value) = (fast / 5.0 / messages as f64, value / 5.0 / messages as f64);
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for (_, data) in streams.iter().flatten() {
+            if data != "[DONE]" {
+                black_box(serde_json::from_str::<serde_json::Value>(data).ok());
+            }
+        }
+    }
+    let parse = start.elapsed().as_nanos() as f64 / (rounds * messages) as f64;
+    println!(
+        "{name:<62} {messages:>8} {fast:>8.0} {value:>9.0} {parse:>9.0} {:>10.2}",
+        fast / value
+    );
+}
+
+/// The SSE messages (event, data) of a stream's text, framed as the relay frames them.
+fn sse_messages(text: &str) -> Messages {
     common::sse_messages(text.as_bytes())
         .into_iter()
         .map(|m| (m.event, m.data))
         .collect()
 }
 
-fn main() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
-    let cases = [
-        (
-            ProviderKind::OpenAiChat,
-            "openai-chat/recorded/d61558011839.sse",
-        ),
-        (
-            ProviderKind::OpenAiChat,
-            "openai-chat/recorded/f82268f2fefd.sse",
-        ),
-        (
-            ProviderKind::AnthropicMessages,
-            "anthropic-messages/recorded/tool_use_response.sse",
-        ),
-        (
-            ProviderKind::AnthropicMessages,
-            "anthropic-messages/thinking_tool_use.sse",
-        ),
-        (
-            ProviderKind::AnthropicMessages,
-            "anthropic-messages/recorded/basic_response.sse",
-        ),
-        (
-            ProviderKind::OpenAiResponses,
-            "openai-responses/recorded/vercel-phase.sse",
-        ),
-        (
-            ProviderKind::OpenAiResponses,
-            "openai-responses/reasoning_tool_call.sse",
-        ),
-    ];
-    let request = common::one_message_request();
-    println!(
-        "{:<62} {:>8} {:>8} {:>9} {:>9} {:>10}",
-        "fixture (ns per message)", "messages", "fast", "Value", "parse", "fast/Value"
-    );
-    let long = [
-        (
-            ProviderKind::AnthropicMessages,
-            "anthropic-messages/recorded/basic_response.sse",
-            Hot::TextDeltas,
-        ),
-        (
-            ProviderKind::OpenAiResponses,
-            "openai-responses/recorded/vercel-phase.sse",
-            Hot::TextDeltas,
-        ),
-        (
-            ProviderKind::OpenAiChat,
-            "openai-chat/recorded/4cc50a6135d2.sse",
-            Hot::UsageChunk,
-        ),
-    ];
-    let cases = cases
-        .into_iter()
-        .map(|(kind, file)| (kind, file.to_owned(), Hot::TextDeltas, 1))
-        .chain(long.into_iter().map(|(kind, file, hot)| {
-            let what = match hot {
-                Hot::TextDeltas => "deltas",
-                Hot::UsageChunk => "usage chunk",
-            };
-            (kind, format!("{file}, {what} x50"), hot, 50)
-        }));
-    for (kind, name, hot, repeat) in cases {
-        let file = name.split(',').next().unwrap();
-        let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
-        let messages = repeat_hot(sse_messages(&text), hot, repeat);
-        let rounds = (200_000 / messages.len()).max(50);
-        // Interleaved, so that a change in the machine's load falls on both.
-        let (mut fast, mut value) = (0.0, 0.0);
-        for _ in 0..5 {
-            fast += decode_ns(kind, &request, &messages, rounds / 5, true);
-            value += decode_ns(kind, &request, &messages, rounds / 5, false);
-        }
-        let (fast, value) = (fast / 5.0, value / 5.0);
-        let start = Instant::now();
-        for _ in 0..rounds {
-            for (_, data) in &messages {
-                if data != "[DONE]" {
-                    black_box(serde_json::from_str::<serde_json::Value>(data).unwrap());
-                }
-            }
-        }
-        let parse = start.elapsed().as_nanos() as f64 / (rounds * messages.len()) as f64;
-        println!(
-            "{:<62} {:>8} {:>8.0} {:>9.0} {:>9.0} {:>10.2}",
-            name,
-            messages.len(),
-            fast,
-            value,
-            parse,
-            fast / value
-        );
-    }
+/// The SSE messages of every `.sse` stream in `dir`, one list per stream.
+fn recorded_streams(dir: &str) -> Vec<Messages> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "sse"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|path| sse_messages(&std::fs::read_to_string(path).unwrap()))
+        .collect()
 }
 
-/// Which messages of a stream a row repeats.
-#[derive(Clone, Copy)]
-enum Hot {
-    /// Anthropic `content_block_delta`, Responses `response.output_text.delta`.
-    TextDeltas,
-    /// The Chat Completions chunk with no choices and a `usage` object.
-    UsageChunk,
-}
-
-/// Each `hot` message `n` times.
-fn repeat_hot(messages: Vec<(String, String)>, hot: Hot, n: usize) -> Vec<(String, String)> {
+/// Each Anthropic `content_block_delta` message `n` times.
+fn repeat_text_deltas(messages: Messages, n: usize) -> Messages {
     let mut out = Vec::new();
     for message in messages {
         let value = serde_json::from_str::<serde_json::Value>(&message.1).ok();
-        let is_hot = value.is_some_and(|v| match hot {
-            Hot::TextDeltas => matches!(
-                v.get("type").and_then(|t| t.as_str()),
-                Some("content_block_delta" | "response.output_text.delta")
-            ),
-            Hot::UsageChunk => {
-                v.get("choices")
-                    .and_then(|c| c.as_array())
-                    .is_some_and(|c| c.is_empty())
-                    && v.get("usage").is_some_and(|u| u.is_object())
-            }
-        });
-        let times = if is_hot { n } else { 1 };
+        let is_delta = value
+            .is_some_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("content_block_delta"));
+        let times = if is_delta { n } else { 1 };
         out.extend(std::iter::repeat_n(message, times));
     }
     out
@@ -168,12 +187,16 @@ fn decode_ns(
         let mut decoder = Decoder::new(kind, request).unwrap();
         decoder.set_fast_path(fast_path);
         let mut out = Vec::with_capacity(16);
-        for (event, data) in messages {
-            decoder.feed(event, data, &mut out).unwrap();
+        // A stream that fails (some recorded ones end with a provider error) ends there, as in the relay.
+        let fed = messages.iter().try_for_each(|(event, data)| {
+            decoder.feed(event, data, &mut out)?;
             out.clear();
+            Ok::<_, AdapterError>(())
+        });
+        if fed.is_ok() {
+            black_box(decoder.finish(&mut out).is_ok());
         }
-        decoder.finish(&mut out).unwrap();
         black_box(&out);
     }
-    start.elapsed().as_nanos() as f64 / (rounds * messages.len()) as f64
+    start.elapsed().as_nanos() as f64 / (rounds * messages.len()).max(1) as f64
 }

@@ -15,10 +15,12 @@
 //! - `tool_names`: the reversible mapping of neutral tool names (`local.device_get`) to provider-safe names.
 //! - `wire`: reading provider events (JSON parse, event type, lenient field access) for the decoders, and the
 //!   typed field readers of their fast paths.
-//! - `test_support` (tests only): fixture streams and proptest strategies for comparing each decoder's fast
-//!   path with its general path.
+//! - `test_support` (tests only): fixture streams and proptest strategies for comparing a decoder's fast path
+//!   with its general path.
 //! - `openai_chat`, `openai_responses`, `anthropic`: one module per wire format, each with `encode` and
-//!   `decode`, and a fast path for its most common events (`text_chunk` and `usage_chunk`, `delta_event`, `block_delta`).
+//!   `decode`. Chat Completions and Anthropic also read their most common event, the text delta, on a fast path
+//!   (`text_chunk`, `block_delta`) that skips the `serde_json::Value` tree; `relay-server/bench/README.md` has
+//!   the measurement that keeps these two and no others.
 
 pub mod error;
 pub mod options;
@@ -145,14 +147,15 @@ impl Decoder {
     }
 
     /// Whether the decoder reads its most common events (text and other deltas of the usual shape) into
-    /// borrowed typed fields instead of a `serde_json::Value` tree. On by default. Both ways produce the same
-    /// events and errors; turning it off exists so that the tests and `examples/decode_cost.rs` can compare them.
+    /// borrowed typed fields instead of a `serde_json::Value` tree. On by default; the Responses decoder has no
+    /// fast path. Both ways produce the same events and errors; turning it off exists so that the tests and
+    /// `examples/decode_cost.rs` can compare them.
     #[doc(hidden)]
     pub fn set_fast_path(&mut self, on: bool) {
         match &mut self.inner {
             DecoderInner::Chat(d) => d.fast_path = on,
-            DecoderInner::Responses(d) => d.fast_path = on,
             DecoderInner::Anthropic(d) => d.fast_path = on,
+            DecoderInner::Responses(_) => {}
         }
     }
 

@@ -1,8 +1,6 @@
-//! Helpers for the tests that compare each decoder's fast path with its general path
-//! (`openai_chat/text_chunk.rs`, `openai_chat/usage_chunk.rs`, `openai_responses/delta_event.rs`,
-//! `anthropic/block_delta.rs`): a provider's
-//! fixture streams framed by the relay's own [`crate::sse`] framer, one decoder run with the fast path on or
-//! off, and proptest strategies for JSON objects close to the fast shapes.
+//! Helpers for the tests that compare a decoder's fast path with its general path (`openai_chat/text_chunk.rs`,
+//! `anthropic/block_delta.rs`): a provider's fixture streams framed by the relay's own [`crate::sse`] framer, one
+//! decoder run with the fast path on or off, and proptest strategies for JSON objects close to the fast shapes.
 
 use std::path::PathBuf;
 

@@ -65,9 +65,9 @@ pub(crate) fn provider_error(value: &Value) -> AdapterError {
     }
 }
 
-/// Typed reading for the decoders' fast paths (`openai_chat/text_chunk.rs`, `openai_chat/usage_chunk.rs`,
-/// `openai_responses/delta_event.rs`, `anthropic/block_delta.rs`): field types that accept exactly what
-/// [`parse`] accepts for them, so a fast path never takes an event the general path would refuse as malformed.
+/// Typed reading for the decoders' fast paths (`openai_chat/text_chunk.rs`, `anthropic/block_delta.rs`): field
+/// types that accept exactly what [`parse`] accepts for them, so a fast path never takes an event the general
+/// path would refuse as malformed.
 pub(crate) mod typed {
     use std::borrow::Cow;
     use std::fmt;

@@ -3,6 +3,8 @@
 //! (a SQLite file in a temp dir, or a unique PostgreSQL schema per test).
 #![allow(dead_code)]
 
+pub mod identity;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -10,7 +10,7 @@ use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use super::details::Details;
-use super::{text_chunk, usage_chunk};
+use super::text_chunk;
 use super::{Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, Emitter, LiveKind};
 use crate::state::Continuation;
@@ -39,8 +39,8 @@ pub(crate) struct ChatDecoder {
     finish_reason: Option<String>,
     /// The counts of the last chunk's `usage` object: nothing else of it is kept.
     usage: Option<Usage>,
-    /// Whether text-delta and usage chunks take the fast paths of `text_chunk` and `usage_chunk` (always, except
-    /// in tests comparing both paths).
+    /// Whether text-delta chunks take the fast path of `text_chunk` (always, except in tests and the benchmark
+    /// comparing both paths).
     pub(crate) fast_path: bool,
 }
 
@@ -71,11 +71,7 @@ impl ChatDecoder {
             return self.complete(out);
         }
         if self.fast_path {
-            if usage_chunk::is_candidate(data) {
-                if let Some(chunk) = usage_chunk::parse(data) {
-                    return self.usage_only(chunk, out);
-                }
-            } else if let Some(chunk) = text_chunk::parse(data) {
+            if let Some(chunk) = text_chunk::parse(data) {
                 return self.text_delta(chunk, out);
             }
         }
@@ -140,24 +136,6 @@ impl ChatDecoder {
         if let Some(reason) = chunk.finish_reason {
             self.finish_reason = Some(reason.into_owned());
         }
-        Ok(())
-    }
-
-    /// A usage chunk (see `usage_chunk`): what `feed` does with such a chunk, without the `Value` tree.
-    fn usage_only(
-        &mut self,
-        chunk: usage_chunk::UsageChunk<'_>,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), AdapterError> {
-        if !self.emit.started() {
-            // Without choices, only an id starts the message (as in `feed`).
-            let Some(id) = chunk.id.as_deref().filter(|id| !id.trim().is_empty()) else {
-                return Ok(());
-            };
-            let id = self.continuation.message_id(Some(id));
-            self.emit.start(id, out)?;
-        }
-        self.usage = Some(chunk.usage);
         Ok(())
     }
 

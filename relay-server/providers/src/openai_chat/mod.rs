@@ -5,7 +5,6 @@
 //! - `decode`: `chat.completion.chunk` SSE (`tool_calls` fragments by index, `reasoning_content` or
 //!   `reasoning` from gateways, `refusal`, `finish_reason`, the trailing usage chunk, `[DONE]`) → neutral events.
 //! - `text_chunk`: the decoder's fast path for the common text-delta chunk (borrowed typed fields, no `Value`).
-//! - `usage_chunk`: the decoder's fast path for the usage chunk that ends a stream (typed counts, no `Value`).
 //! - `details`: merging of streamed OpenRouter-style `reasoning_details` fragments.
 //!
 //! ModelState `openai-chat/v1`: `{ "messages": { "<id>": { "field": "reasoning_content" | "reasoning",
@@ -16,7 +15,6 @@ mod decode;
 mod details;
 mod encode;
 mod text_chunk;
-mod usage_chunk;
 
 pub(crate) use decode::ChatDecoder;
 pub(crate) use encode::{encode, image_url, tool_outputs};

@@ -29,7 +29,9 @@ pub(super) struct TextChunk<'a> {
 pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
     // A tool-call chunk would be refused only once most of it was read and serde had built an error (a
     // formatted message): refused here first, it costs one scan. Text never holds the key unescaped.
-    if data.contains(r#""tool_calls""#) {
+    // The usage chunk that ends a stream ends with its `usage` object, a text chunk with its choices or a
+    // scalar field: refused by its last bytes, it costs no refused read either.
+    if data.contains(r#""tool_calls""#) || data.ends_with("}}") {
         return None;
     }
     let chunk: Chunk<'_> = serde_json::from_str(data).ok()?;

@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
-use super::delta_event::{self, DeltaEvent};
 use super::{Entry, FORMAT};
 use crate::emit::{Emitter, LiveKind};
 use crate::state::{Continuation, MessagePhase, PartsBuilder};
@@ -40,9 +39,6 @@ pub(crate) struct ResponsesDecoder {
     parts: PartsBuilder,
     any_call: bool,
     refusal: bool,
-    /// Whether delta events take `delta_event`'s fast path (always, except in tests and the benchmark comparing
-    /// both paths).
-    pub(crate) fast_path: bool,
 }
 
 impl ResponsesDecoder {
@@ -58,7 +54,6 @@ impl ResponsesDecoder {
             parts: PartsBuilder::default(),
             any_call: false,
             refusal: false,
-            fast_path: true,
         })
     }
 
@@ -68,36 +63,24 @@ impl ResponsesDecoder {
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
-        if self.fast_path {
-            match delta_event::parse(data) {
-                Some(DeltaEvent::Live {
-                    kind,
-                    output_index,
-                    part,
-                    delta,
-                }) => return self.streamed_delta(&kind, output_index, part, &delta, out),
-                Some(DeltaEvent::Arguments {
-                    output_index,
-                    delta,
-                }) => {
-                    self.arguments_delta(output_index, &delta);
-                    return Ok(());
-                }
-                None => {}
-            }
-        }
         let value = wire::parse("Responses", event, data)?;
         let kind = wire::event_type(&value, event);
         let output_index = index_field(&value, "output_index");
-        if let Some((part_field, _, _)) = live_event(kind) {
-            let part = index_field(&value, part_field);
-            return self.streamed_delta(kind, output_index, part, str_field(&value, "delta"), out);
+        if let Some((part_field, part_offset, live)) = live_event(kind) {
+            if kind == "response.refusal.delta" {
+                self.refusal = true;
+            }
+            let part = part_offset.saturating_add(index_field(&value, part_field));
+            return self.live_delta(output_index, part, live, str_field(&value, "delta"), out);
         }
         match kind {
             // Some Responses-compatible servers skip `response.created` and begin with `in_progress`.
             "response.created" | "response.in_progress" => self.start(&value, out),
             "response.function_call_arguments.delta" => {
-                self.arguments_delta(output_index, str_field(&value, "delta"));
+                self.arguments
+                    .entry(output_index)
+                    .or_default()
+                    .push_str(str_field(&value, "delta"));
                 Ok(())
             }
             "response.output_item.added" => {
@@ -122,37 +105,6 @@ impl ResponsesDecoder {
             // not said already.
             _ => Ok(()),
         }
-    }
-
-    /// An event of a type `live_event` names, however it was read: `part` is its part index as sent.
-    fn streamed_delta(
-        &mut self,
-        kind: &str,
-        output_index: u64,
-        part: u64,
-        delta: &str,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), AdapterError> {
-        let Some((_, part_offset, live)) = live_event(kind) else {
-            return Ok(());
-        };
-        if kind == "response.refusal.delta" {
-            self.refusal = true;
-        }
-        self.live_delta(
-            output_index,
-            part_offset.saturating_add(part),
-            live,
-            delta,
-            out,
-        )
-    }
-
-    fn arguments_delta(&mut self, output_index: u64, delta: &str) {
-        self.arguments
-            .entry(output_index)
-            .or_default()
-            .push_str(delta);
     }
 
     fn live_delta(
@@ -312,7 +264,7 @@ impl ResponsesDecoder {
 /// raw reasoning parts apart from summary parts (so they never share a block), and the block kind. Summaries are
 /// the reasoning OpenAI allows to be shown; `reasoning_text` is raw reasoning that open-weight models behind
 /// Responses-compatible servers stream, shown the same way.
-pub(super) fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
+fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
     Some(match kind {
         "response.output_text.delta" | "response.refusal.delta" => {
             ("content_index", 0, LiveKind::Text)

@@ -7,8 +7,6 @@
 //! - `decode`: Responses SSE (`response.created`, `response.output_item.added/done`,
 //!   `response.output_text.delta`, `response.refusal.delta`, `response.reasoning_summary_text.delta`,
 //!   `response.function_call_arguments.delta`, `response.completed/incomplete/failed`, `error`) → neutral events.
-//! - `delta_event`: the decoder's fast path for delta events of the usual shape (borrowed typed fields, no
-//!   `Value`).
 //!
 //! ModelState `openai-responses/v1`: `{ "messages": { "<id>": { "items": [Part] } } }`: the output items of
 //! that message in `output_index` order, `{ "raw": <reasoning item verbatim>, "blocks": [summary block indexes] }`
@@ -17,7 +15,6 @@
 //! Without an entry every text block goes back as its own assistant message.
 
 mod decode;
-mod delta_event;
 mod encode;
 
 pub(crate) use decode::ResponsesDecoder;
