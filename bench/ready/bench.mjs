@@ -11,6 +11,7 @@
 // requests, so a waterfall shows. A page that fell back from `WebAssembly.instantiateStreaming` (wrong MIME type
 // or a bundler that inlined the module) is flagged. The Vite builds are made in a temporary folder with the
 // repository's Vite, the package linked in as `node_modules/@patchbridge/agent` (as `file:../../npm` does).
+// BENCH_READY_COMPARE=DIR adds the Vite builds of another built package folder (see below).
 // Needs the built package (scripts/build-wasm.sh, node widget/build.mjs). BENCH_READY_RUNS (default 7) runs per
 // page, interleaved round by round so a load spike hits every page alike; BENCH_READY_VERBOSE=1 also lists the
 // requests of each page's median run (start → end).
@@ -27,14 +28,15 @@ const RUNS = Number(process.env.BENCH_READY_RUNS ?? 7);
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.css': 'text/css' };
 
 const work = await mkdtemp(path.join(os.tmpdir(), 'pb-ready-'));
-const link = path.join(work, 'node_modules', '@patchbridge');
-await mkdir(link, { recursive: true });
-await symlink(path.join(root, 'npm'), path.join(link, 'agent'), 'dir');
+// BENCH_READY_COMPARE names another built package folder (say, a previous commit's npm/): its Vite builds run
+// beside this one's, interleaved, as `vite-…@other`.
+const packages = { '': path.join(root, 'npm'), ...(process.env.BENCH_READY_COMPARE ? { '@other': path.resolve(process.env.BENCH_READY_COMPARE) } : {}) };
 
-/** Builds the app in `work/name` (index.html plus sources) and returns its dist folder. */
-async function viteBuild(name, files) {
+/** Builds the app in `work/name` (index.html plus sources) against the package `pkg` and returns its dist folder. */
+async function viteBuild(name, files, pkg = packages['']) {
   const dir = path.join(work, name);
-  await mkdir(dir, { recursive: true });
+  await mkdir(path.join(dir, 'node_modules', '@patchbridge'), { recursive: true });
+  await symlink(pkg, path.join(dir, 'node_modules', '@patchbridge', 'agent'), 'dir');
   for (const [file, text] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     if (typeof text === 'string') await writeFile(path.join(dir, file), text);
@@ -45,17 +47,18 @@ async function viteBuild(name, files) {
 }
 
 const element = '<patchbridge-agent endpoint="/api" storage-key="bench"></patchbridge-agent>';
-const dists = {
-  'vite-widget': await viteBuild('vite-widget', {
+const dists = {};
+for (const [suffix, pkg] of Object.entries(packages)) {
+  dists[`vite-widget${suffix}`] = await viteBuild(`vite-widget${suffix}`, {
     'index.html': `<!doctype html><html><head><meta charset="utf-8"><title>vite widget</title><link rel="icon" href="data:,">
 <script type="module" src="./main.js"></script></head><body>${element}</body></html>`,
     'main.js': "import '@patchbridge/agent/widget';\n",
-  }),
-  'vite-example': await viteBuild('vite-example', {
+  }, pkg);
+  dists[`vite-example${suffix}`] = await viteBuild(`vite-example${suffix}`, {
     'index.html': { from: path.join(root, 'examples/vite-app/index.html') },
     src: { from: path.join(root, 'examples/vite-app/src') },
-  }),
-};
+  }, pkg);
+}
 
 const pages = {
   empty: `<!doctype html><html><head><meta charset="utf-8"><title>empty</title><link rel="icon" href="data:,">
@@ -113,7 +116,7 @@ async function run(name) {
   return { ...result, warnings };
 }
 
-const names = ['empty', 'no-build', 'no-build+preload', 'vite-widget', 'vite-example'];
+const names = ['empty', 'no-build', 'no-build+preload', ...Object.keys(dists)];
 const results = Object.fromEntries(names.map((n) => [n, []]));
 for (const name of names) await run(name); // warm-up: Chromium's own start-up, the server's first reads
 for (let i = 0; i < RUNS; i += 1) {
@@ -127,7 +130,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const ms = (x) => `${x.toFixed(0).padStart(5)} ms`;
 const floor = median(results.empty.map((r) => r.ready));
 console.log(`navigation to patchbridge-ready, cache off, ${RUNS} runs each (load average ${os.loadavg()[0].toFixed(1)})`);
-console.log('page              median     best    worst  ×empty  wasm request (median run)              requests');
+console.log('page                median     best    worst  ×empty  wasm request (median run)              requests');
 for (const name of names) {
   const runs = results[name];
   const times = runs.map((r) => r.ready);
@@ -138,5 +141,5 @@ for (const name of names) {
   if (process.env.BENCH_READY_VERBOSE) {
     for (const e of mid.resources) console.log(`    ${ms(e.start)} → ${ms(e.end)}  ${e.name.replace(base, '/')}`);
   }
-  console.log(`${name.padEnd(16)} ${ms(median(times))} ${ms(Math.min(...times))} ${ms(Math.max(...times))}  ${(median(times) / floor).toFixed(1).padStart(5)}×  ${where.padEnd(39)} ${String(mid.resources.length).padStart(4)}${fallback}`);
+  console.log(`${name.padEnd(18)} ${ms(median(times))} ${ms(Math.min(...times))} ${ms(Math.max(...times))}  ${(median(times) / floor).toFixed(1).padStart(5)}×  ${where.padEnd(39)} ${String(mid.resources.length).padStart(4)}${fallback}`);
 }
