@@ -20,11 +20,22 @@ const npm = path.join(root, 'npm');
 const entry = path.join(root, 'widget', 'src', 'index.js');
 const gluePath = path.join(npm, 'pkg', 'patchbridge_agent.js');
 
-/** Keeps the glue as a relative import of the ES module build (so it is shared with the package entry). */
+/**
+ * Keeps the glue as a relative import of the ES module build (so it is shared with the package entry), and a
+ * static one: the element's lazy `import()` of it becomes a module inside the bundle that re-exports the static
+ * import. A bundler would otherwise emit a chunk for that `import()` which is requested only once the element
+ * connects, one more request in a row before the .wasm (Vite: entry chunk, then the glue, then the .wasm).
+ */
 const externalGlue = {
   name: 'external-glue',
   setup(b) {
-    b.onResolve({ filter: /pkg\/patchbridge_agent\.js$/ }, () => ({ path: './pkg/patchbridge_agent.js', external: true }));
+    b.onResolve({ filter: /pkg\/patchbridge_agent\.js$/ }, (args) => (args.kind === 'dynamic-import'
+      ? { path: 'glue', namespace: 'static-glue' }
+      : { path: './pkg/patchbridge_agent.js', external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'static-glue' }, () => ({
+      contents: "export * from './pkg/patchbridge_agent.js';\nexport { default } from './pkg/patchbridge_agent.js';\n",
+      resolveDir: npm,
+    }));
   },
 };
 
@@ -43,7 +54,15 @@ const common = {
   logOverride: { 'duplicate-object-key': 'silent' },
 };
 
-await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
+// The ES module build starts fetching and compiling the .wasm as soon as it is evaluated where there is a DOM,
+// not when the first element connects (a page may define the element before adding one). The glue shares one
+// init between callers, so the element's own load joins this one (and retries after a failure, which this catch
+// leaves to it).
+const eagerRuntime = [
+  "import __pbInit from './pkg/patchbridge_agent.js';",
+  'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
+].join('\n');
+await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
