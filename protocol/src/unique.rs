@@ -2,12 +2,18 @@
 //! `{"path":"a","path":"b"}` means whatever the last reader decides; where the contract asks for one complete
 //! JSON object (tool-call arguments) a duplicate key is refused instead. Key order and number text are kept
 //! (serde_json's `preserve_order` and `arbitrary_precision`, enabled by this crate).
+//!
+//! A number beyond the range of a double (`1e400`) is refused too: a browser reads it as `Infinity`, which
+//! `JSON.stringify` writes as `null`, so the page's copy of the arguments would silently differ from the stored
+//! one. Big integers and long fractions within the range keep passing with their text unchanged.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+
+use crate::number::Decimal;
 
 /// serde_json's private key for a number kept as text (`arbitrary_precision`).
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
@@ -79,9 +85,13 @@ impl<'de> Visitor<'de> for UniqueKeys {
             if object.is_empty() && key == NUMBER_TOKEN {
                 // A number serde_json kept as its text.
                 let text: String = map.next_value()?;
-                return Number::from_str(&text)
-                    .map(Value::Number)
-                    .map_err(de::Error::custom);
+                let number = Number::from_str(&text).map_err(de::Error::custom)?;
+                if !Decimal::of(&number).within_double_range() {
+                    return Err(de::Error::custom(format_args!(
+                        "number {text} is outside the range of a double (JavaScript reads it as Infinity)"
+                    )));
+                }
+                return Ok(Value::Number(number));
             }
             if object.contains_key(&key) {
                 return Err(de::Error::custom(format_args!("duplicate key {key:?}")));

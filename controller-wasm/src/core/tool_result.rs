@@ -11,6 +11,10 @@ use super::error::{AgentError, ErrorCode, LimitName};
 /// with it is refused, so a reader can always tell the runtime's not-run results from a tool's own).
 pub const NOT_RUN_PREFIX: &str = "[not run] ";
 
+/// The start of every result the runtime writes for a call whose arguments do not match the tool's
+/// `inputSchema` (reserved like [`NOT_RUN_PREFIX`]; the format is in `arguments`).
+pub const INVALID_ARGUMENTS_PREFIX: &str = "[invalid arguments] ";
+
 /// A validated tool result (what the model will see).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -74,6 +78,12 @@ pub fn validate_tool_result(
         return Err(invalid(
             call_id,
             "content must not start with \"[not run] \" (reserved for results the runtime writes for calls that never ran)",
+        ));
+    }
+    if content.starts_with(INVALID_ARGUMENTS_PREFIX) {
+        return Err(invalid(
+            call_id,
+            "content must not start with \"[invalid arguments] \" (reserved for results the runtime writes for calls it refused)",
         ));
     }
     let characters = content.chars().count() as u64;
