@@ -115,9 +115,9 @@ impl Decimal {
     }
 
     /// Whether `self / divisor` is a whole number; `None` when the divisor is zero or has more significant
-    /// digits than this exact check handles (18).
+    /// digits than this exact check handles (9: the arithmetic stays within `u64`).
     pub fn is_multiple_of(&self, divisor: &Decimal) -> Option<bool> {
-        if divisor.is_zero() || divisor.digits.len() > 18 {
+        if divisor.is_zero() || divisor.digits.len() > 9 {
             return None;
         }
         if self.is_zero() {
@@ -130,7 +130,7 @@ impl Decimal {
         let modulus = divisor
             .digits
             .iter()
-            .fold(0u128, |n, &d| n * 10 + u128::from(d));
+            .fold(0u64, |n, &d| n * 10 + u64::from(d));
         if e < f {
             // D has no trailing zero, so D / (E × 10^(f − e)) is never whole.
             return Some(false);
@@ -138,7 +138,7 @@ impl Decimal {
         let remainder = self
             .digits
             .iter()
-            .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % modulus);
+            .fold(0u64, |r, &d| (r * 10 + u64::from(d)) % modulus);
         let scaled = remainder * pow_mod(10, (e - f) as u64, modulus) % modulus;
         Some(scaled == 0)
     }
@@ -181,7 +181,7 @@ fn exponent_value(text: &str) -> Option<i64> {
     Some(if negative { -magnitude } else { magnitude })
 }
 
-fn pow_mod(base: u128, mut exponent: u64, modulus: u128) -> u128 {
+fn pow_mod(base: u64, mut exponent: u64, modulus: u64) -> u64 {
     let mut result = 1 % modulus;
     let mut base = base % modulus;
     while exponent > 0 {

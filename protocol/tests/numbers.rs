@@ -117,7 +117,11 @@ fn multiple_of_is_exact_for_decimal_divisors() {
         );
     }
     assert_eq!(d("5").is_multiple_of(&d("0")), None);
-    assert_eq!(d("5").is_multiple_of(&d("1234567890123456789")), None);
+    assert_eq!(d("5").is_multiple_of(&d("1234567891")), None);
+    assert_eq!(
+        d("2469135780").is_multiple_of(&d("12345678.9e1")),
+        Some(true)
+    );
 }
 
 /// The boundary: 2^1024 − 2^970 is the least magnitude that rounds to infinity.

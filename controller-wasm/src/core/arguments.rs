@@ -60,6 +60,8 @@ impl Path<'_> {
 struct Found {
     listed: Vec<Violation>,
     total: usize,
+    /// The types asked for by the type violations found (bits of `schema`'s type constants).
+    wanted_types: u8,
 }
 
 impl Found {
@@ -72,6 +74,11 @@ impl Found {
                 got,
             });
         }
+    }
+
+    fn add_type(&mut self, path: &Path<'_>, types: u8, got: String) {
+        self.wanted_types |= types;
+        self.add(path, expected_types(types), got);
     }
 }
 
@@ -137,7 +144,7 @@ impl Schema {
         };
         if let Some(types) = rules.types {
             if type_bits(value) & types == 0 {
-                return found.add(path, expected_types(types), describe(value));
+                return found.add_type(path, types, describe(value));
             }
         }
         match value {
@@ -161,7 +168,7 @@ impl Schema {
                 let list: Vec<String> = allowed.iter().map(to_text).collect();
                 found.add(
                     path,
-                    format!("one of [{}]", cut(&list.join(", "), 200)),
+                    format!("one of [{}]", cut(&joined(&list), 200)),
                     value.describe(),
                 );
             }
@@ -290,7 +297,7 @@ impl Schema {
                     let allowed = if names.is_empty() {
                         "none".to_owned()
                     } else {
-                        cut(&names.join(", "), 200)
+                        cut(&joined(&names), 200)
                     };
                     found.add(
                         &child,
@@ -450,28 +457,12 @@ fn report_alternatives(
     found: &mut Found,
 ) {
     let here = path.pointer();
-    let only_types = failed.iter().all(|f| {
-        f.total == 1 && f.listed[0].pointer == here && f.listed[0].expected.starts_with("type ")
-    });
+    let only_types = failed
+        .iter()
+        .all(|f| f.total == 1 && f.wanted_types != 0 && f.listed[0].pointer == here);
     if only_types {
-        let mut names: Vec<&str> = Vec::new();
-        for name in failed
-            .iter()
-            .flat_map(|f| f.listed[0].expected["type ".len()..].split(" or "))
-        {
-            for name in name.split(", ") {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-        let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
-        let expected = if rest.is_empty() {
-            format!("type {last}")
-        } else {
-            format!("type {} or {last}", rest.join(", "))
-        };
-        return found.add(path, expected, value.describe());
+        let types = failed.iter().fold(0, |bits, f| bits | f.wanted_types);
+        return found.add_type(path, types, value.describe());
     }
     found.add(
         path,
@@ -550,7 +541,7 @@ fn expected_types(types: u8) -> String {
         .collect();
     match names.split_last() {
         Some((last, [])) => format!("type {last}"),
-        Some((last, rest)) => format!("type {} or {last}", rest.join(", ")),
+        Some((last, rest)) => format!("type {} or {last}", joined(rest)),
         None => "no type".into(),
     }
 }
@@ -565,6 +556,18 @@ pub fn describe(value: &Value) -> String {
         Value::Array(items) => format!("array of {} items", items.len()),
         Value::Object(_) => "object".into(),
     }
+}
+
+/// The items separated by `, ` (without `[T]::join`, which would add its own generic code to the bundle).
+fn joined<S: AsRef<str>>(items: &[S]) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(item.as_ref());
+    }
+    out
 }
 
 /// `text` cut to `max` characters, with `…` when cut.

@@ -279,9 +279,11 @@ fn ipv6(text: &str) -> bool {
         part.split(':')
             .try_fold(0, |n, g| group(g).then_some(n + 1))
     };
-    match head.split_once("::") {
-        Some((left, right)) => {
-            if right.contains("::") {
+    let double_colon = |s: &str| s.as_bytes().windows(2).position(|w| w == b"::");
+    match double_colon(&head) {
+        Some(at) => {
+            let (left, right) = (&head[..at], &head[at + 2..]);
+            if double_colon(right).is_some() {
                 return false;
             }
             matches!((count(left), count(right)), (Some(l), Some(r)) if l + r + tail_groups <= 7)

@@ -51,14 +51,14 @@ pub struct Pattern {
 
 impl Pattern {
     /// Compiles ECMA-262 pattern text; the error says what is not supported or not well-formed.
-    pub fn new(text: &str) -> Result<Pattern, String> {
+    pub fn new(text: &str) -> Result<Pattern, &'static str> {
         let mut parser = Parser {
             chars: text.chars().collect(),
             at: 0,
         };
         let node = parser.alternation()?;
         if parser.at < parser.chars.len() {
-            return Err("unbalanced ')'".into());
+            return Err("unbalanced ')'");
         }
         let mut program = Vec::new();
         emit(&node, &mut program)?;
@@ -157,11 +157,9 @@ fn in_class(members: &[Member], c: char) -> bool {
     })
 }
 
-fn emit(node: &Node, program: &mut Vec<Inst>) -> Result<(), String> {
+fn emit(node: &Node, program: &mut Vec<Inst>) -> Result<(), &'static str> {
     if program.len() > MAX_PROGRAM {
-        return Err(format!(
-            "the pattern is too large (over {MAX_PROGRAM} steps once its counted repetitions are expanded)"
-        ));
+        return Err("the pattern is too large once its counted repetitions are expanded");
     }
     match node {
         Node::Empty => {}
@@ -241,7 +239,7 @@ impl Parser {
         found
     }
 
-    fn alternation(&mut self) -> Result<Node, String> {
+    fn alternation(&mut self) -> Result<Node, &'static str> {
         let mut branches = vec![self.sequence()?];
         while self.eat('|') {
             branches.push(self.sequence()?);
@@ -253,7 +251,7 @@ impl Parser {
         })
     }
 
-    fn sequence(&mut self) -> Result<Node, String> {
+    fn sequence(&mut self) -> Result<Node, &'static str> {
         let mut items = Vec::new();
         while let Some(c) = self.peek() {
             if c == '|' || c == ')' {
@@ -266,7 +264,7 @@ impl Parser {
         Ok(Node::Concat(items))
     }
 
-    fn quantified(&mut self, atom: Node, repeatable: bool) -> Result<Node, String> {
+    fn quantified(&mut self, atom: Node, repeatable: bool) -> Result<Node, &'static str> {
         let start = self.at;
         let (min, max) = match self.peek() {
             Some('*') => (0, None),
@@ -282,14 +280,14 @@ impl Parser {
             self.at += 1;
         }
         if !repeatable {
-            return Err("a quantifier follows nothing it can repeat".into());
+            return Err("a quantifier follows nothing it can repeat");
         }
         if max.is_some_and(|max| max < min) {
-            return Err("a quantifier's range is out of order ({n,m} with m < n)".into());
+            return Err("a quantifier's range is out of order ({n,m} with m < n)");
         }
         self.eat('?');
         if matches!(self.peek(), Some('*' | '+' | '?')) {
-            return Err("a quantifier follows a quantifier".into());
+            return Err("a quantifier follows a quantifier");
         }
         Ok(Node::Repeat(Box::new(atom), min, max))
     }
@@ -317,9 +315,9 @@ impl Parser {
     }
 
     /// One atom and whether a quantifier may follow it.
-    fn atom(&mut self) -> Result<(Node, bool), String> {
+    fn atom(&mut self) -> Result<(Node, bool), &'static str> {
         let Some(c) = self.peek() else {
-            return Err("unexpected end".into());
+            return Err("unexpected end");
         };
         self.at += 1;
         Ok(match c {
@@ -340,14 +338,13 @@ impl Parser {
                         }
                     } else {
                         return Err(
-                            "lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported"
-                                .into(),
+                            "lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported",
                         );
                     }
                 }
                 let inner = self.alternation()?;
                 if !self.eat(')') {
-                    return Err("unbalanced '('".into());
+                    return Err("unbalanced '('");
                 }
                 (inner, true)
             }
@@ -357,11 +354,11 @@ impl Parser {
                 Escaped::Char(c) => (Node::Inst(Inst::Char(c)), true),
                 Escaped::Boundary(b) => (Node::Inst(Inst::WordBoundary(b)), false),
             },
-            '*' | '+' | '?' => return Err("a quantifier follows nothing it can repeat".into()),
+            '*' | '+' | '?' => return Err("a quantifier follows nothing it can repeat"),
             '{' => {
                 self.at -= 1;
                 if self.braces().is_some() {
-                    return Err("a quantifier follows nothing it can repeat".into());
+                    return Err("a quantifier follows nothing it can repeat");
                 }
                 self.at += 1;
                 (Node::Inst(Inst::Char('{')), true)
@@ -370,12 +367,12 @@ impl Parser {
         })
     }
 
-    fn class(&mut self) -> Result<Inst, String> {
+    fn class(&mut self) -> Result<Inst, &'static str> {
         let negated = self.eat('^');
         let mut members = Vec::new();
         loop {
             let Some(c) = self.peek() else {
-                return Err("unbalanced '['".into());
+                return Err("unbalanced '['");
             };
             self.at += 1;
             if c == ']' {
@@ -399,17 +396,17 @@ impl Parser {
                         self.at += 1;
                         match self.escape(true)? {
                             Escaped::Char(c) => c,
-                            _ => return Err("a class range ends in a class escape".into()),
+                            _ => return Err("a class range ends in a class escape"),
                         }
                     }
                     Some(c) => {
                         self.at += 1;
                         c
                     }
-                    None => return Err("unbalanced '['".into()),
+                    None => return Err("unbalanced '['"),
                 };
                 if high < low {
-                    return Err(format!("the class range {low}-{high} is out of order"));
+                    return Err("a class range is out of order");
                 }
                 members.push(Member::Range(low, high));
             } else {
@@ -419,9 +416,9 @@ impl Parser {
     }
 
     /// The escape after a `\` (inside a class when `in_class`).
-    fn escape(&mut self, in_class: bool) -> Result<Escaped, String> {
+    fn escape(&mut self, in_class: bool) -> Result<Escaped, &'static str> {
         let Some(c) = self.peek() else {
-            return Err("the pattern ends with '\\'".into());
+            return Err("the pattern ends with '\\'");
         };
         self.at += 1;
         Ok(match c {
@@ -448,7 +445,7 @@ impl Parser {
                     .collect();
                 self.at += digits.len();
                 if !self.eat('}') {
-                    return Err("a \\u{…} escape is not closed".into());
+                    return Err("a \\u{…} escape is not closed");
                 }
                 Escaped::Char(
                     u32::from_str_radix(&digits, 16)
@@ -458,31 +455,31 @@ impl Parser {
                 )
             }
             'u' => Escaped::Char(self.hex(4)?),
-            '1'..='9' => return Err("backreferences (\\1 …) are not supported".into()),
-            'p' | 'P' => return Err("Unicode property escapes (\\p{…}) are not supported".into()),
+            '1'..='9' => return Err("backreferences (\\1 …) are not supported"),
+            'p' | 'P' => return Err("Unicode property escapes (\\p{…}) are not supported"),
             'c' => match self.peek() {
                 Some(letter) if letter.is_ascii_alphabetic() => {
                     self.at += 1;
                     Escaped::Char(char::from(letter as u8 % 32))
                 }
-                _ => return Err("\\c must be followed by a letter".into()),
+                _ => return Err("\\c must be followed by a letter"),
             },
-            'k' => return Err("named backreferences (\\k<…>) are not supported".into()),
-            c if c.is_ascii_alphanumeric() => return Err(format!("unknown escape \\{c}")),
+            'k' => return Err("named backreferences (\\k<…>) are not supported"),
+            c if c.is_ascii_alphanumeric() => return Err("an unknown escape"),
             c => Escaped::Char(c),
         })
     }
 
-    fn hex(&mut self, count: usize) -> Result<char, String> {
+    fn hex(&mut self, count: usize) -> Result<char, &'static str> {
         let digits: String = self.chars[self.at..].iter().take(count).collect();
         if digits.chars().count() != count || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err("a \\x or \\u escape needs hexadecimal digits".into());
+            return Err("a \\x or \\u escape needs hexadecimal digits");
         }
         self.at += count;
         u32::from_str_radix(&digits, 16)
             .ok()
             .and_then(char::from_u32)
-            .ok_or_else(|| "a \\u escape names half of a surrogate pair".into())
+            .ok_or("a \\u escape names half of a surrogate pair")
     }
 }
 

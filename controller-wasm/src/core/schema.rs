@@ -14,8 +14,6 @@
 //! `$id` (which would change what `#` means below it), a pattern this runtime cannot run, or a `$ref` cycle that
 //! never reaches the arguments (`{"$ref": "#"}`: checking it would never end).
 
-use std::collections::HashMap;
-
 use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Value};
 
@@ -128,16 +126,26 @@ pub struct Schema {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaError {
     /// The keyword at fault.
-    pub keyword: String,
+    pub keyword: &'static str,
     /// JSON Pointer of the schema object holding it.
     pub pointer: String,
     /// What is wrong.
-    pub problem: String,
+    pub problem: &'static str,
 }
 
 /// Appends `token` to `pointer`, escaped (`~` → `~0`, `/` → `~1`).
 pub fn pointer_push(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", token.replace('~', "~0").replace('/', "~1"))
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl Schema {
@@ -146,7 +154,7 @@ impl Schema {
         let mut compiler = Compiler {
             root,
             nodes: Vec::new(),
-            at: HashMap::new(),
+            at: Vec::new(),
         };
         compiler.node(root, String::new(), "inputSchema")?;
         compiler.check_cycles()?;
@@ -159,14 +167,15 @@ impl Schema {
 struct Compiler<'a> {
     root: &'a Value,
     nodes: Vec<Node>,
-    at: HashMap<String, usize>,
+    /// The node compiled for each schema location (JSON Pointer), in compilation order.
+    at: Vec<(String, usize)>,
 }
 
-fn error(keyword: &str, pointer: &str, problem: impl Into<String>) -> SchemaError {
+fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaError {
     SchemaError {
-        keyword: keyword.to_owned(),
+        keyword,
         pointer: pointer.to_owned(),
-        problem: problem.into(),
+        problem,
     }
 }
 
@@ -176,14 +185,14 @@ impl<'a> Compiler<'a> {
         &mut self,
         value: &'a Value,
         pointer: String,
-        keyword: &str,
+        keyword: &'static str,
     ) -> Result<usize, SchemaError> {
-        if let Some(&index) = self.at.get(&pointer) {
-            return Ok(index);
+        if let Some((_, index)) = self.at.iter().find(|(p, _)| *p == pointer) {
+            return Ok(*index);
         }
         let index = self.nodes.len();
         self.nodes.push(Node::Bool(true));
-        self.at.insert(pointer.clone(), index);
+        self.at.push((pointer.clone(), index));
         let node = match value {
             Value::Bool(b) => Node::Bool(*b),
             Value::Object(map) => Node::Rules(Box::new(self.rules(map, &pointer)?)),
@@ -191,7 +200,7 @@ impl<'a> Compiler<'a> {
                 return Err(error(
                     keyword,
                     &pointer,
-                    "a schema must be an object or a boolean",
+                    "must be a schema (an object or a boolean)",
                 ))
             }
         };
@@ -199,296 +208,206 @@ impl<'a> Compiler<'a> {
         Ok(index)
     }
 
-    fn child(
-        &mut self,
-        map: &'a Map<String, Value>,
-        pointer: &str,
-        key: &str,
-    ) -> Result<Option<usize>, SchemaError> {
-        match map.get(key) {
-            Some(value) => self.node(value, pointer_push(pointer, key), key).map(Some),
-            None => Ok(None),
-        }
-    }
-
+    /// The schemas of an array keyword (`anyOf`, `prefixItems`, …), each compiled.
     fn list(
         &mut self,
-        map: &'a Map<String, Value>,
+        value: &'a Value,
         pointer: &str,
-        key: &str,
+        key: &'static str,
     ) -> Result<Vec<usize>, SchemaError> {
-        let Some(value) = map.get(key) else {
-            return Ok(Vec::new());
+        let items = match value {
+            Value::Array(items) if !items.is_empty() => items,
+            _ => return Err(error(key, pointer, "must be a non-empty array of schemas")),
         };
-        let items = value
-            .as_array()
-            .filter(|items| !items.is_empty())
-            .ok_or_else(|| {
-                error(
-                    key,
-                    pointer,
-                    format!("{key} must be a non-empty array of schemas"),
-                )
-            })?;
         let base = pointer_push(pointer, key);
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| self.node(item, pointer_push(&base, &i.to_string()), key))
-            .collect()
+        let mut nodes = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            nodes.push(self.node(item, pointer_push(&base, &i.to_string()), key)?);
+        }
+        Ok(nodes)
     }
 
+    /// The schemas of an object keyword (`properties`, `$defs`, …) with their names, each compiled.
     fn named(
         &mut self,
-        map: &'a Map<String, Value>,
+        value: &'a Value,
         pointer: &str,
-        key: &str,
+        key: &'static str,
     ) -> Result<Vec<(&'a str, usize)>, SchemaError> {
-        let Some(value) = map.get(key) else {
-            return Ok(Vec::new());
+        let Value::Object(members) = value else {
+            return Err(error(key, pointer, "must be an object of schemas"));
         };
-        let members = value
-            .as_object()
-            .ok_or_else(|| error(key, pointer, format!("{key} must be an object of schemas")))?;
         let base = pointer_push(pointer, key);
-        members
-            .iter()
-            .map(|(name, schema)| {
-                Ok((
-                    name.as_str(),
-                    self.node(schema, pointer_push(&base, name), key)?,
-                ))
-            })
-            .collect()
-    }
-
-    fn rules(&mut self, map: &'a Map<String, Value>, pointer: &str) -> Result<Rules, SchemaError> {
-        let mut rules = Rules::default();
-        if !pointer.is_empty() && map.contains_key("$id") {
-            return Err(error(
-                "$id",
-                pointer,
-                "a nested $id (a second schema resource) is not supported; move the definition under $defs",
+        let mut nodes = Vec::with_capacity(members.len());
+        for (name, schema) in members {
+            nodes.push((
+                name.as_str(),
+                self.node(schema, pointer_push(&base, name), key)?,
             ));
         }
-        for defs in ["$defs", "definitions"] {
-            self.named(map, pointer, defs)?;
-        }
-        if let Some(types) = map.get("type") {
-            let names: Vec<&Value> = match types {
-                Value::Array(names) if !names.is_empty() => names.iter().collect(),
-                Value::String(_) => vec![types],
-                _ => {
+        Ok(nodes)
+    }
+
+    /// One pass over the schema object's keywords; the few that depend on a sibling are settled after it.
+    fn rules(&mut self, map: &'a Map<String, Value>, pointer: &str) -> Result<Rules, SchemaError> {
+        let mut rules = Rules::default();
+        let mut nullable = false;
+        let mut tuple_items = false;
+        let mut additional_items = None;
+        let mut exclusive = [false, false];
+        for (key, value) in map {
+            let child = |this: &mut Self, key: &'static str| {
+                this.node(value, pointer_push(pointer, key), key).map(Some)
+            };
+            match key.as_str() {
+                "$id" if !pointer.is_empty() => {
                     return Err(error(
-                        "type",
+                        "$id",
                         pointer,
-                        "type must be a type name or a non-empty array of them",
+                        "a nested $id (a second schema resource) is not supported; move the definition under $defs",
                     ))
                 }
-            };
-            let mut bits = 0;
-            for name in names {
-                let bit = TYPE_NAMES
-                    .iter()
-                    .find(|(_, n)| Some(*n) == name.as_str())
-                    .map(|(bit, _)| *bit)
-                    .ok_or_else(|| error("type", pointer, format!("unknown type name {name}")))?;
-                bits |= bit;
-            }
-            rules.types = Some(bits);
-        }
-        match map.get("nullable") {
-            Some(Value::Bool(true)) => rules.types = rules.types.map(|bits| bits | NULL),
-            Some(Value::Bool(false)) | None => {}
-            Some(_) => return Err(error("nullable", pointer, "nullable must be a boolean")),
-        }
-        rules.properties = self
-            .named(map, pointer, "properties")?
-            .into_iter()
-            .map(|(name, node)| (name.to_owned(), node))
-            .collect();
-        for (text, node) in self.named(map, pointer, "patternProperties")? {
-            let pattern = Pattern::new(text).map_err(|problem| {
-                error(
-                    "patternProperties",
-                    pointer,
-                    format!("the pattern {text:?} cannot be used: {problem}"),
-                )
-            })?;
-            rules.pattern_properties.push((pattern, node));
-        }
-        rules.additional_properties = self.child(map, pointer, "additionalProperties")?;
-        if let Some(required) = map.get("required") {
-            rules.required = required
-                .as_array()
-                .and_then(|names| {
-                    names
-                        .iter()
-                        .map(|n| n.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .ok_or_else(|| {
-                    error(
-                        "required",
-                        pointer,
-                        "required must be an array of property names",
-                    )
-                })?;
-        }
-        rules.prefix_items = self.list(map, pointer, "prefixItems")?;
-        match map.get("items") {
-            Some(Value::Array(_)) => {
-                rules.prefix_items = self.list(map, pointer, "items")?;
-                rules.items = self.child(map, pointer, "additionalItems")?;
-            }
-            _ => rules.items = self.child(map, pointer, "items")?,
-        }
-        if let Some(values) = map.get("enum") {
-            rules.enumeration = Some(
-                values
-                    .as_array()
-                    .cloned()
-                    .ok_or_else(|| error("enum", pointer, "enum must be an array"))?,
-            );
-        }
-        rules.constant = map.get("const").cloned();
-        rules.any_of = self.list(map, pointer, "anyOf")?;
-        rules.all_of = self.list(map, pointer, "allOf")?;
-        rules.one_of = self.list(map, pointer, "oneOf")?;
-        rules.not = self.child(map, pointer, "not")?;
-        if let Some(target) = map.get("$ref") {
-            rules.reference = Some(self.reference(target, pointer)?);
-        }
-        for (key, maximum) in [("minimum", false), ("maximum", true)] {
-            let exclusive_key = if maximum {
-                "exclusiveMaximum"
-            } else {
-                "exclusiveMinimum"
-            };
-            let exclusive_flag = matches!(map.get(exclusive_key), Some(Value::Bool(true)));
-            let mut bounds = Vec::new();
-            if let Some(value) = map.get(key) {
-                bounds.push(Bound {
-                    value: number(value, key, pointer)?,
-                    exclusive: exclusive_flag,
-                });
-            }
-            match map.get(exclusive_key) {
-                Some(Value::Bool(_)) | None => {}
-                Some(value) => bounds.push(Bound {
-                    value: number(value, exclusive_key, pointer)?,
-                    exclusive: true,
-                }),
-            }
-            if maximum {
-                rules.maximum = bounds;
-            } else {
-                rules.minimum = bounds;
+                "$defs" => drop(self.named(value, pointer, "$defs")?),
+                "definitions" => drop(self.named(value, pointer, "definitions")?),
+                "type" => rules.types = Some(type_bits(value, pointer)?),
+                "nullable" => nullable = flag(value, "nullable", pointer)?,
+                "properties" => {
+                    for (name, node) in self.named(value, pointer, "properties")? {
+                        rules.properties.push((name.to_owned(), node));
+                    }
+                }
+                "patternProperties" => {
+                    for (text, node) in self.named(value, pointer, "patternProperties")? {
+                        let pattern = Pattern::new(text)
+                            .map_err(|problem| error("patternProperties", pointer, problem))?;
+                        rules.pattern_properties.push((pattern, node));
+                    }
+                }
+                "additionalProperties" => {
+                    rules.additional_properties = child(self, "additionalProperties")?
+                }
+                "required" => rules.required = names(value, pointer)?,
+                "prefixItems" => rules.prefix_items = self.list(value, pointer, "prefixItems")?,
+                "items" if value.is_array() => {
+                    tuple_items = true;
+                    rules.prefix_items = self.list(value, pointer, "items")?;
+                }
+                "items" => rules.items = child(self, "items")?,
+                "additionalItems" => additional_items = child(self, "additionalItems")?,
+                "enum" => match value {
+                    Value::Array(values) => rules.enumeration = Some(values.clone()),
+                    _ => return Err(error("enum", pointer, "must be an array")),
+                },
+                "const" => rules.constant = Some(value.clone()),
+                "anyOf" => rules.any_of = self.list(value, pointer, "anyOf")?,
+                "allOf" => rules.all_of = self.list(value, pointer, "allOf")?,
+                "oneOf" => rules.one_of = self.list(value, pointer, "oneOf")?,
+                "not" => rules.not = child(self, "not")?,
+                "$ref" => rules.reference = Some(self.reference(value, pointer)?),
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                    let maximum = key.ends_with("aximum");
+                    let is_exclusive = key.starts_with('e');
+                    if let (true, Value::Bool(b)) = (is_exclusive, value) {
+                        // The older (draft 4) form: a flag on `minimum` / `maximum`.
+                        exclusive[usize::from(maximum)] = *b;
+                        continue;
+                    }
+                    let keyword = KEYWORDS[usize::from(maximum) * 2 + usize::from(is_exclusive)];
+                    let bound = Bound {
+                        value: number(value, keyword, pointer)?,
+                        exclusive: is_exclusive,
+                    };
+                    if maximum {
+                        rules.maximum.push(bound);
+                    } else {
+                        rules.minimum.push(bound);
+                    }
+                }
+                "multipleOf" => {
+                    let divisor = number(value, "multipleOf", pointer)?;
+                    if divisor.negative || divisor.is_zero() || divisor.digits.len() > 9 {
+                        return Err(error(
+                            "multipleOf",
+                            pointer,
+                            "must be a number above 0 with at most 9 significant digits",
+                        ));
+                    }
+                    rules.multiple_of = Some(divisor);
+                }
+                "minLength" => rules.length.0 = Some(count(value, "minLength", pointer)?),
+                "maxLength" => rules.length.1 = Some(count(value, "maxLength", pointer)?),
+                "minItems" => rules.item_count.0 = Some(count(value, "minItems", pointer)?),
+                "maxItems" => rules.item_count.1 = Some(count(value, "maxItems", pointer)?),
+                "minProperties" => {
+                    rules.property_count.0 = Some(count(value, "minProperties", pointer)?)
+                }
+                "maxProperties" => {
+                    rules.property_count.1 = Some(count(value, "maxProperties", pointer)?)
+                }
+                "uniqueItems" => rules.unique_items = flag(value, "uniqueItems", pointer)?,
+                "pattern" => {
+                    let Value::String(text) = value else {
+                        return Err(error("pattern", pointer, "must be a string"));
+                    };
+                    let pattern =
+                        Pattern::new(text).map_err(|problem| error("pattern", pointer, problem))?;
+                    rules.pattern = Some((text.clone(), pattern));
+                }
+                "format" => match value {
+                    Value::String(name) => rules.format = Format::named(name),
+                    _ => return Err(error("format", pointer, "must be a string")),
+                },
+                _ => {}
             }
         }
-        if let Some(value) = map.get("multipleOf") {
-            let divisor = number(value, "multipleOf", pointer)?;
-            if divisor.negative || divisor.is_zero() || divisor.digits.len() > 18 {
-                return Err(error(
-                    "multipleOf",
-                    pointer,
-                    "multipleOf must be a number above 0 with at most 18 significant digits",
-                ));
-            }
-            rules.multiple_of = Some(divisor);
+        if nullable {
+            rules.types = rules.types.map(|bits| bits | NULL);
         }
-        let count = |key: &str| -> Result<Option<u64>, SchemaError> {
-            let Some(value) = map.get(key) else {
-                return Ok(None);
-            };
-            let n = value.as_number().map(Decimal::of);
-            match n {
-                Some(n) if !n.negative && n.is_integer() => Ok(Some(count_value(&n))),
-                _ => Err(error(
-                    key,
-                    pointer,
-                    format!("{key} must be a non-negative integer"),
-                )),
-            }
-        };
-        rules.length = (count("minLength")?, count("maxLength")?);
-        rules.item_count = (count("minItems")?, count("maxItems")?);
-        rules.property_count = (count("minProperties")?, count("maxProperties")?);
-        match map.get("uniqueItems") {
-            Some(Value::Bool(b)) => rules.unique_items = *b,
-            None => {}
-            Some(_) => {
-                return Err(error(
-                    "uniqueItems",
-                    pointer,
-                    "uniqueItems must be a boolean",
-                ))
-            }
+        if tuple_items {
+            rules.items = additional_items;
         }
-        if let Some(value) = map.get("pattern") {
-            let text = value
-                .as_str()
-                .ok_or_else(|| error("pattern", pointer, "pattern must be a string"))?;
-            let pattern = Pattern::new(text).map_err(|problem| {
-                error(
-                    "pattern",
-                    pointer,
-                    format!("the pattern {text:?} cannot be used: {problem}"),
-                )
-            })?;
-            rules.pattern = Some((text.to_owned(), pattern));
-        }
-        if let Some(value) = map.get("format") {
-            let name = value
-                .as_str()
-                .ok_or_else(|| error("format", pointer, "format must be a string"))?;
-            rules.format = Format::named(name);
+        for (bounds, flag) in [
+            (&mut rules.minimum, exclusive[0]),
+            (&mut rules.maximum, exclusive[1]),
+        ] {
+            for bound in bounds.iter_mut() {
+                bound.exclusive |= flag;
+            }
         }
         Ok(rules)
     }
 
     /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
     fn reference(&mut self, target: &Value, pointer: &str) -> Result<usize, SchemaError> {
-        let Some(text) = target.as_str() else {
-            return Err(error("$ref", pointer, "$ref must be a string"));
+        let Value::String(text) = target else {
+            return Err(error("$ref", pointer, "must be a string"));
         };
         let Some(fragment) = text.strip_prefix('#') else {
             return Err(error(
                 "$ref",
                 pointer,
-                format!("$ref {text:?} points outside the schema; only local references (\"#/$defs/…\") are supported"),
+                "points outside the schema; only local references (#/$defs/…) are supported",
             ));
         };
-        let fragment = percent_decode(fragment).ok_or_else(|| {
-            error(
-                "$ref",
-                pointer,
-                format!("$ref {text:?} is not a valid URI fragment"),
-            )
-        })?;
+        let fragment = percent_decode(fragment)
+            .ok_or_else(|| error("$ref", pointer, "is not a valid URI fragment"))?;
         if !fragment.is_empty() && !fragment.starts_with('/') {
             return Err(error(
                 "$ref",
                 pointer,
-                format!("$ref {text:?} names an anchor; only JSON Pointer references (\"#/$defs/…\") are supported"),
+                "names an anchor; only JSON Pointer references (#/$defs/…) are supported",
             ));
         }
         let mut value = self.root;
         let mut resolved = String::new();
         for token in fragment.split('/').skip(1) {
-            let token = token.replace("~1", "/").replace("~0", "~");
+            let token = unescape(token);
             value = match value {
                 Value::Object(map) => map.get(&token),
                 Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
                 _ => None,
             }
-            .ok_or_else(|| {
-                error(
-                    "$ref",
-                    pointer,
-                    format!("$ref {text:?} points to nothing in the schema"),
-                )
-            })?;
+            .ok_or_else(|| error("$ref", pointer, "points to nothing in the schema"))?;
             resolved = pointer_push(&resolved, &token);
         }
         self.node(value, resolved, "$ref")
@@ -523,7 +442,7 @@ impl<'a> Compiler<'a> {
                         let pointer = self
                             .at
                             .iter()
-                            .find(|(_, &i)| i == index)
+                            .find(|(_, i)| *i == index)
                             .map(|(p, _)| p.clone())
                             .unwrap_or_default();
                         return Err(error(
@@ -542,11 +461,76 @@ impl<'a> Compiler<'a> {
     }
 }
 
-fn number(value: &Value, key: &str, pointer: &str) -> Result<Decimal, SchemaError> {
+/// The bound keywords, indexed by `maximum × 2 + exclusive`.
+const KEYWORDS: [&str; 4] = ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"];
+
+fn flag(value: &Value, key: &'static str, pointer: &str) -> Result<bool, SchemaError> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        _ => Err(error(key, pointer, "must be a boolean")),
+    }
+}
+
+fn type_bits(value: &Value, pointer: &str) -> Result<u8, SchemaError> {
+    let one = std::slice::from_ref(value);
+    let names = match value {
+        Value::Array(names) if !names.is_empty() => names.as_slice(),
+        Value::String(_) => one,
+        _ => {
+            return Err(error(
+                "type",
+                pointer,
+                "must be a type name or a non-empty array of them",
+            ))
+        }
+    };
+    let mut bits = 0;
+    for name in names {
+        let bit = TYPE_NAMES
+            .iter()
+            .find(|(_, n)| Some(*n) == name.as_str())
+            .ok_or_else(|| error("type", pointer, "names an unknown type"))?;
+        bits |= bit.0;
+    }
+    Ok(bits)
+}
+
+fn names(value: &Value, pointer: &str) -> Result<Vec<String>, SchemaError> {
+    let mut names = Vec::new();
+    if let Value::Array(items) = value {
+        for item in items {
+            match item {
+                Value::String(name) => names.push(name.clone()),
+                _ => {
+                    return Err(error(
+                        "required",
+                        pointer,
+                        "must be an array of property names",
+                    ))
+                }
+            }
+        }
+        return Ok(names);
+    }
+    Err(error(
+        "required",
+        pointer,
+        "must be an array of property names",
+    ))
+}
+
+fn count(value: &Value, key: &'static str, pointer: &str) -> Result<u64, SchemaError> {
+    match value.as_number().map(Decimal::of) {
+        Some(n) if !n.negative && n.is_integer() => Ok(count_value(&n)),
+        _ => Err(error(key, pointer, "must be a non-negative integer")),
+    }
+}
+
+fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, SchemaError> {
     value
         .as_number()
         .map(Decimal::of)
-        .ok_or_else(|| error(key, pointer, format!("{key} must be a number")))
+        .ok_or_else(|| error(key, pointer, "must be a number"))
 }
 
 /// A non-negative integer count, saturated at `u64::MAX` (no string or array is that long).
@@ -563,6 +547,28 @@ fn count_value(n: &Decimal) -> u64 {
         value = value.saturating_mul(10).saturating_add(digit);
     }
     value
+}
+
+/// A JSON Pointer token's text (`~1` → `/`, `~0` → `~`).
+fn unescape(token: &str) -> String {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' {
+            match chars.next() {
+                Some('1') => out.push('/'),
+                Some('0') => out.push('~'),
+                Some(other) => {
+                    out.push('~');
+                    out.push(other);
+                }
+                None => out.push('~'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn percent_decode(text: &str) -> Option<String> {
