@@ -291,14 +291,18 @@ export class MessageLog {
 const STATUS_KEYS = {
   streaming: 'toolStatusStreaming', waiting: 'toolStatusWaiting', running: 'toolStatusRunning', done: 'toolStatusDone',
   error: 'toolStatusError', rejected: 'toolStatusRejected', 'not-run': 'toolStatusNotRun',
+  invalid: 'toolStatusInvalid',
 };
 
 /** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `. */
 const NOT_RUN = '[not run] ';
+/** …and calls whose arguments do not match the tool's inputSchema (never confirmed, never run) with `[invalid arguments] `. */
+const INVALID_ARGUMENTS = '[invalid arguments] ';
 
 function resultStatus(result, rejectedHere) {
   if (!result.isError) return 'done';
   if (result.content.startsWith(NOT_RUN)) return 'not-run';
+  if (result.content.startsWith(INVALID_ARGUMENTS)) return 'invalid';
   return rejectedHere ? 'rejected' : 'error';
 }
 

@@ -143,12 +143,18 @@ impl Schema {
             Node::Rules(rules) => rules,
         };
         if let Some(types) = rules.types {
-            if type_bits(value) & types == 0 {
+            if !has_type(value, types) {
                 return found.add_type(path, types, describe(value));
             }
         }
         match value {
-            Value::Number(n) => self.check_number(rules, &Decimal::of(n), value, path, found),
+            Value::Number(n)
+                if !rules.minimum.is_empty()
+                    || !rules.maximum.is_empty()
+                    || rules.multiple_of.is_some() =>
+            {
+                self.check_number(rules, &Decimal::of(n), value, path, found)
+            }
             Value::String(s) => check_string(rules, s, value, path, found),
             Value::Array(items) => self.check_array(rules, items, value, path, found),
             _ => {}
@@ -521,16 +527,18 @@ fn object_equal(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
             .all(|(k, v)| b.get(k).is_some_and(|w| json_equal(v, w)))
 }
 
-fn type_bits(value: &Value) -> u8 {
-    match value {
+/// Whether `value` is of one of the `types` (a number's integrality is read only when `integer` decides).
+fn has_type(value: &Value, types: u8) -> bool {
+    let bit = match value {
         Value::Null => NULL,
         Value::Bool(_) => BOOLEAN,
         Value::Object(_) => OBJECT,
         Value::Array(_) => ARRAY,
         Value::String(_) => STRING,
-        Value::Number(n) if Decimal::of(n).is_integer() => NUMBER | INTEGER,
-        Value::Number(_) => NUMBER,
-    }
+        Value::Number(_) if types & NUMBER != 0 => NUMBER,
+        Value::Number(n) => return types & INTEGER != 0 && Decimal::of(n).is_integer(),
+    };
+    types & bit != 0
 }
 
 fn expected_types(types: u8) -> String {
