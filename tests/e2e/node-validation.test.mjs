@@ -50,8 +50,9 @@ describe('tool arguments checked against inputSchema through the relay', () => {
     const toolMessages = r2.messages.filter((m) => m.role === 'tool');
     assert.equal(toolMessages.length, 1);
     assert.equal(toolMessages[0].tool_call_id, 'call_bad');
+    // (Chat Completions has no error flag: the adapter marks error results with "Error: ".)
     assert.equal(toolMessages[0].content,
-      '[invalid arguments] The call to notes.save was not run: its arguments do not match the tool\'s inputSchema. Correct them and call the tool again.\n'
+      'Error: [invalid arguments] The call to notes.save was not run: its arguments do not match the tool\'s inputSchema. Correct them and call the tool again.\n'
       + '- "/text": expected type string; got number 42');
 
     controller.approveTool();
