@@ -68,17 +68,31 @@ impl Pattern {
 
     /// Whether the pattern matches somewhere in `text`.
     pub fn is_match(&self, text: &str) -> bool {
-        let chars: Vec<char> = text.chars().collect();
         let n = self.program.len();
         let mut current: Vec<usize> = Vec::with_capacity(n);
         let mut next: Vec<usize> = Vec::with_capacity(n);
         let mut seen = vec![usize::MAX; n];
-        for at in 0..=chars.len() {
-            // Unanchored search: a new thread starts at every position.
-            if self.add(&mut current, &mut seen, 0, at, &chars) {
+        let mut chars = text.chars();
+        let mut here = Here {
+            at: 0,
+            before: None,
+            after: chars.next(),
+        };
+        // A pattern starting with `^` can only match at the start; any other starts a thread at every position.
+        let anchored = matches!(self.program.first(), Some(Inst::Start));
+        loop {
+            if (!anchored || here.at == 0) && self.add(&mut current, &mut seen, 0, &here) {
                 return true;
             }
-            let Some(&c) = chars.get(at) else { break };
+            let Some(c) = here.after else { break };
+            if anchored && current.is_empty() {
+                break;
+            }
+            let ahead = Here {
+                at: here.at + 1,
+                before: Some(c),
+                after: chars.next(),
+            };
             next.clear();
             for &pc in &current {
                 let step = match &self.program[pc] {
@@ -87,40 +101,32 @@ impl Pattern {
                     Inst::Class(members, negated) => in_class(members, c) != *negated,
                     _ => false,
                 };
-                if step && self.add(&mut next, &mut seen, pc + 1, at + 1, &chars) {
+                if step && self.add(&mut next, &mut seen, pc + 1, &ahead) {
                     return true;
                 }
             }
             std::mem::swap(&mut current, &mut next);
+            here = ahead;
         }
         false
     }
 
     /// Adds the thread at `pc` and everything reachable without consuming a character; true when one matches.
-    fn add(
-        &self,
-        list: &mut Vec<usize>,
-        seen: &mut [usize],
-        pc: usize,
-        at: usize,
-        chars: &[char],
-    ) -> bool {
-        if seen[pc] == at {
+    fn add(&self, list: &mut Vec<usize>, seen: &mut [usize], pc: usize, here: &Here) -> bool {
+        if seen[pc] == here.at {
             return false;
         }
-        seen[pc] = at;
+        seen[pc] = here.at;
         match &self.program[pc] {
             Inst::Match => true,
-            Inst::Jump(to) => self.add(list, seen, *to, at, chars),
-            Inst::Split(a, b) => {
-                self.add(list, seen, *a, at, chars) || self.add(list, seen, *b, at, chars)
-            }
-            Inst::Start => at == 0 && self.add(list, seen, pc + 1, at, chars),
-            Inst::End => at == chars.len() && self.add(list, seen, pc + 1, at, chars),
+            Inst::Jump(to) => self.add(list, seen, *to, here),
+            Inst::Split(a, b) => self.add(list, seen, *a, here) || self.add(list, seen, *b, here),
+            Inst::Start => here.before.is_none() && self.add(list, seen, pc + 1, here),
+            Inst::End => here.after.is_none() && self.add(list, seen, pc + 1, here),
             Inst::WordBoundary(expected) => {
-                let before = at > 0 && is_word(chars[at - 1]);
-                let after = chars.get(at).is_some_and(|&c| is_word(c));
-                (before != after) == *expected && self.add(list, seen, pc + 1, at, chars)
+                let before = here.before.is_some_and(is_word);
+                let after = here.after.is_some_and(is_word);
+                (before != after) == *expected && self.add(list, seen, pc + 1, here)
             }
             _ => {
                 list.push(pc);
@@ -128,6 +134,13 @@ impl Pattern {
             }
         }
     }
+}
+
+/// A position in the text: its index (in characters) and the characters on either side.
+struct Here {
+    at: usize,
+    before: Option<char>,
+    after: Option<char>,
 }
 
 fn is_word(c: char) -> bool {

@@ -171,6 +171,9 @@ struct Compiler<'a> {
     at: Vec<(String, usize)>,
 }
 
+// Not inlined: one call per refusal keeps the keyword reader small (it has some forty of them).
+#[cold]
+#[inline(never)]
 fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaError {
     SchemaError {
         keyword,
