@@ -262,20 +262,27 @@ async function validation() {
   for (let i = 0; i < 3; i += 1) { await validationLoop(true); await validationLoop(false); }
   const checked = [];
   const unchecked = [];
+  const checkedCpu = [];
+  const uncheckedCpu = [];
+  const timed = async (validateInput, wall, cpu) => {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    await validationLoop(validateInput);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  };
   for (let r = 0; r < ROUNDS * 4; r += 1) {
-    let t0 = performance.now();
-    await validationLoop(true);
-    checked.push(performance.now() - t0);
-    t0 = performance.now();
-    await validationLoop(false);
-    unchecked.push(performance.now() - t0);
+    await timed(true, checked, checkedCpu);
+    await timed(false, unchecked, uncheckedCpu);
   }
-  const with_ = (median(checked) / STEPS) * 1000;
-  const without = (median(unchecked) / STEPS) * 1000;
-  console.log(`validateInput: true   ${with_.toFixed(1)} µs/step`);
-  console.log(`validateInput: false  ${without.toFixed(1)} µs/step (baseline: the same loop without the check)`);
-  const cost = with_ - without;
-  console.log(`validation            ${cost.toFixed(1)} µs per call (difference of medians; target < 20 µs: ${cost < 20 ? 'met' : 'NOT met'})`);
+  const us = (ms) => (ms / STEPS) * 1000;
+  const line = (label, wall, cpu, note = '') => console.log(`${label.padEnd(22)} ${us(median(wall)).toFixed(1).padStart(7)} µs/step wall, ${us(median(cpu)).toFixed(1).padStart(7)} CPU-µs/step${note}`);
+  line('validateInput: true', checked, checkedCpu);
+  line('validateInput: false', unchecked, uncheckedCpu, ' (baseline: the same loop without the check)');
+  const wallCost = us(median(checked)) - us(median(unchecked));
+  const cpuCost = us(median(checkedCpu)) - us(median(uncheckedCpu));
+  console.log(`validation             ${wallCost.toFixed(1)} µs wall, ${cpuCost.toFixed(1)} CPU-µs per call (difference of medians; target < 20 µs: wall ${wallCost < 20 ? 'met' : 'NOT met'}, CPU ${cpuCost < 20 ? 'met' : 'NOT met'})`);
 }
 
 size();
