@@ -14,12 +14,14 @@
 //! [`MAX_LISTED`] lines are listed (then `- … and N more`), and the text is cut to `maxToolResultCharacters`.
 
 use patchbridge_protocol::number::Decimal;
-use serde_json::{Map, Value};
+use std::cmp::Ordering;
+
+use serde_json::{Map, Number, Value};
 
 use super::json::to_text;
 use super::schema::{
-    pointer_push, Node, Rules, Schema, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
-    TYPE_NAMES,
+    pointer_push, Bound, Node, Rules, Schema, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT,
+    STRING, TYPE_NAMES,
 };
 use super::tool_result::INVALID_ARGUMENTS_PREFIX;
 
@@ -153,7 +155,7 @@ impl Schema {
                     || !rules.maximum.is_empty()
                     || rules.multiple_of.is_some() =>
             {
-                self.check_number(rules, &Decimal::of(n), value, path, found)
+                self.check_number(rules, n, value, path, found)
             }
             Value::String(s) => check_string(rules, s, value, path, found),
             Value::Array(items) => self.check_array(rules, items, value, path, found),
@@ -364,42 +366,46 @@ impl Schema {
     fn check_number(
         &self,
         rules: &Rules,
-        n: &Decimal,
+        number: &Number,
         value: &Value,
         path: &Path<'_>,
         found: &mut Found,
     ) {
-        for bound in &rules.minimum {
-            let ok = if bound.exclusive {
-                *n > bound.value
-            } else {
-                *n >= bound.value
-            };
-            if !ok {
-                let op = if bound.exclusive { ">" } else { ">=" };
-                found.add(
-                    path,
-                    format!("a number {op} {}", decimal_text(&bound.value)),
-                    describe(value),
-                );
-            }
-        }
-        for bound in &rules.maximum {
-            let ok = if bound.exclusive {
-                *n < bound.value
-            } else {
-                *n <= bound.value
-            };
-            if !ok {
-                let op = if bound.exclusive { "<" } else { "<=" };
-                found.add(
-                    path,
-                    format!("a number {op} {}", decimal_text(&bound.value)),
-                    describe(value),
-                );
+        let small = number.as_i64();
+        let mut exact: Option<Decimal> = None;
+        let mut compare = |bound: &Bound| match (small, bound.small) {
+            (Some(x), Some(b)) => x.cmp(&b),
+            _ => Ord::cmp(
+                &*exact.get_or_insert_with(|| Decimal::of(number)),
+                &bound.value,
+            ),
+        };
+        for (bounds, below) in [(&rules.minimum, true), (&rules.maximum, false)] {
+            for bound in bounds {
+                let order = compare(bound);
+                let ok = match (below, bound.exclusive) {
+                    (true, true) => order == Ordering::Greater,
+                    (true, false) => order != Ordering::Less,
+                    (false, true) => order == Ordering::Less,
+                    (false, false) => order != Ordering::Greater,
+                };
+                if !ok {
+                    let op = match (below, bound.exclusive) {
+                        (true, true) => ">",
+                        (true, false) => ">=",
+                        (false, true) => "<",
+                        (false, false) => "<=",
+                    };
+                    found.add(
+                        path,
+                        format!("a number {op} {}", decimal_text(&bound.value)),
+                        describe(value),
+                    );
+                }
             }
         }
         if let Some(divisor) = &rules.multiple_of {
+            let n = exact.get_or_insert_with(|| Decimal::of(number));
             if n.is_multiple_of(divisor) == Some(false) {
                 found.add(
                     path,

@@ -53,6 +53,9 @@ pub struct Bound {
     pub value: Decimal,
     /// `exclusiveMinimum` / `exclusiveMaximum`.
     pub exclusive: bool,
+    /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
+    /// without building a [`Decimal`].
+    pub small: Option<i64>,
 }
 
 /// The checks of one schema object. Sub-schemas are indices into [`Schema::nodes`].
@@ -319,6 +322,7 @@ impl<'a> Compiler<'a> {
                     let bound = Bound {
                         value: number(value, keyword, pointer)?,
                         exclusive: is_exclusive,
+                        small: value.as_i64(),
                     };
                     if maximum {
                         rules.maximum.push(bound);
