@@ -7,6 +7,8 @@
 //                 vs a bare `for await` over the same generator; deltas/s and heap growth.
 //   3. toolloop — a 50-step tool loop (model call → tool call → result, 50 times, then a final answer); ms/step
 //                 vs a bare JavaScript loop doing the same iteration and tool calls without a runtime.
+//   4. validation — the same loop with a 1 KiB argument object checked against a typical schema, against the
+//                 same loop with `validateInput: false`: µs per call.
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -185,6 +187,105 @@ async function toolLoop() {
   console.log(`target <= 0.1 ms/step: wall ${perStep <= 0.1 ? 'met' : 'NOT met'}, CPU ${cpuPerStep <= 0.1 ? 'met' : 'NOT met'}`);
 }
 
+/** A typical tool's arguments (~1 KiB of JSON) and a schema using the common keywords (shared with perf.rs). */
+const ARGS = {
+  title: 'Weekly groceries for the family dinner on Saturday',
+  priority: 'high',
+  due: '2026-12-05',
+  assignee: 'dana@example.com',
+  tags: ['food', 'weekly', 'family', 'saturday', 'dinner', 'shopping'],
+  items: Array.from({ length: 10 }, (_, i) => ({ name: `item number ${i} with a longer name`, quantity: i + 1, unit: i % 2 ? 'kg' : 'pcs', optional: i % 3 === 0 })),
+  notes: 'Buy the fresh produce last so it stays cold; the shop closes at eight. Check the price of olive oil first.',
+};
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    priority: { enum: ['low', 'normal', 'high'] },
+    due: { type: 'string', format: 'date' },
+    assignee: { anyOf: [{ type: 'string', format: 'email' }, { type: 'null' }] },
+    tags: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' }, maxItems: 20, uniqueItems: true },
+    items: { type: 'array', items: { $ref: '#/$defs/item' }, minItems: 1 },
+    notes: { type: 'string', maxLength: 2000 },
+  },
+  required: ['title', 'items'],
+  additionalProperties: false,
+  $defs: {
+    item: {
+      type: 'object',
+      properties: { name: { type: 'string' }, quantity: { type: 'number', exclusiveMinimum: 0 }, unit: { enum: ['pcs', 'kg', 'l'] }, optional: { type: 'boolean' } },
+      required: ['name', 'quantity'],
+      additionalProperties: false,
+    },
+  },
+};
+const ARGS_TEXT = JSON.stringify(ARGS);
+
+function validationModel(steps) {
+  let call = 0;
+  return {
+    stream() {
+      call += 1;
+      const n = call;
+      return (async function* () {
+        yield { type: 'message-start' };
+        if (n <= steps) {
+          yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: `c${n}`, name: 'plan' } };
+          yield { type: 'block-delta', index: 0, delta: ARGS_TEXT };
+          yield { type: 'block-stop', index: 0 };
+          yield { type: 'message-stop', stopReason: 'tool-use', modelState: null };
+        } else {
+          yield { type: 'block-start', index: 0, block: { type: 'text' } };
+          yield { type: 'block-delta', index: 0, delta: 'done' };
+          yield { type: 'block-stop', index: 0 };
+          yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
+        }
+      })();
+    },
+  };
+}
+
+async function validationLoop(validateInput) {
+  const tool = {
+    name: 'plan', description: 'plan shopping', inputSchema: SCHEMA, readOnly: true, validateInput,
+    execute: (args, ctx) => ({ toolCallId: ctx.callId, content: 'ok', isError: false }),
+  };
+  const runtime = new DefaultAgentRuntime(validationModel(STEPS), { limits });
+  const result = await runtime.start({ ...input, tools: [tool] }).result;
+  const refused = result.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'tool-result' && b.isError);
+  if (refused.length) throw new Error(`the bench arguments do not match the bench schema: ${refused[0].content}`);
+}
+
+/** The cost of checking a 1 KiB argument object: the same loop with validateInput true and false, interleaved. */
+async function validation() {
+  console.log(`\n== argument validation: ${ARGS_TEXT.length}-byte arguments, ${STEPS}-step loop (median of ${ROUNDS * 4} interleaved rounds)`);
+  for (let i = 0; i < 3; i += 1) { await validationLoop(true); await validationLoop(false); }
+  const checked = [];
+  const unchecked = [];
+  const checkedCpu = [];
+  const uncheckedCpu = [];
+  const timed = async (validateInput, wall, cpu) => {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    await validationLoop(validateInput);
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  };
+  for (let r = 0; r < ROUNDS * 4; r += 1) {
+    await timed(true, checked, checkedCpu);
+    await timed(false, unchecked, uncheckedCpu);
+  }
+  const us = (ms) => (ms / STEPS) * 1000;
+  const line = (label, wall, cpu, note = '') => console.log(`${label.padEnd(22)} ${us(median(wall)).toFixed(1).padStart(7)} µs/step wall, ${us(median(cpu)).toFixed(1).padStart(7)} CPU-µs/step${note}`);
+  line('validateInput: true', checked, checkedCpu);
+  line('validateInput: false', unchecked, uncheckedCpu, ' (baseline: the same loop without the check)');
+  const wallCost = us(median(checked)) - us(median(unchecked));
+  const cpuCost = us(median(checkedCpu)) - us(median(uncheckedCpu));
+  console.log(`validation             ${wallCost.toFixed(1)} µs wall, ${cpuCost.toFixed(1)} CPU-µs per call (difference of medians; target < 20 µs: wall ${wallCost < 20 ? 'met' : 'NOT met'}, CPU ${cpuCost < 20 ? 'met' : 'NOT met'})`);
+}
+
 size();
 await stream();
 await toolLoop();
+await validation();

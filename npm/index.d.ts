@@ -141,6 +141,13 @@ export interface AgentTool<Args = JsonObject> {
   inputSchema: ReadonlyJsonObject;
   readOnly?: boolean;
   requireConfirmation?: boolean;
+  /**
+   * Check every call's arguments against `inputSchema` before confirmation or execution (default `true`). A call
+   * that does not match is neither confirmed nor run: the model gets an error result starting with
+   * `[invalid arguments] ` listing each violation, and may correct the call. `false` for tools that validate
+   * their arguments themselves (their schema is then not compiled, so any JSON object schema is accepted).
+   */
+  validateInput?: boolean;
   /** `args` is the tool's own plain copy (mutable; changing it changes nothing else). */
   execute(args: Args, context: ToolContext): ToolCallResult | Promise<ToolCallResult>;
 }
@@ -170,7 +177,7 @@ export type HookEvent =
     outputCharacters: number;
   }
   | { type: 'tool-call-started'; callId: string; tool: string; arguments: JsonObject }
-  | { type: 'tool-call-completed'; callId: string; tool: string; isError: boolean; contentCharacters: number; rejected: boolean }
+  | { type: 'tool-call-completed'; callId: string; tool: string; isError: boolean; contentCharacters: number; rejected: boolean; invalidArguments: boolean }
   | { type: 'confirmation-requested'; interruptId: string; callId: string; tool: string; arguments: JsonObject }
   | { type: 'confirmation-resolved'; interruptId: string; callId: string; approved: boolean }
   | { type: 'execution-completed'; outcome: 'completed' | 'max-tokens'; usage: Required<Usage>; modelCalls: number; toolCalls: number }
@@ -407,7 +414,7 @@ export interface ToolInspection {
   source: InspectionSource;
   snapshot: {
     revision: number;
-    tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean }>>;
+    tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean; validateInput: boolean }>>;
   };
 }
 

@@ -184,3 +184,79 @@ fn bench_tool_loop_50_steps() {
         println!("{steps}-step tool loop: {ms:.3} ms total, {:.4} ms per step (model call + tool call + result per step)", ms / steps as f64);
     }
 }
+
+/// The bench's typical tool arguments (~1.2 KiB of JSON) and schema (`bench/run.mjs` uses the same pair).
+fn typical_arguments() -> (serde_json::Value, String) {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "title": { "type": "string", "minLength": 1, "maxLength": 200 },
+            "priority": { "enum": ["low", "normal", "high"] },
+            "due": { "type": "string", "format": "date" },
+            "assignee": { "anyOf": [{ "type": "string", "format": "email" }, { "type": "null" }] },
+            "tags": { "type": "array", "items": { "type": "string", "pattern": "^[a-z][a-z0-9-]*$" }, "maxItems": 20, "uniqueItems": true },
+            "items": { "type": "array", "items": { "$ref": "#/$defs/item" }, "minItems": 1 },
+            "notes": { "type": "string", "maxLength": 2000 }
+        },
+        "required": ["title", "items"],
+        "additionalProperties": false,
+        "$defs": { "item": {
+            "type": "object",
+            "properties": { "name": { "type": "string" }, "quantity": { "type": "number", "exclusiveMinimum": 0 },
+                            "unit": { "enum": ["pcs", "kg", "l"] }, "optional": { "type": "boolean" } },
+            "required": ["name", "quantity"], "additionalProperties": false
+        } }
+    });
+    let items: Vec<String> = (0..10)
+        .map(|i| {
+            format!(
+                r#"{{"name":"item number {i} with a longer name","quantity":{},"unit":"{}","optional":{}}}"#,
+                i + 1,
+                if i % 2 == 1 { "kg" } else { "pcs" },
+                i % 3 == 0
+            )
+        })
+        .collect();
+    let arguments = format!(
+        r#"{{"title":"Weekly groceries for the family dinner on Saturday","priority":"high","due":"2026-12-05","assignee":"dana@example.com","tags":["food","weekly","family","saturday","dinner","shopping"],"items":[{}],"notes":"Buy the fresh produce last so it stays cold; the shop closes at eight. Check the price of olive oil first."}}"#,
+        items.join(",")
+    );
+    (schema, arguments)
+}
+
+/// Checking a typical 1 KiB argument object against its compiled schema (target: below 20 µs), printed beside
+/// the baseline every call pays anyway: parsing the same arguments text.
+#[test]
+#[ignore]
+fn bench_argument_validation_of_a_typical_1_kib_object() {
+    use patchbridge_agent::core::aggregate::parse_arguments;
+    use patchbridge_agent::core::schema::Schema;
+    let (schema, text) = typical_arguments();
+    let schema = Schema::compile(&schema).unwrap();
+    let arguments = parse_arguments(&text).unwrap();
+    assert_eq!(schema.check(&arguments).1, 0, "the bench arguments match");
+    // BENCH_ROUNDS lowers the count for an instruction-count run (`valgrind --tool=callgrind`) on a busy machine.
+    let rounds: u32 = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20_000);
+    let mut best_check = f64::MAX;
+    let mut best_parse = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(schema.check(std::hint::black_box(&arguments)));
+        }
+        best_check = best_check.min(t.elapsed().as_secs_f64() * 1e6 / rounds as f64);
+        let t = Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(parse_arguments(std::hint::black_box(&text)).unwrap());
+        }
+        best_parse = best_parse.min(t.elapsed().as_secs_f64() * 1e6 / rounds as f64);
+    }
+    println!(
+        "argument validation, {} bytes: {best_check:.2} µs per check (best of 5 × {rounds}); baseline: parsing the same arguments {best_parse:.2} µs; target < 20 µs: {}",
+        text.len(),
+        if best_check < 20.0 { "met" } else { "NOT met" }
+    );
+}

@@ -421,6 +421,7 @@ mod every {
                 is_error: false,
                 content_characters: 0,
                 rejected: false,
+                invalid_arguments: false,
             },
             HookEvent::ConfirmationRequested {
                 interrupt_id: String::new(),

@@ -9,7 +9,8 @@
 //! - [`error`]: [`RelayErrorCode`] (with its HTTP status and retry advice), the [`ErrorEnvelope`] of every
 //!   error answer, and the [`SpendingLimit`] a `SPENDING_LIMIT_REACHED` error names.
 //! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
-//! - [`unique`]: JSON values whose objects have unique keys (tool-call arguments).
+//! - [`number`]: JSON numbers compared and range-checked exactly from their text ([`number::Decimal`]).
+//! - [`unique`]: JSON values whose objects have unique keys and numbers a double holds (tool-call arguments).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
@@ -22,6 +23,7 @@ pub mod error;
 pub mod event;
 pub mod message;
 pub mod models;
+pub mod number;
 pub mod request;
 mod string_enum;
 mod tagged;

@@ -3,6 +3,10 @@
 //! JSON object (tool-call arguments) a duplicate key is refused instead. Key order and number text are kept
 //! (serde_json's `preserve_order` and `arbitrary_precision`, enabled by this crate).
 //!
+//! A number beyond the range of a double (`1e400`) is refused too: a browser reads it as `Infinity`, which
+//! `JSON.stringify` writes as `null`, so the page's copy of the arguments would silently differ from the stored
+//! one. Big integers and long fractions within the range keep passing with their text unchanged.
+//!
 //! The relay's configuration reader uses the same check through [`from_deserializer`], which reports a repeated
 //! key as a [`ReadError::DuplicateKey`] holding the key, so that it can name the key in its own message and path.
 
@@ -12,6 +16,8 @@ use std::str::FromStr;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+
+use crate::number::Decimal;
 
 /// serde_json's private key for a number kept as text (`arbitrary_precision`).
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
@@ -122,9 +128,13 @@ impl<'de> Visitor<'de> for Reader<'_> {
             if object.is_empty() && key == NUMBER_TOKEN {
                 // A number serde_json kept as its text.
                 let text: String = map.next_value()?;
-                return Number::from_str(&text)
-                    .map(Value::Number)
-                    .map_err(de::Error::custom);
+                let number = Number::from_str(&text).map_err(de::Error::custom)?;
+                if !Decimal::of(&number).within_double_range() {
+                    return Err(de::Error::custom(format_args!(
+                        "number {text} is outside the range of a double (JavaScript reads it as Infinity)"
+                    )));
+                }
+                return Ok(Value::Number(number));
             }
             if object.contains_key(&key) {
                 let error = de::Error::custom(format_args!("duplicate key {key:?}"));

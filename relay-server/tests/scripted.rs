@@ -234,3 +234,44 @@ fn the_tool_named_after_what_the_user_mentions_wins() {
 // crates' tests; the relay depends on that crate, so the module compiles here as well).
 #[path = "../providers/tests/common/mod.rs"]
 mod support;
+
+/// "sloppy add todo …": the first call sends the text as a list (a type mistake); once the runtime answers with
+/// its `[invalid arguments]` error result, the next step repairs the call; a tool's own error is only reported.
+#[test]
+fn a_sloppy_request_makes_one_invalid_call_and_repairs_it_after_the_refusal() {
+    let mut r = ask("sloppy add todo buy milk");
+    let first = assemble(&respond(&r));
+    assert_eq!(
+        call_of(&first),
+        Some(("todo.add".into(), json!({ "text": ["buy milk"] })))
+    );
+    assert!(text_of(&first).contains("sloppily"), "{}", text_of(&first));
+    let Some(Block::ToolCall { call_id, .. }) = first.message.blocks.get(1).cloned() else {
+        panic!("expected a tool call")
+    };
+    r.messages.push(first.message.clone());
+    let refusal = "[invalid arguments] The call to todo.add was not run: its arguments do not match the tool's inputSchema. Correct them and call the tool again.\n- \"/text\": expected type string; got array of 1 items";
+    r.messages
+        .push(tool_result("t1", &[(&call_id, refusal, true)]));
+    let second = assemble(&respond(&r));
+    assert_eq!(second.stop_reason, StopReason::ToolUse);
+    assert_eq!(
+        call_of(&second),
+        Some(("todo.add".into(), json!({ "text": "buy milk" })))
+    );
+    assert!(
+        text_of(&second).contains("Repairing"),
+        "{}",
+        text_of(&second)
+    );
+
+    // A tool's own error result is summarised, not repaired.
+    let mut own_error = r.clone();
+    own_error.messages.pop();
+    own_error
+        .messages
+        .push(tool_result("t1", &[(&call_id, "the list is full", true)]));
+    let summary = assemble(&respond(&own_error));
+    assert_eq!(summary.stop_reason, StopReason::EndTurn);
+    assert!(text_of(&summary).contains("reported an error: the list is full"));
+}

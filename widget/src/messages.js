@@ -438,6 +438,7 @@ export class MessageLog {
 const STATUS_KEYS = {
   streaming: 'toolStatusStreaming', waiting: 'toolStatusWaiting', running: 'toolStatusRunning', done: 'toolStatusDone',
   error: 'toolStatusError', rejected: 'toolStatusRejected', 'not-run': 'toolStatusNotRun',
+  invalid: 'toolStatusInvalid',
 };
 
 /** The runtime answers calls that never ran (a cancelled or failed turn) with an error result marked `[not run] `,
@@ -445,11 +446,14 @@ const STATUS_KEYS = {
  *  reads the same from the live turn and from the stored conversation after a reload. */
 const NOT_RUN = '[not run] ';
 const REJECTED = '[rejected] ';
+/** …and calls whose arguments do not match the tool's inputSchema (never confirmed, never run) with `[invalid arguments] `. */
+const INVALID_ARGUMENTS = '[invalid arguments] ';
 
 function resultStatus(result) {
   if (!result.isError) return 'done';
   if (result.content.startsWith(NOT_RUN)) return 'not-run';
   if (result.content.startsWith(REJECTED)) return 'rejected';
+  if (result.content.startsWith(INVALID_ARGUMENTS)) return 'invalid';
   return 'error';
 }
 

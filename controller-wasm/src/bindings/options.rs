@@ -132,7 +132,7 @@ pub fn runtime_options(
     })
 }
 
-/// A tool definition `{ name, description, inputSchema, readOnly?, requireConfirmation?, execute }`.
+/// A tool definition `{ name, description, inputSchema, readOnly?, requireConfirmation?, validateInput?, execute }`.
 pub fn tool(def: &JsValue) -> Result<(ToolSpec, Rc<JsTool>), AgentError> {
     let bad = |m: &str| AgentError::new(ErrorCode::InvalidTool, m.to_owned());
     if !def.is_object() {
@@ -163,6 +163,12 @@ pub fn tool(def: &JsValue) -> Result<(ToolSpec, Rc<JsTool>), AgentError> {
     };
     let read_only = flag("readOnly")?;
     let require_confirmation = flag("requireConfirmation")?;
+    let validate_input = match get(def, "validateInput") {
+        v if v.is_undefined() => true,
+        v => v
+            .as_bool()
+            .ok_or_else(|| bad("tool.validateInput must be a boolean"))?,
+    };
     let execute = method(def, "execute").ok_or_else(|| bad("tool.execute must be a function"))?;
     let spec = ToolSpec {
         name,
@@ -170,6 +176,7 @@ pub fn tool(def: &JsValue) -> Result<(ToolSpec, Rc<JsTool>), AgentError> {
         input_schema,
         read_only,
         require_confirmation,
+        validate_input,
     };
     Ok((spec, Rc::new(JsTool::new(def.clone(), execute))))
 }

@@ -10,6 +10,7 @@ use patchbridge_protocol::{Block, Message, Role, StopReason, StreamEvent};
 
 use super::abort::AbortSignal;
 use super::aggregate::{Accepted, Aggregator, SealedMessage};
+use super::arguments::invalid_arguments_text;
 use super::error::{AgentError, ErrorCode, LimitName};
 use super::events::ExecutionEvent;
 use super::hooks::HookEvent;
@@ -228,14 +229,37 @@ async fn call_model(
         .map(|_| unreachable!("seal succeeds only after message-stop"))
 }
 
-/// Runs one prechecked batch in call order, then makes the tool message stable.
+/// The error result's content when `call`'s arguments do not match its tool's schema (`None` when they do, or
+/// when the tool is not checked).
+fn refused_arguments(call: &CheckedCall, max_characters: u64) -> Option<String> {
+    let schema = call.tool.schema.as_ref()?;
+    let (listed, total) = schema.check(&call.input);
+    (total > 0)
+        .then(|| invalid_arguments_text(&call.tool.spec.name, &listed, total, max_characters))
+}
+
+/// Runs one prechecked batch in call order, then makes the tool message stable. Every call's arguments are
+/// checked first: a call that does not match its tool's schema is neither confirmed nor run, and answered with
+/// the runtime's `[invalid arguments]` error result so that the model can correct it.
 async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), AgentError> {
     sh.progress.borrow_mut().tool_calls += calls.len() as u64;
+    let max_characters = sh.runtime.options.limits.max_tool_result_characters;
+    let refusals: Vec<Option<String>> = calls
+        .iter()
+        .map(|call| refused_arguments(call, max_characters))
+        .collect();
     let mut blocks = Vec::with_capacity(calls.len());
-    for call in calls {
+    for (call, refusal) in calls.into_iter().zip(refusals) {
         sh.check_open()?;
         let mut rejected = false;
-        let result = if call.tool.spec.needs_confirmation() {
+        let invalid_arguments = refusal.is_some();
+        let result = if let Some(content) = refusal {
+            ToolCallResult {
+                tool_call_id: call.call_id.clone(),
+                content,
+                is_error: true,
+            }
+        } else if call.tool.spec.needs_confirmation() {
             match confirm(sh, &call).await? {
                 InterruptResponse::Approve => run_tool(sh, &call).await?,
                 InterruptResponse::Reject { reason } => {
@@ -267,6 +291,7 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
             is_error: result.is_error,
             content_characters: result.content.chars().count() as u64,
             rejected,
+            invalid_arguments,
         })?;
         blocks.push(Block::ToolResult {
             call_id: result.tool_call_id,

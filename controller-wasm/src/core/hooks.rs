@@ -73,6 +73,9 @@ pub enum HookEvent {
         content_characters: u64,
         /// Whether the result came from a user rejection rather than running the tool.
         rejected: bool,
+        /// Whether the runtime refused the call because its arguments do not match the tool's `inputSchema`
+        /// (the tool was neither confirmed nor run; the result starts with `[invalid arguments] `).
+        invalid_arguments: bool,
     },
     /// A `tool-confirmation` interrupt was raised.
     #[serde(rename_all = "camelCase")]

@@ -22,6 +22,10 @@
 //! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
 //! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
 //! - [`relay`] — the relay client ([`RelayModel`], [`RelayStore`]) over a host's [`RelayTransport`].
+//! - [`pattern`] — [`pattern::Pattern`], the regular expressions of JSON Schema's `pattern` (pure).
+//! - [`formats`] — the string `format`s argument validation checks (pure).
+//! - [`schema`] — [`schema::Schema`], a tool's `inputSchema` compiled at registration (unusable ones refused).
+//! - [`arguments`] — tool-call arguments checked against a [`schema::Schema`], and the error result (pure).
 //! - [`registry`] — [`ToolRegistry`], [`ToolSpec`], per-turn [`ToolRegistrySnapshot`].
 //! - [`precheck`] — the whole-batch tool precheck (pure).
 //! - [`intercept`] — [`ModelInterceptor`], [`ToolInterceptor`] and their once-only [`ModelNext`] / [`ToolNext`].
@@ -38,6 +42,7 @@
 
 pub mod abort;
 pub mod aggregate;
+pub mod arguments;
 pub mod batch;
 pub mod closing;
 pub mod controller;
@@ -46,6 +51,7 @@ pub mod draft;
 pub mod error;
 pub mod events;
 pub mod execution;
+pub mod formats;
 pub mod hooks;
 pub mod host;
 pub mod intercept;
@@ -55,11 +61,13 @@ pub mod limits;
 pub mod messages;
 pub mod options;
 pub mod outcome;
+pub mod pattern;
 pub mod precheck;
 pub mod registry;
 pub mod relay;
 pub mod request;
 pub mod runtime;
+pub mod schema;
 pub mod tool_result;
 
 mod agent_loop;

@@ -8,11 +8,12 @@ use std::rc::Rc;
 
 use patchbridge_protocol::ToolDefinition;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::error::{AgentError, ErrorCode};
 use super::host::ToolHandler;
 use super::json::to_value;
+use super::schema::Schema;
 
 /// A tool's definition and confirmation policy.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +29,9 @@ pub struct ToolSpec {
     pub read_only: bool,
     /// Always ask the user before running, even when read-only.
     pub require_confirmation: bool,
+    /// Check each call's arguments against `input_schema` before confirmation or execution (default `true`;
+    /// `false` for tools that validate their arguments themselves).
+    pub validate_input: bool,
 }
 
 impl ToolSpec {
@@ -62,6 +66,24 @@ impl ToolSpec {
         }
         Ok(())
     }
+
+    /// The schema compiled for argument validation (`None` with `validate_input: false`); a schema that cannot
+    /// be used fails with `AGENT_INVALID_TOOL` naming the tool, the keyword and where it is.
+    pub fn compile_schema(&self) -> Result<Option<Schema>, AgentError> {
+        if !self.validate_input {
+            return Ok(None);
+        }
+        Schema::compile(&self.input_schema).map(Some).map_err(|e| {
+            AgentError::new(
+                ErrorCode::InvalidTool,
+                format!(
+                    "tool {:?}: inputSchema cannot be used to check arguments: {} at {:?}: {} (register the tool with validateInput: false to skip the check)",
+                    self.name, e.keyword, e.pointer, e.problem
+                ),
+            )
+            .with_details(json!({ "tool": self.name, "keyword": e.keyword, "pointer": e.pointer }))
+        })
+    }
 }
 
 /// A tool with its implementation.
@@ -71,6 +93,8 @@ pub struct RegisteredTool {
     pub spec: Rc<ToolSpec>,
     /// The implementation frozen with the definition.
     pub handler: Rc<dyn ToolHandler>,
+    /// The compiled `inputSchema` its calls' arguments are checked against (`None`: not checked).
+    pub schema: Option<Rc<Schema>>,
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -126,13 +150,15 @@ impl ToolRegistry {
         self.revision
     }
 
-    /// Registers a tool. A duplicate name or invalid spec fails with `AGENT_INVALID_TOOL` and changes nothing.
+    /// Registers a tool. A duplicate name, an invalid spec or an `inputSchema` that cannot be used for argument
+    /// validation fails with `AGENT_INVALID_TOOL` and changes nothing.
     pub fn register(
         &mut self,
         spec: ToolSpec,
         handler: Rc<dyn ToolHandler>,
     ) -> Result<u64, AgentError> {
         spec.validate()?;
+        let schema = spec.compile_schema()?.map(Rc::new);
         if self.tools.iter().any(|t| t.spec.name == spec.name) {
             return Err(AgentError::new(
                 ErrorCode::InvalidTool,
@@ -145,6 +171,7 @@ impl ToolRegistry {
         self.tools.push(RegisteredTool {
             spec: Rc::new(spec),
             handler,
+            schema,
         });
         self.bump();
         Ok(self.revision)

@@ -20,6 +20,10 @@ pub fn has_reserved_prefix(content: &str) -> bool {
     content.starts_with(NOT_RUN_PREFIX) || content.starts_with(REJECTED_PREFIX)
 }
 
+/// The start of every result the runtime writes for a call whose arguments do not match the tool's
+/// `inputSchema` (reserved like [`NOT_RUN_PREFIX`]; the format is in `arguments`).
+pub const INVALID_ARGUMENTS_PREFIX: &str = "[invalid arguments] ";
+
 /// A validated tool result (what the model will see).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -83,6 +87,12 @@ pub fn validate_tool_result(
         return Err(invalid(
             call_id,
             "content must not start with \"[not run] \" or \"[rejected] \" (reserved for results the runtime writes for calls that never ran or that the person rejected)",
+        ));
+    }
+    if content.starts_with(INVALID_ARGUMENTS_PREFIX) {
+        return Err(invalid(
+            call_id,
+            "content must not start with \"[invalid arguments] \" (reserved for results the runtime writes for calls it refused)",
         ));
     }
     let characters = content.chars().count() as u64;

@@ -357,6 +357,7 @@ pub fn spec(name: &str, read_only: bool, require_confirmation: bool) -> ToolSpec
         input_schema: json!({ "type": "object" }),
         read_only,
         require_confirmation,
+        validate_input: true,
     }
 }
 

@@ -4,6 +4,10 @@
 //! banner, and the same words under every reply only bury the answer), and shows the agent loop working end to end: it greets, echoes, and when the
 //! user obviously asks for something one of the page's tools does ("add todo buy milk", "list todos", "what
 //! time is it", or naming a tool), it calls that tool with valid JSON input, then summarises the tool's result.
+//! Asked with a leading "sloppy" ("sloppy add todo buy milk") it first makes the mistake weak models make — the
+//! text argument sent as a list — and, when the runtime answers with its `[invalid arguments]` error result
+//! (`docs/protocol.md`, "Tool results the runtime writes"), repairs the call in its next step, so a person can
+//! watch argument validation and the repair.
 //!
 //! It has no ModelState of its own and passes the request's state through unchanged, so switching a
 //! conversation to the demo model and back never drops another provider's state.
@@ -17,6 +21,12 @@ use patchbridge_providers::unique_message_id;
 
 /// The first answer of every conversation starts with this, so nobody mistakes the demo for a model.
 pub const DISCLAIMER: &str = "[Scripted demo, not AI]";
+
+/// The word that makes the script send its first call with a deliberate mistake.
+const SLOPPY: &str = "sloppy";
+
+/// How the runtime's error result for arguments that do not match the tool's schema starts.
+const INVALID_ARGUMENTS: &str = "[invalid arguments] ";
 
 /// Answers `request` with a complete, well-formed neutral event stream.
 pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
@@ -91,7 +101,10 @@ fn decide(request: &ModelRequest) -> (String, Option<Call>) {
         return (greeting(request), None);
     };
     match last.role {
-        Role::Tool => (summarise_results(request, &last.blocks), None),
+        Role::Tool => match repair(request, &last.blocks) {
+            Some(repaired) => repaired,
+            None => (summarise_results(request, &last.blocks), None),
+        },
         Role::Assistant => ("I have nothing to add.".into(), None),
         Role::User => {
             let text: String = last
@@ -108,9 +121,80 @@ fn decide(request: &ModelRequest) -> (String, Option<Call>) {
                 .iter()
                 .filter(|b| matches!(b, Block::Image { .. }))
                 .count();
-            answer_user(request, text.trim(), images)
+            let text = text.trim();
+            match strip_word(text, SLOPPY) {
+                Some(rest) => sloppy(answer_user(request, rest, images)),
+                None => answer_user(request, text, images),
+            }
         }
     }
+}
+
+/// `text` without a leading `word` (any case) and the spaces after it.
+fn strip_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
+    let head = text.get(..word.len())?;
+    let rest = &text[word.len()..];
+    (head.eq_ignore_ascii_case(word) && rest.starts_with(char::is_whitespace))
+        .then(|| rest.trim_start())
+}
+
+/// The same answer with the call's first string argument sent as a one-element list: a type mistake the
+/// runtime's argument validation refuses.
+fn sloppy((text, call): (String, Option<Call>)) -> (String, Option<Call>) {
+    let Some((name, mut input)) = call else {
+        return (text, None);
+    };
+    let Some((key, value)) = input.iter_mut().find(|(_, v)| v.is_string()) else {
+        return (text, Some((name, input)));
+    };
+    let key = key.clone();
+    *value = Value::Array(vec![value.take()]);
+    (
+        format!("Calling {name} sloppily: I send \"{key}\" as a list instead of a string, to show the runtime refusing arguments that do not match the tool's schema."),
+        Some((name, input)),
+    )
+}
+
+/// After the runtime refused a call's arguments: the same call with one-element lists turned back into their
+/// element (the only mistake this script makes). `None` when the last results hold no such refusal, or when
+/// there is nothing to repair (never the same call twice).
+fn repair(request: &ModelRequest, results: &[Block]) -> Option<(String, Option<Call>)> {
+    let refused = results.iter().find_map(|b| match b {
+        Block::ToolResult {
+            call_id,
+            content,
+            is_error: true,
+        } if content.starts_with(INVALID_ARGUMENTS) => Some(call_id),
+        _ => None,
+    })?;
+    let (name, input) = request
+        .messages
+        .iter()
+        .flat_map(|m| m.blocks.iter())
+        .find_map(|b| match b {
+            Block::ToolCall {
+                call_id,
+                name,
+                input,
+            } if call_id == refused => Some((name, input)),
+            _ => None,
+        })?;
+    let mut repaired = input.clone();
+    let mut changed = false;
+    for value in repaired.values_mut() {
+        if let Value::Array(items) = value {
+            if let [Value::String(item)] = items.as_slice() {
+                *value = Value::String(item.clone());
+                changed = true;
+            }
+        }
+    }
+    changed.then(|| {
+        (
+            format!("The runtime refused my arguments for {name}. Repairing the call: sending the text as a string this time."),
+            Some((name.clone(), repaired)),
+        )
+    })
 }
 
 fn greeting(request: &ModelRequest) -> String {
@@ -122,7 +206,7 @@ fn greeting(request: &ModelRequest) -> String {
     } else {
         let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
         s.push_str(&format!(
-            " This page offers the tools {}. Try \"add todo buy milk\", \"list todos\" or \"what time is it\".",
+            " This page offers the tools {}. Try \"add todo buy milk\", \"list todos\" or \"what time is it\" (\"sloppy add todo buy milk\" shows a mistaken call refused and repaired).",
             names.join(", ")
         ));
     }

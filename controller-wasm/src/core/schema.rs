@@ -1,0 +1,596 @@
+//! [`Schema`]: a tool's `inputSchema` compiled once, when the tool is registered, for checking arguments (pure).
+//!
+//! The supported keywords are the JSON Schema (2020-12) that model providers accept for tools: `type` (names,
+//! arrays of names, `nullable: true`), `properties`, `patternProperties`, `additionalProperties`, `required`,
+//! `items` (a schema, or the older array form with `additionalItems`), `prefixItems`, `enum`, `const`, `anyOf`,
+//! `allOf`, `oneOf`, `not`, local `$ref` with `$defs` / `definitions`, `minimum` / `maximum` /
+//! `exclusiveMinimum` / `exclusiveMaximum` (numbers, or the older boolean form), `multipleOf`, `minLength` /
+//! `maxLength`, `minItems` / `maxItems`, `minProperties` / `maxProperties`, `uniqueItems`, `pattern` and
+//! `format` (the formats of `formats`). Every other keyword is ignored: none of them can make a valid call
+//! invalid here, they can only let through what a full validator would refuse.
+//!
+//! A schema that cannot be used is refused with the keyword and JSON Pointer at fault: a keyword of the wrong
+//! shape, a `$ref` that is not a pointer inside the schema (remote, or an anchor), a pointer to nothing, a nested
+//! `$id` (which would change what `#` means below it), a pattern this runtime cannot run, or a `$ref` cycle that
+//! never reaches the arguments (`{"$ref": "#"}`: checking it would never end).
+
+use patchbridge_protocol::number::Decimal;
+use serde_json::{Map, Value};
+
+use super::formats::Format;
+use super::pattern::Pattern;
+
+/// JSON types, as the bits of a [`Types`] set.
+pub const NULL: u8 = 1;
+/// `boolean`.
+pub const BOOLEAN: u8 = 2;
+/// `object`.
+pub const OBJECT: u8 = 4;
+/// `array`.
+pub const ARRAY: u8 = 8;
+/// `number` (any number, integers included).
+pub const NUMBER: u8 = 16;
+/// `integer` (a number with a whole value, `1.0` included).
+pub const INTEGER: u8 = 32;
+/// `string`.
+pub const STRING: u8 = 64;
+
+/// The type names in the order violations list them.
+pub const TYPE_NAMES: [(u8, &str); 7] = [
+    (OBJECT, "object"),
+    (ARRAY, "array"),
+    (STRING, "string"),
+    (NUMBER, "number"),
+    (INTEGER, "integer"),
+    (BOOLEAN, "boolean"),
+    (NULL, "null"),
+];
+
+/// A numeric bound: its value, and whether the value itself is excluded.
+#[derive(Debug, Clone)]
+pub struct Bound {
+    /// The bound.
+    pub value: Decimal,
+    /// `exclusiveMinimum` / `exclusiveMaximum`.
+    pub exclusive: bool,
+    /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
+    /// without building a [`Decimal`].
+    pub small: Option<i64>,
+}
+
+/// The checks of one schema object. Sub-schemas are indices into [`Schema::nodes`].
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// Allowed types (bits); `None` when `type` is absent.
+    pub types: Option<u8>,
+    /// `properties`, in schema order.
+    pub properties: Vec<(String, usize)>,
+    /// `patternProperties`.
+    pub pattern_properties: Vec<(Pattern, usize)>,
+    /// `additionalProperties`.
+    pub additional_properties: Option<usize>,
+    /// `required`.
+    pub required: Vec<String>,
+    /// `prefixItems` (or the array form of `items`).
+    pub prefix_items: Vec<usize>,
+    /// `items` after the prefix (or `additionalItems` with the array form).
+    pub items: Option<usize>,
+    /// `enum`.
+    pub enumeration: Option<Vec<Value>>,
+    /// `const`.
+    pub constant: Option<Value>,
+    /// `anyOf`.
+    pub any_of: Vec<usize>,
+    /// `allOf`.
+    pub all_of: Vec<usize>,
+    /// `oneOf`.
+    pub one_of: Vec<usize>,
+    /// `not`.
+    pub not: Option<usize>,
+    /// `$ref`, resolved.
+    pub reference: Option<usize>,
+    /// `minimum` / `exclusiveMinimum` (the stricter when both are given).
+    pub minimum: Vec<Bound>,
+    /// `maximum` / `exclusiveMaximum`.
+    pub maximum: Vec<Bound>,
+    /// `multipleOf`.
+    pub multiple_of: Option<Decimal>,
+    /// `minLength` / `maxLength` (characters).
+    pub length: (Option<u64>, Option<u64>),
+    /// `minItems` / `maxItems`.
+    pub item_count: (Option<u64>, Option<u64>),
+    /// `minProperties` / `maxProperties`.
+    pub property_count: (Option<u64>, Option<u64>),
+    /// `uniqueItems: true`.
+    pub unique_items: bool,
+    /// `pattern`, with its text for messages.
+    pub pattern: Option<(String, Pattern)>,
+    /// `format`, when it is one this runtime checks.
+    pub format: Option<Format>,
+}
+
+/// A compiled schema node.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// `true` (anything) or `false` (nothing).
+    Bool(bool),
+    /// A schema object.
+    Rules(Box<Rules>),
+}
+
+/// A compiled schema; node 0 is the root.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    /// Every schema location reachable from the root, each compiled once.
+    pub nodes: Vec<Node>,
+}
+
+/// Why a schema cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// The keyword at fault.
+    pub keyword: &'static str,
+    /// JSON Pointer of the schema object holding it.
+    pub pointer: String,
+    /// What is wrong.
+    pub problem: &'static str,
+}
+
+/// Appends `token` to `pointer`, escaped (`~` → `~0`, `/` → `~1`).
+pub fn pointer_push(pointer: &str, token: &str) -> String {
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl Schema {
+    /// Compiles `root`; the error names the keyword and where it is.
+    pub fn compile(root: &Value) -> Result<Schema, SchemaError> {
+        let mut compiler = Compiler {
+            root,
+            nodes: Vec::new(),
+            at: Vec::new(),
+        };
+        compiler.node(root, String::new(), "inputSchema")?;
+        compiler.check_cycles()?;
+        Ok(Schema {
+            nodes: compiler.nodes,
+        })
+    }
+}
+
+struct Compiler<'a> {
+    root: &'a Value,
+    nodes: Vec<Node>,
+    /// The node compiled for each schema location (JSON Pointer), in compilation order.
+    at: Vec<(String, usize)>,
+}
+
+// Not inlined: one call per refusal keeps the keyword reader small (it has some forty of them).
+#[cold]
+#[inline(never)]
+fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaError {
+    SchemaError {
+        keyword,
+        pointer: pointer.to_owned(),
+        problem,
+    }
+}
+
+impl<'a> Compiler<'a> {
+    /// Compiles the schema `value` found at `pointer` (once per location), `keyword` being what holds it.
+    fn node(
+        &mut self,
+        value: &'a Value,
+        pointer: String,
+        keyword: &'static str,
+    ) -> Result<usize, SchemaError> {
+        if let Some((_, index)) = self.at.iter().find(|(p, _)| *p == pointer) {
+            return Ok(*index);
+        }
+        let index = self.nodes.len();
+        self.nodes.push(Node::Bool(true));
+        self.at.push((pointer.clone(), index));
+        let node = match value {
+            Value::Bool(b) => Node::Bool(*b),
+            Value::Object(map) => Node::Rules(Box::new(self.rules(map, &pointer)?)),
+            _ => {
+                return Err(error(
+                    keyword,
+                    &pointer,
+                    "must be a schema (an object or a boolean)",
+                ))
+            }
+        };
+        self.nodes[index] = node;
+        Ok(index)
+    }
+
+    /// The schemas of an array keyword (`anyOf`, `prefixItems`, …), each compiled.
+    fn list(
+        &mut self,
+        value: &'a Value,
+        pointer: &str,
+        key: &'static str,
+    ) -> Result<Vec<usize>, SchemaError> {
+        let items = match value {
+            Value::Array(items) if !items.is_empty() => items,
+            _ => return Err(error(key, pointer, "must be a non-empty array of schemas")),
+        };
+        let base = pointer_push(pointer, key);
+        let mut nodes = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            nodes.push(self.node(item, pointer_push(&base, &i.to_string()), key)?);
+        }
+        Ok(nodes)
+    }
+
+    /// The schemas of an object keyword (`properties`, `$defs`, …) with their names, each compiled.
+    fn named(
+        &mut self,
+        value: &'a Value,
+        pointer: &str,
+        key: &'static str,
+    ) -> Result<Vec<(&'a str, usize)>, SchemaError> {
+        let Value::Object(members) = value else {
+            return Err(error(key, pointer, "must be an object of schemas"));
+        };
+        let base = pointer_push(pointer, key);
+        let mut nodes = Vec::with_capacity(members.len());
+        for (name, schema) in members {
+            nodes.push((
+                name.as_str(),
+                self.node(schema, pointer_push(&base, name), key)?,
+            ));
+        }
+        Ok(nodes)
+    }
+
+    /// One pass over the schema object's keywords; the few that depend on a sibling are settled after it.
+    fn rules(&mut self, map: &'a Map<String, Value>, pointer: &str) -> Result<Rules, SchemaError> {
+        let mut rules = Rules::default();
+        let mut nullable = false;
+        let mut tuple_items = false;
+        let mut additional_items = None;
+        let mut exclusive = [false, false];
+        for (key, value) in map {
+            let child = |this: &mut Self, key: &'static str| {
+                this.node(value, pointer_push(pointer, key), key).map(Some)
+            };
+            match key.as_str() {
+                "$id" if !pointer.is_empty() => {
+                    return Err(error(
+                        "$id",
+                        pointer,
+                        "a nested $id (a second schema resource) is not supported; move the definition under $defs",
+                    ))
+                }
+                "$defs" => drop(self.named(value, pointer, "$defs")?),
+                "definitions" => drop(self.named(value, pointer, "definitions")?),
+                "type" => rules.types = Some(type_bits(value, pointer)?),
+                "nullable" => nullable = flag(value, "nullable", pointer)?,
+                "properties" => {
+                    for (name, node) in self.named(value, pointer, "properties")? {
+                        rules.properties.push((name.to_owned(), node));
+                    }
+                }
+                "patternProperties" => {
+                    for (text, node) in self.named(value, pointer, "patternProperties")? {
+                        let pattern = Pattern::new(text)
+                            .map_err(|problem| error("patternProperties", pointer, problem))?;
+                        rules.pattern_properties.push((pattern, node));
+                    }
+                }
+                "additionalProperties" => {
+                    rules.additional_properties = child(self, "additionalProperties")?
+                }
+                "required" => rules.required = names(value, pointer)?,
+                "prefixItems" => rules.prefix_items = self.list(value, pointer, "prefixItems")?,
+                "items" if value.is_array() => {
+                    tuple_items = true;
+                    rules.prefix_items = self.list(value, pointer, "items")?;
+                }
+                "items" => rules.items = child(self, "items")?,
+                "additionalItems" => additional_items = child(self, "additionalItems")?,
+                "enum" => match value {
+                    Value::Array(values) => rules.enumeration = Some(values.clone()),
+                    _ => return Err(error("enum", pointer, "must be an array")),
+                },
+                "const" => rules.constant = Some(value.clone()),
+                "anyOf" => rules.any_of = self.list(value, pointer, "anyOf")?,
+                "allOf" => rules.all_of = self.list(value, pointer, "allOf")?,
+                "oneOf" => rules.one_of = self.list(value, pointer, "oneOf")?,
+                "not" => rules.not = child(self, "not")?,
+                "$ref" => rules.reference = Some(self.reference(value, pointer)?),
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                    let maximum = key.ends_with("aximum");
+                    let is_exclusive = key.starts_with('e');
+                    if let (true, Value::Bool(b)) = (is_exclusive, value) {
+                        // The older (draft 4) form: a flag on `minimum` / `maximum`.
+                        exclusive[usize::from(maximum)] = *b;
+                        continue;
+                    }
+                    let keyword = KEYWORDS[usize::from(maximum) * 2 + usize::from(is_exclusive)];
+                    let bound = Bound {
+                        value: number(value, keyword, pointer)?,
+                        exclusive: is_exclusive,
+                        small: value.as_i64(),
+                    };
+                    if maximum {
+                        rules.maximum.push(bound);
+                    } else {
+                        rules.minimum.push(bound);
+                    }
+                }
+                "multipleOf" => {
+                    let divisor = number(value, "multipleOf", pointer)?;
+                    if divisor.negative || divisor.is_zero() || divisor.digits.len() > 9 {
+                        return Err(error(
+                            "multipleOf",
+                            pointer,
+                            "must be a number above 0 with at most 9 significant digits",
+                        ));
+                    }
+                    rules.multiple_of = Some(divisor);
+                }
+                "minLength" => rules.length.0 = Some(count(value, "minLength", pointer)?),
+                "maxLength" => rules.length.1 = Some(count(value, "maxLength", pointer)?),
+                "minItems" => rules.item_count.0 = Some(count(value, "minItems", pointer)?),
+                "maxItems" => rules.item_count.1 = Some(count(value, "maxItems", pointer)?),
+                "minProperties" => {
+                    rules.property_count.0 = Some(count(value, "minProperties", pointer)?)
+                }
+                "maxProperties" => {
+                    rules.property_count.1 = Some(count(value, "maxProperties", pointer)?)
+                }
+                "uniqueItems" => rules.unique_items = flag(value, "uniqueItems", pointer)?,
+                "pattern" => {
+                    let Value::String(text) = value else {
+                        return Err(error("pattern", pointer, "must be a string"));
+                    };
+                    let pattern =
+                        Pattern::new(text).map_err(|problem| error("pattern", pointer, problem))?;
+                    rules.pattern = Some((text.clone(), pattern));
+                }
+                "format" => match value {
+                    Value::String(name) => rules.format = Format::named(name),
+                    _ => return Err(error("format", pointer, "must be a string")),
+                },
+                _ => {}
+            }
+        }
+        if nullable {
+            rules.types = rules.types.map(|bits| bits | NULL);
+        }
+        if tuple_items {
+            rules.items = additional_items;
+        }
+        for (bounds, flag) in [
+            (&mut rules.minimum, exclusive[0]),
+            (&mut rules.maximum, exclusive[1]),
+        ] {
+            for bound in bounds.iter_mut() {
+                bound.exclusive |= flag;
+            }
+        }
+        Ok(rules)
+    }
+
+    /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
+    fn reference(&mut self, target: &Value, pointer: &str) -> Result<usize, SchemaError> {
+        let Value::String(text) = target else {
+            return Err(error("$ref", pointer, "must be a string"));
+        };
+        let Some(fragment) = text.strip_prefix('#') else {
+            return Err(error(
+                "$ref",
+                pointer,
+                "points outside the schema; only local references (#/$defs/…) are supported",
+            ));
+        };
+        let fragment = percent_decode(fragment)
+            .ok_or_else(|| error("$ref", pointer, "is not a valid URI fragment"))?;
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            return Err(error(
+                "$ref",
+                pointer,
+                "names an anchor; only JSON Pointer references (#/$defs/…) are supported",
+            ));
+        }
+        let mut value = self.root;
+        let mut resolved = String::new();
+        for token in fragment.split('/').skip(1) {
+            let token = unescape(token);
+            value = match value {
+                Value::Object(map) => map.get(&token),
+                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            }
+            .ok_or_else(|| error("$ref", pointer, "points to nothing in the schema"))?;
+            resolved = pointer_push(&resolved, &token);
+        }
+        self.node(value, resolved, "$ref")
+    }
+
+    /// Refuses a cycle of `$ref` / `anyOf` / `allOf` / `oneOf` / `not` that returns to a schema without moving
+    /// into the arguments: checking it would never end.
+    fn check_cycles(&self) -> Result<(), SchemaError> {
+        // 0: not visited, 1: on the current path, 2: done.
+        let mut state = vec![0u8; self.nodes.len()];
+        for start in 0..self.nodes.len() {
+            if state[start] == 0 {
+                self.visit(start, &mut state)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn visit(&self, index: usize, state: &mut [u8]) -> Result<(), SchemaError> {
+        state[index] = 1;
+        if let Node::Rules(rules) = &self.nodes[index] {
+            let same_place = rules
+                .reference
+                .iter()
+                .chain(&rules.any_of)
+                .chain(&rules.all_of)
+                .chain(&rules.one_of)
+                .chain(&rules.not);
+            for &next in same_place {
+                match state[next] {
+                    1 => {
+                        let pointer = self
+                            .at
+                            .iter()
+                            .find(|(_, i)| *i == index)
+                            .map(|(p, _)| p.clone())
+                            .unwrap_or_default();
+                        return Err(error(
+                            "$ref",
+                            &pointer,
+                            "the schema refers back to itself without descending into a property or item (a cycle without a base case)",
+                        ));
+                    }
+                    0 => self.visit(next, state)?,
+                    _ => {}
+                }
+            }
+        }
+        state[index] = 2;
+        Ok(())
+    }
+}
+
+/// The bound keywords, indexed by `maximum × 2 + exclusive`.
+const KEYWORDS: [&str; 4] = ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"];
+
+fn flag(value: &Value, key: &'static str, pointer: &str) -> Result<bool, SchemaError> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        _ => Err(error(key, pointer, "must be a boolean")),
+    }
+}
+
+fn type_bits(value: &Value, pointer: &str) -> Result<u8, SchemaError> {
+    let one = std::slice::from_ref(value);
+    let names = match value {
+        Value::Array(names) if !names.is_empty() => names.as_slice(),
+        Value::String(_) => one,
+        _ => {
+            return Err(error(
+                "type",
+                pointer,
+                "must be a type name or a non-empty array of them",
+            ))
+        }
+    };
+    let mut bits = 0;
+    for name in names {
+        let bit = TYPE_NAMES
+            .iter()
+            .find(|(_, n)| Some(*n) == name.as_str())
+            .ok_or_else(|| error("type", pointer, "names an unknown type"))?;
+        bits |= bit.0;
+    }
+    Ok(bits)
+}
+
+fn names(value: &Value, pointer: &str) -> Result<Vec<String>, SchemaError> {
+    let mut names = Vec::new();
+    if let Value::Array(items) = value {
+        for item in items {
+            match item {
+                Value::String(name) => names.push(name.clone()),
+                _ => {
+                    return Err(error(
+                        "required",
+                        pointer,
+                        "must be an array of property names",
+                    ))
+                }
+            }
+        }
+        return Ok(names);
+    }
+    Err(error(
+        "required",
+        pointer,
+        "must be an array of property names",
+    ))
+}
+
+fn count(value: &Value, key: &'static str, pointer: &str) -> Result<u64, SchemaError> {
+    match value.as_number().map(Decimal::of) {
+        Some(n) if !n.negative && n.is_integer() => Ok(count_value(&n)),
+        _ => Err(error(key, pointer, "must be a non-negative integer")),
+    }
+}
+
+fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, SchemaError> {
+    value
+        .as_number()
+        .map(Decimal::of)
+        .ok_or_else(|| error(key, pointer, "must be a number"))
+}
+
+/// A non-negative integer count, saturated at `u64::MAX` (no string or array is that long).
+fn count_value(n: &Decimal) -> u64 {
+    if n.is_zero() {
+        return 0;
+    }
+    if n.exponent > 19 {
+        return u64::MAX;
+    }
+    let mut value: u64 = 0;
+    for i in 0..n.exponent as usize {
+        let digit = u64::from(n.digits.get(i).copied().unwrap_or(0));
+        value = value.saturating_mul(10).saturating_add(digit);
+    }
+    value
+}
+
+/// A JSON Pointer token's text (`~1` → `/`, `~0` → `~`).
+fn unescape(token: &str) -> String {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' {
+            match chars.next() {
+                Some('1') => out.push('/'),
+                Some('0') => out.push('~'),
+                Some(other) => {
+                    out.push('~');
+                    out.push(other);
+                }
+                None => out.push('~'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}

@@ -1,0 +1,209 @@
+//! The official JSON Schema Test Suite (draft 2020-12) cases of the keywords argument validation supports,
+//! vendored in `tests/schema-suite/` (see its README): every case whose schema the runtime can use must be
+//! decided as the suite says, apart from the few listed in `KNOWN_DIFFERENCES` with their reason.
+
+use std::path::{Path, PathBuf};
+
+use patchbridge_agent::core::schema::Schema;
+use serde_json::Value;
+
+/// Keywords the validator checks, and annotations that never change a result.
+const UNDERSTOOD: &[&str] = &[
+    "type",
+    "nullable",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "required",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "oneOf",
+    "not",
+    "$ref",
+    "$defs",
+    "definitions",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "uniqueItems",
+    "pattern",
+    "format",
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Cases decided differently, as `(file, group description, case description)`, each for a documented reason.
+const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
+    // `\p{…}` needs Unicode property tables, which the bundle does not carry: such a schema is refused.
+    (
+        "ecmascript-regex.json",
+        "pattern with non-ASCII digits",
+        "",
+        "unicode-aware classes are not implemented",
+    ),
+    (
+        "ecmascript-regex.json",
+        "patterns always use unicode semantics with patternProperties",
+        "",
+        "unicode-aware classes are not implemented",
+    ),
+    (
+        "ecmascript-regex.json",
+        "patterns always use unicode semantics with pattern",
+        "",
+        "unicode-aware classes are not implemented",
+    ),
+    (
+        "ecmascript-regex.json",
+        "patternProperties with non-ASCII digits",
+        "",
+        "\\p{…} refuses the schema at registration",
+    ),
+];
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema-suite")
+}
+
+fn files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in [suite_dir(), suite_dir().join("format")] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Whether every keyword of the schema (at any depth) is one the validator understands.
+fn understood(schema: &Value, parent_is_map_of_schemas: bool) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().all(|(key, value)| {
+            if parent_is_map_of_schemas {
+                return understood(value, false);
+            }
+            if !UNDERSTOOD.contains(&key.as_str()) {
+                return false;
+            }
+            match key.as_str() {
+                "properties" | "patternProperties" | "$defs" | "definitions" => {
+                    understood(value, true)
+                }
+                "enum" | "const" | "examples" | "default" | "required" => true,
+                _ => understood(value, false),
+            }
+        }),
+        Value::Array(items) => items.iter().all(|item| understood(item, false)),
+        _ => true,
+    }
+}
+
+fn known(file: &str, group: &str, case: &str, used: &mut [bool]) -> bool {
+    let hit = KNOWN_DIFFERENCES
+        .iter()
+        .position(|(f, g, c, _)| *f == file && *g == group && (c.is_empty() || *c == case));
+    if let Some(i) = hit {
+        used[i] = true;
+    }
+    hit.is_some()
+}
+
+#[test]
+fn the_official_suite_cases_of_the_supported_keywords_pass() {
+    let mut ran = 0;
+    let mut skipped_groups = 0;
+    let mut refused_groups = Vec::new();
+    let mut failures = Vec::new();
+    let mut used = vec![false; KNOWN_DIFFERENCES.len()];
+    for path in files() {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let groups: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for group in groups {
+            let description = group["description"].as_str().unwrap().to_owned();
+            let schema = &group["schema"];
+            if !understood(schema, false) {
+                skipped_groups += 1;
+                continue;
+            }
+            let compiled = match Schema::compile(schema) {
+                Ok(compiled) => compiled,
+                Err(error) => {
+                    if !known(&file, &description, "", &mut used) {
+                        refused_groups.push(format!("{file} / {description}: {error:?}"));
+                    }
+                    continue;
+                }
+            };
+            for case in group["tests"].as_array().unwrap() {
+                let case_description = case["description"].as_str().unwrap();
+                let expected = case["valid"].as_bool().unwrap();
+                let (violations, total) = compiled.check_value_at_root(&case["data"]);
+                let valid = total == 0;
+                ran += 1;
+                if valid != expected && !known(&file, &description, case_description, &mut used) {
+                    failures.push(format!(
+                        "{file} / {description} / {case_description}: expected valid={expected}, got {violations:?}"
+                    ));
+                }
+            }
+        }
+    }
+    println!("ran {ran} cases; skipped {skipped_groups} groups using ignored keywords");
+    // Only schemas needing what the runtime refuses may be refused: a remote or anchor `$ref`, a nested `$id`.
+    let unexpected_refusals: Vec<&String> = refused_groups
+        .iter()
+        .filter(|r| !(r.contains("keyword: \"$ref\"") || r.contains("keyword: \"$id\"")))
+        .collect();
+    assert!(
+        unexpected_refusals.is_empty(),
+        "refused:\n{}",
+        unexpected_refusals
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran > 900, "only {ran} cases ran");
+    let stale: Vec<_> = KNOWN_DIFFERENCES
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed differences that no longer occur: {stale:?}"
+    );
+}
