@@ -6,7 +6,9 @@
 //! the file lock (busy-waiting with sleeps). One fsync per group keeps the same durability for each write.
 //!
 //! Guarantees, each the same as a transaction per write:
-//! - A write is acknowledged only after the `COMMIT` that contains it has returned (durable: FULL fsyncs).
+//! - A write is acknowledged only after the `COMMIT` that contains it has returned (durable: FULL fsyncs). The
+//!   spending counters are the exception: a group holding only their updates commits without an fsync of its
+//!   own (a model call's start must not wait for the disk; a power loss may forget the last counts).
 //! - Operations run one after another in arrival order inside the group, each checking revision and quota
 //!   against everything before it, so two writes expecting the same revision still have exactly one winner
 //!   and a user's quota counts every earlier write of the group.
@@ -176,6 +178,17 @@ async fn try_group(
     ops: &[&WriteOp],
     counts: &Counts,
 ) -> Result<Vec<Result<OpOutcome, StoreError>>, GroupFailure> {
+    // A group of spending counter updates alone commits without its own fsync (WAL, `synchronous=NORMAL`: it
+    // survives a process crash and is made durable by the next fsync); every other group waits for one.
+    let sync = if ops.iter().any(|op| op.needs_fsync()) {
+        "PRAGMA synchronous = FULL"
+    } else {
+        "PRAGMA synchronous = NORMAL"
+    };
+    sqlx::query(sync)
+        .execute(&mut *conn)
+        .await
+        .map_err(GroupFailure::Statement)?;
     let mut tx = conn
         .begin_with("BEGIN IMMEDIATE")
         .await

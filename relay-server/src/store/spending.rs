@@ -157,13 +157,6 @@ macro_rules! steps {
                         .execute(&mut *conn)
                         .await?;
                 }
-                if r.read_running {
-                    sqlx::query(DELETE_EXPIRED)
-                        .bind(&r.user)
-                        .bind(r.now)
-                        .execute(&mut *conn)
-                        .await?;
-                }
                 sqlx::query(MARK_RUNNING)
                     .bind(&r.call_id)
                     .bind(&r.user)
@@ -177,6 +170,13 @@ macro_rules! steps {
             pub(crate) async fn settle(conn: &mut $conn, s: &Settle) -> Result<(), sqlx::Error> {
                 sqlx::query(END_RUNNING)
                     .bind(&s.call_id)
+                    .execute(&mut *conn)
+                    .await?;
+                // Marks whose relay died before settling them: cleared here, off the next call's admission
+                // (which ignores them by their lease already).
+                sqlx::query(DELETE_EXPIRED)
+                    .bind(&s.user)
+                    .bind(s.now)
                     .execute(&mut *conn)
                     .await?;
                 if s.input_tokens != 0 || s.output_tokens != 0 {

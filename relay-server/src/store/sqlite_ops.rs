@@ -49,6 +49,17 @@ pub(super) enum WriteOp {
     SpendingSettle(super::spending::Settle),
 }
 
+impl WriteOp {
+    /// Whether the commit holding this operation must be fsynced before it is acknowledged: every conversation
+    /// write; not the spending counters, which a power loss may set back by their last moments.
+    pub(super) fn needs_fsync(&self) -> bool {
+        !matches!(
+            self,
+            WriteOp::SpendingReserve(_) | WriteOp::SpendingSettle(_)
+        )
+    }
+}
+
 /// What each kind of operation answers.
 #[derive(Debug)]
 pub(super) enum OpOutcome {
