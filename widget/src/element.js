@@ -20,6 +20,7 @@ import { Recovery } from './recovery.js';
 import { schemeOf } from './theme.js';
 import { drawView, pickView } from './views.js';
 import { forgetConversation, rememberConversation, storedConversation } from './storage.js';
+import { EVENTS } from './events.js';
 
 const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
@@ -36,17 +37,7 @@ function styleSheet() {
   return sheet;
 }
 
-/** The events the element dispatches (bubbling, composed). */
-export const EVENTS = Object.freeze({
-  ready: 'patchbridge-ready',
-  outcome: 'patchbridge-outcome',
-  error: 'patchbridge-error',
-  confirmation: 'patchbridge-confirmation',
-  conversation: 'patchbridge-conversation',
-  unauthorized: 'patchbridge-unauthorized',
-  feedback: 'patchbridge-feedback',
-  viewError: 'patchbridge-view-error',
-});
+export { EVENTS };
 
 export class PatchBridgeAgentElement extends HTMLElement {
   static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme', 'suggestions', 'feedback'];

@@ -4,7 +4,8 @@
 // Importing it must be safe where there is no DOM: Next.js, Nuxt, SvelteKit and Astro evaluate a page's imports
 // on the server too. The element's class extends HTMLElement when its module is evaluated, so that module is
 // imported only where HTMLElement exists (bundlers inline this import; it stays one file). Without a DOM the
-// class export is undefined and nothing is defined; EVENTS and loadRuntime are the same everywhere.
+// class export is undefined and nothing is defined; EVENTS and loadRuntime are the same everywhere (neither
+// needs a DOM).
 export { loadRuntime } from './runtime.js';
 
 const dom = typeof HTMLElement === 'function' && typeof customElements === 'object';
@@ -13,14 +14,8 @@ const element = dom ? await import('./element.js') : null;
 /** The element class (undefined where there is no DOM, e.g. during server-side rendering). */
 export const PatchBridgeAgentElement = element?.PatchBridgeAgentElement;
 
-/** The events the element dispatches; the server's copy equals the element's (a package test compares them). */
-export const EVENTS = element?.EVENTS ?? Object.freeze({
-  ready: 'patchbridge-ready',
-  outcome: 'patchbridge-outcome',
-  error: 'patchbridge-error',
-  confirmation: 'patchbridge-confirmation',
-  conversation: 'patchbridge-conversation',
-});
+/** The events the element dispatches (one list, `events.js`, on the server too). */
+export { EVENTS } from './events.js';
 
 if (element && !customElements.get('patchbridge-agent')) {
   customElements.define('patchbridge-agent', element.PatchBridgeAgentElement);
