@@ -26,6 +26,13 @@ import { relayBinary, ROOT, startRelay } from '../e2e/support/relay.mjs';
 import { sel, waitIdle, waitReady } from '../e2e/support/widget.mjs';
 import { pick, readmeFiles } from './readme.mjs';
 
+/** The element's events as widget/README.md documents them, on the server-side import and in the browser alike. */
+const DOCUMENTED_EVENTS = {
+  ready: 'patchbridge-ready', outcome: 'patchbridge-outcome', error: 'patchbridge-error',
+  confirmation: 'patchbridge-confirmation', conversation: 'patchbridge-conversation',
+  unauthorized: 'patchbridge-unauthorized', feedback: 'patchbridge-feedback', viewError: 'patchbridge-view-error',
+};
+
 const run = promisify(execFile);
 const FIXTURES = path.join(ROOT, 'tests', 'consumer', 'fixtures');
 const ROOT_BIN = path.join(ROOT, 'node_modules', '.bin');
@@ -249,10 +256,7 @@ describe('the packed package in fresh projects', () => {
       assert.deepEqual(seen.exportsSeen[entry], { EVENTS: 'object', PatchBridgeAgentElement: 'undefined', loadRuntime: 'function' }, entry);
     }
     assert.equal(seen.maxModelCalls, 16, 'the wasm was instantiated from the installed package');
-    assert.deepEqual(seen.events, {
-      ready: 'patchbridge-ready', outcome: 'patchbridge-outcome', error: 'patchbridge-error',
-      confirmation: 'patchbridge-confirmation', conversation: 'patchbridge-conversation',
-    });
+    assert.deepEqual(seen.events, DOCUMENTED_EVENTS);
     assert.equal(seen.reactIsWidget, true);
     assert.equal(seen.customElements, 'undefined', 'nothing installed a DOM global');
     assert.equal(seen.HTMLElement, 'undefined');
@@ -309,10 +313,7 @@ describe('the packed package in fresh projects', () => {
       assert.match(answers.at(-1), /Added "buy milk"\./);
       // The element's own EVENTS (the browser module) equal the ones the server-side import exports.
       const events = await page.evaluate(async () => (await import('/npm/dist/patchbridge-agent.js')).EVENTS);
-      assert.deepEqual(events, {
-        ready: 'patchbridge-ready', outcome: 'patchbridge-outcome', error: 'patchbridge-error',
-        confirmation: 'patchbridge-confirmation', conversation: 'patchbridge-conversation',
-      });
+      assert.deepEqual(events, DOCUMENTED_EVENTS);
       assert.deepEqual(page.problems, []);
       assert.deepEqual(await page.evaluate(() => globalThis.__cspViolations), []);
       // The policy is in force: an inline script injected now is refused (so "no violation" above means something).
