@@ -60,7 +60,7 @@ agent.tools = tools;
 // Custom tool views: the page shows "Add “milk” to the list" instead of the generic argument table, in the card
 // and in the confirmation. The nodes are slotted from the page's light DOM, so style.css styles them.
 const todoLine = (text) => Object.assign(document.createElement('p'), { className: 'todo-view', textContent: text });
-const ADDED = { done: 'Added', rejected: 'Not added', error: 'Could not add', 'not-run': 'Not added' };
+const ADDED = { done: 'Added', rejected: 'Not added', error: 'Could not add', 'not-run': 'Not added', invalid: 'Not added' };
 agent.toolViews = {
   'todos.add': {
     card: ({ arguments: args, status }) => todoLine(`${ADDED[status] ?? 'Adding'} “${args.text}” to the list`),
