@@ -305,6 +305,8 @@ describe('the packed package in fresh projects', () => {
       await waitReady(page);
       assert.equal(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content'), CSP);
       assert.ok(page.requested.includes(`${relay.url}/npm/pkg/patchbridge_agent_bg.wasm`), 'the script fetched the package\'s one wasm');
+      // The banner shows once the relay's /models answer (fetched at ready) says previewOnly.
+      await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=banner]').hidden);
       assert.match(await page.textContent(sel.banner), /scripted demo model/i);
       assert.deepEqual(await page.$$eval('#todos li', (l) => l.length), 0, 'nothing runs before approval');
 
