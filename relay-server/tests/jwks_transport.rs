@@ -15,9 +15,11 @@ use patchbridge_relay::identity::jwks_url::{JwksUrlSettings, RemoteKeys};
 use patchbridge_relay::model::client::UpstreamClient;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+
+#[path = "common/peer.rs"]
+mod peer;
+use peer::one_shot_peer;
 
 const TEST_CA: &[u8] = include_bytes!("fixtures/tls/ca.pem");
 const LOCALHOST_CERT: &[u8] = include_bytes!("fixtures/tls/localhost.pem");
@@ -105,27 +107,11 @@ async fn the_key_set_comes_over_https_with_the_clients_roots() {
 #[tokio::test]
 async fn the_key_set_is_fetched_through_the_configured_proxy() {
     // A forwarding proxy that answers the JWKS itself and hands the request head to the test.
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let proxy = listener.local_addr().unwrap().port();
-    let (tx, head) = oneshot::channel();
-    tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut received = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !received.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = socket.read(&mut buf).await.unwrap();
-            if n == 0 {
-                break;
-            }
-            received.extend_from_slice(&buf[..n]);
-        }
-        let _ = tx.send(String::from_utf8_lossy(&received).into_owned());
-        let answer = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{JWKS}",
-            JWKS.len()
-        );
-        socket.write_all(answer.as_bytes()).await.unwrap();
-    });
+    let answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{JWKS}",
+        JWKS.len()
+    );
+    let (proxy, head) = one_shot_peer(answer.into_bytes()).await;
     let proxies = Matcher::builder()
         .http(format!("http://127.0.0.1:{proxy}"))
         .build();

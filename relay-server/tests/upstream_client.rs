@@ -16,33 +16,14 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
+
+#[path = "common/peer.rs"]
+mod peer;
+use peer::one_shot_peer;
 
 /// `user:pass` in base64, as a proxy URL's credentials are sent.
 const BASIC_USER_PASS: &str = "Basic dXNlcjpwYXNz";
-
-/// A peer that reads one request head, hands it to the test and writes `answer` back.
-async fn one_shot_peer(answer: Vec<u8>) -> (u16, oneshot::Receiver<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let (tx, rx) = oneshot::channel();
-    tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut head = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = socket.read(&mut buf).await.unwrap();
-            if n == 0 {
-                break;
-            }
-            head.extend_from_slice(&buf[..n]);
-        }
-        let _ = tx.send(String::from_utf8_lossy(&head).into_owned());
-        socket.write_all(&answer).await.unwrap();
-        socket.shutdown().await.ok();
-    });
-    (port, rx)
-}
 
 fn ok_answer(extra_headers: &str) -> Vec<u8> {
     format!("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n{extra_headers}\r\nok")
