@@ -22,7 +22,8 @@ export type AgentErrorCode =
   | 'AGENT_RELAY_ERROR'
   | 'AGENT_SPENDING_LIMIT_REACHED'
   | 'AGENT_INVALID_TOOL'
-  | 'AGENT_INVALID_INPUT';
+  | 'AGENT_INVALID_INPUT'
+  | 'AGENT_RUNTIME_LOAD_FAILED';
 
 /** The five limit names (`AgentError.limit` for AGENT_LIMIT_EXCEEDED / AGENT_INVALID_LIMITS). */
 export type LimitName =
@@ -55,6 +56,8 @@ export declare const AGENT_RELAY_ERROR: 'AGENT_RELAY_ERROR';
 export declare const AGENT_SPENDING_LIMIT_REACHED: 'AGENT_SPENDING_LIMIT_REACHED';
 export declare const AGENT_INVALID_TOOL: 'AGENT_INVALID_TOOL';
 export declare const AGENT_INVALID_INPUT: 'AGENT_INVALID_INPUT';
+/** `<patchbridge-agent>` could not load the WebAssembly runtime (the element reports it; the runtime never does). */
+export declare const AGENT_RUNTIME_LOAD_FAILED: 'AGENT_RUNTIME_LOAD_FAILED';
 
 /** Every code keyed by itself. */
 export declare const ErrorCodes: Readonly<{ [K in AgentErrorCode]: K }>;

@@ -39,6 +39,17 @@ const externalGlue = {
   },
 };
 
+/**
+ * Keeps the package's error module an import of the ES module build (`./errors.js`), so the element's
+ * `AgentError`s are the class `@patchbridge/agent` exports (the static script bundles it once, with the glue).
+ */
+const externalErrors = {
+  name: 'external-errors',
+  setup(b) {
+    b.onResolve({ filter: /npm\/errors\.js$/ }, () => ({ path: './errors.js', external: true }));
+  },
+};
+
 const common = {
   entryPoints: [entry],
   bundle: true,
@@ -62,7 +73,7 @@ const eagerRuntime = [
   "import __pbInit from './pkg/patchbridge_agent.js';",
   'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
 ].join('\n');
-await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
+await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });

@@ -13,8 +13,7 @@ import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
 import { drawView } from './views.js';
-
-const BUSY = new Set(['running', 'awaiting-confirmation', 'saving']);
+import { BUSY } from './model.js';
 
 function imageSource(source) {
   if (!source) return null;

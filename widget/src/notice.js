@@ -3,40 +3,19 @@
 // or a problem with the person's input. The element decides which actions an error gets; this file only shows
 // them: the words and a close button on one row, the ways forward in one row below.
 import { h, iconButton } from './dom.js';
+import { errorText } from './model.js';
 
-/** Whether `error` is a relay request that never got an answer (offline, relay down, blocked by the network). */
-export function isUnreachable(error) {
-  return error?.code === 'AGENT_RELAY_ERROR' && error.details?.status == null && !error.details?.relayCode;
-}
-
-/** Whether `error` is the relay refusing the page's credentials (HTTP 401). */
-export function isUnauthenticated(error) {
-  return error?.code === 'AGENT_RELAY_ERROR' && (error.details?.status === 401 || error.details?.relayCode === 'UNAUTHENTICATED');
-}
-
-/** Plain words for an AgentError: the limit's name, a timeout, a conflict, no connection, signed out; else the
- *  error's own message. Exception text (`TypeError: Failed to fetch`) is never shown as the words. */
-export function errorText(error, t) {
-  const code = error?.code ?? 'ERROR';
-  if (code === 'AGENT_LIMIT_EXCEEDED' && error.limit) return t('limitExceeded', error.limit);
-  if (code === 'AGENT_EXECUTION_TIMEOUT') return t('timeout');
-  if (code === 'AGENT_REVISION_CONFLICT') return t('conflict');
-  if (code === 'AGENT_SPENDING_LIMIT_REACHED') return t('spendingLimit', error.details?.retryAfterSeconds);
-  if (isUnreachable(error)) return t('relayUnavailable');
-  if (isUnauthenticated(error)) return t('signedOut');
-  if (error?.details?.relayCode === 'UPSTREAM_UNAVAILABLE' && !error.message) return t('relayUnavailable');
-  return error?.message || code;
-}
+/** @typedef {{ label: string, onClick: () => void, primary?: boolean, part?: string }} NoticeAction */
 
 export class NoticeBar {
   /**
    * @param {HTMLElement} el
-   * @param {() => Function} translator  the current string lookup
+   * @param {() => import('./model.js').Translate} translator  the current string lookup
    */
   constructor(el, translator) {
     this.el = el;
     this.translator = translator;
-    /** The error object shown last (the same error is not re-rendered on every state snapshot). */
+    /** The error object shown last (the same error is not re-rendered on every state snapshot). @type {unknown} */
     this.shownError = null;
   }
 
@@ -44,8 +23,8 @@ export class NoticeBar {
   get kind() { return this.el.hidden ? '' : (this.el.dataset.kind ?? ''); }
 
   /**
-   * @param {any} error an AgentError (or `{ code, message }`)
-   * @param {{ label: string, onClick: () => void, primary?: boolean, part?: string }[]} actions
+   * @param {any} error an AgentError
+   * @param {NoticeAction[]} actions
    */
   showError(error, actions) {
     const t = this.translator();
@@ -54,7 +33,13 @@ export class NoticeBar {
     this.render('error', 'error', [errorText(error, t), h('code', { className: 'code', part: 'error-code' }, error?.code ?? 'ERROR')], buttons);
   }
 
-  /** `style`: `info` (amber), `plain`; `reason` names it for `::part()` and for not repeating it. */
+  /**
+   * `style`: `info` (amber), `plain`; `reason` names it for `::part()` and for not repeating it.
+   * @param {'info' | 'plain'} style
+   * @param {string} text
+   * @param {string} [reason]
+   * @param {NoticeAction[]} [actions]
+   */
   show(style, text, reason = 'problem', actions = []) {
     if (this.kind === reason && !actions.length) return;
     const buttons = actions.map((a) => h('button', { type: 'button', className: a.primary ? 'primary' : '', part: a.part, onclick: a.onClick }, a.label));
@@ -66,6 +51,12 @@ export class NoticeBar {
     this.el.dataset.kind = '';
   }
 
+  /**
+   * @param {string} style
+   * @param {string} reason
+   * @param {(string | Node)[]} text
+   * @param {HTMLElement[]} buttons
+   */
   render(style, reason, text, buttons) {
     const t = this.translator();
     this.el.className = `notice ${style}`;

@@ -1,39 +1,46 @@
-// The ways forward from a failed turn, load or save, shown in the notice bar: Retry; "Continue in a new
-// conversation" for provider state the relay refuses; "Reload conversation" after a conflict, which puts the
-// message this tab could not save back into the box; and on a 401, asking the page for fresh credentials
-// (`patchbridge-unauthorized` with `waitUntil`) before the turn runs again by itself. The element supplies what
-// these need; every decision about the turn itself stays with the controller.
-import { isUnauthenticated } from './notice.js';
+// The ways forward from a failed turn, load or save, shown in the notice bar. Which ways fit an error is the
+// model's decision (`waysForward` in model.js); this file carries them out: Retry; "Continue in a new
+// conversation"; "Reload conversation" after a conflict, which puts the message this tab could not save back into
+// the box; and on a 401, asking the page for fresh credentials (`patchbridge-unauthorized` with `waitUntil`)
+// before the operation runs again by itself. Every decision about the turn itself stays with the controller.
+import { textOf, waysForward } from './model.js';
+
+/**
+ * What the element lends the recovery: the current strings, notice bar, controller and composer, and its actions.
+ * @typedef {{ t: () => import('./model.js').Translate, notices: import('./notice.js').NoticeBar,
+ *             controller: () => import('../../npm/index.js').AgentController | null,
+ *             composer: () => import('./composer.js').Composer | null,
+ *             askPage: (detail: { error: unknown, waitUntil: (promise: Promise<unknown>) => void }) => void,
+ *             open: (id: string) => Promise<void>, newConversation: () => void, continueInNew: () => void }} RecoveryHost
+ */
 
 export class Recovery {
-  /**
-   * @param {{ t: () => Function, notices: any, controller: () => any, composer: () => any,
-   *           askPage: (detail: any) => void, open: (id: string) => Promise<void>, newConversation: () => void,
-   *           continueInNew: () => void }} host
-   */
+  /** @param {RecoveryHost} host */
   constructor(host) {
     this.host = host;
     /** The page was asked for fresh credentials for the failing turn already (reset when a turn ends well). */
     this.authAsked = false;
   }
 
-  /** Shows `error` with the ways forward that fit it; `retry` runs the failed operation again (or null). */
+  /**
+   * Shows `error` with the ways forward that fit it; `retry` runs the failed operation again (or null).
+   * @param {any} error
+   * @param {(() => void) | null} retry
+   */
   show(error, retry) {
     const { host } = this;
     const t = host.t();
-    const code = error?.code ?? 'ERROR';
-    if (retry && isUnauthenticated(error)) { this.askForCredentials(error, retry); return; }
-    const actions = [];
-    if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') {
-      actions.push({ label: t('continueInNew'), primary: true, onClick: () => host.continueInNew() });
-    } else if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
-      const id = host.controller()?.getState().conversation?.id;
-      if (id && code === 'AGENT_REVISION_CONFLICT') actions.push({ label: t('reload'), primary: true, part: 'reload-button', onClick: () => this.reloadKeepingInput(id) });
-      actions.push({ label: t('newConversation'), onClick: () => host.newConversation() });
-    } else if (retry) {
-      actions.push({ label: t('retry'), primary: true, part: 'retry-button', onClick: retry });
-    }
-    host.notices.showError(error, actions);
+    const id = host.controller()?.getState().conversation?.id ?? null;
+    const ways = waysForward(error, { canRetry: retry !== null, conversationId: id });
+    if (ways === 'ask-credentials') { this.askForCredentials(error, /** @type {() => void} */ (retry)); return; }
+    /** @type {Record<string, () => void>} */
+    const run = {
+      'continue-in-new': () => host.continueInNew(),
+      reload: () => { if (id) void this.reloadKeepingInput(id); },
+      'new-conversation': () => host.newConversation(),
+      retry: () => retry?.(),
+    };
+    host.notices.showError(error, ways.map((way) => ({ label: t(way.label), primary: way.primary, part: way.part, onClick: run[way.action] })));
   }
 
   /**
@@ -41,10 +48,13 @@ export class Recovery {
    * refreshing them: `event.detail.waitUntil(promise)`, called while the event is dispatched. The turn then runs
    * again once that promise settles well; without an answer (or when it fails, or the retried turn is refused
    * again) the person reads that they are signed out, with Retry.
+   * @param {any} error
+   * @param {() => void} retry
    */
   askForCredentials(error, retry) {
     const { host } = this;
     const t = host.t();
+    /** @type {Promise<unknown>[]} */
     const waits = [];
     if (!this.authAsked) {
       this.authAsked = true;
@@ -64,6 +74,7 @@ export class Recovery {
   /**
    * "Reload conversation" after a conflict: the stored conversation replaces this tab's unsaved turn, and the
    * message the person sent in that turn goes back into the box (text and images), so nothing they typed is lost.
+   * @param {string} id
    */
   async reloadKeepingInput(id) {
     const { host } = this;
@@ -74,7 +85,6 @@ export class Recovery {
     if (!mine || !composer) return;
     // Nothing to put back when the message made it into the stored conversation after all.
     if ((host.controller()?.getState().messages ?? []).some((m) => m.id === mine.id)) return;
-    const text = mine.blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
-    composer.restore(text, mine.blocks.filter((b) => b.type === 'image'));
+    composer.restore(textOf(mine), mine.blocks.filter((b) => b.type === 'image'));
   }
 }

@@ -59,6 +59,9 @@ patchbridge_protocol::string_enum! {
         InvalidTool = "AGENT_INVALID_TOOL",
         /// Input given to `send` / `start` / `respond` is invalid.
         InvalidInput = "AGENT_INVALID_INPUT",
+        /// `<patchbridge-agent>` could not load the WebAssembly runtime. The element reports it (as an
+        /// `AgentError` whose `cause` is the reason); the runtime itself never produces it.
+        RuntimeLoadFailed = "AGENT_RUNTIME_LOAD_FAILED",
     }
 }
 
