@@ -7,24 +7,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { ROOT, startRelay } from './support/relay.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
+import { ROOT } from './support/relay.mjs';
+import { relayAndBrowser } from './support/suite.mjs';
 import { artifact, logOf, sel, sendInWidget, waitAssistantCount, waitIdle, waitReady } from './support/widget.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay({ demo: true });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await relay?.stop();
-});
+const env = relayAndBrowser({ demo: true });
 
 const shadow = (page, fn, arg) => page.evaluate(fn, arg);
 const todos = (page) => page.$$eval('#todos li', (l) => l.map((li) => li.textContent));
@@ -39,8 +29,8 @@ async function axeScan(page) {
 
 describe('the demo page with <patchbridge-agent> on the scripted demo model', () => {
   test('banner, approve and reject a page tool, reload restores the conversation, history lists it', async () => {
-    const page = await newPage(browser);
-    await page.goto(`${relay.url}/examples/demo/?user=dana`);
+    const page = await newPage(env.browser);
+    await page.goto(`${env.relay.url}/examples/demo/?user=dana`);
     // The shell paints before the runtime is ready; the banner appears once the relay says previewOnly.
     await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=banner]').hidden);
     assert.match(await page.textContent(sel.banner), /scripted demo model, not AI/);
@@ -114,9 +104,9 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
   });
 
   test('?theme=dark darkens the demo page with the element, whatever the system prefers; the Theme setting follows', async () => {
-    const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, colorScheme: 'light' });
+    const context = await env.browser.newContext({ viewport: { width: 1000, height: 700 }, colorScheme: 'light' });
     const page = await context.newPage();
-    await page.goto(`${relay.url}/examples/demo/?user=theme&theme=dark`);
+    await page.goto(`${env.relay.url}/examples/demo/?user=theme&theme=dark`);
     await waitReady(page);
     const colours = () => page.evaluate(() => ({
       page: getComputedStyle(document.body).backgroundColor,
@@ -130,12 +120,12 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
   });
 
   test('Chinese strings, dark theme and a 320 px window: input visible, 44 px targets, nothing wider than the screen', async () => {
-    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, locale: 'zh-CN', colorScheme: 'dark', hasTouch: true });
+    const context = await env.browser.newContext({ viewport: { width: 320, height: 640 }, locale: 'zh-CN', colorScheme: 'dark', hasTouch: true });
     const page = await context.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    await page.goto(`${relay.url}/examples/demo/?user=li`);
+    await page.goto(`${env.relay.url}/examples/demo/?user=li`);
     await waitReady(page);
     // lang follows the browser (zh-CN); theme "auto" follows prefers-color-scheme.
     assert.equal(await page.getAttribute(sel.send, 'aria-label'), '发送');

@@ -1,6 +1,7 @@
 // Smaller promises of <patchbridge-agent>, each checked in headless Chromium on a bare page under the strict CSP:
 // the CustomEvents (bubbling, composed), overridden strings, the `inherit` theme, reduced motion, image
-// attachments (bounded size, sent as an image block), and a custom model instead of the env.relay.
+// attachments (bounded size, sent as an image block), a custom model instead of the relay, and `headers` set only
+// after the runtime is ready (the remembered conversation the relay refused without them opens once they are set).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -56,6 +57,37 @@ describe('<patchbridge-agent> details', () => {
     assert.equal(conversation.at(-1).revision, 1, 'the saved conversation is announced with its revision');
     assert.equal(events.find((e) => e.type === 'patchbridge-error').detail.error.code, 'AGENT_RELAY_ERROR');
     p.problems.length = 0;
+    await p.context().close();
+  });
+
+  test('headers set after the runtime is ready: the remembered conversation opens, with no sign-in notice meanwhile', async () => {
+    const user = `late-${Date.now()}`;
+    const created = await env.relay.fetchJson('POST', '/conversations', { user, body: { title: 'Kept for later' } });
+    assert.equal(created.status, 201);
+    const id = created.body.conversation.id;
+    const p = await newPage(env.browser);
+    await p.goto(`${env.relay.url}/examples/bare.html`);
+    await p.waitForFunction(() => customElements.get('patchbridge-agent'));
+    const refused = p.waitForResponse((r) => r.url().endsWith(`/api/conversations/${id}`));
+    await p.evaluate((remembered) => {
+      localStorage.setItem('patchbridge-agent:late:/api', remembered);
+      window.unauthorized = 0;
+      document.addEventListener('patchbridge-unauthorized', () => { window.unauthorized += 1; });
+      const el = document.createElement('patchbridge-agent');
+      el.setAttribute('endpoint', '/api');
+      el.setAttribute('storage-key', 'late');
+      document.body.append(el);
+    }, id);
+    await waitReady(p);
+    assert.equal((await refused).status(), 401, 'the relay refuses the load without the page\'s headers');
+    await p.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    assert.equal(await p.isHidden(sel.notice), true, 'no sign-in notice');
+    assert.equal(await p.evaluate(() => localStorage.getItem('patchbridge-agent:late:/api')), id, 'still remembered');
+    await p.evaluate((u) => { document.querySelector('patchbridge-agent').headers = async () => ({ 'x-patchbridge-user': u }); }, user);
+    await waitInPage(p, (want) => document.querySelector('patchbridge-agent').controller.getState().conversation?.id === want, id);
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=title]').textContent === 'Kept for later');
+    assert.equal(await p.isHidden(sel.notice), true);
+    assert.equal(await p.evaluate(() => window.unauthorized), 0);
     await p.context().close();
   });
 

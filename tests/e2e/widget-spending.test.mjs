@@ -4,32 +4,22 @@
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { ROOT, startRelay } from './support/relay.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
+import { ROOT } from './support/relay.mjs';
+import { relayAndBrowser } from './support/suite.mjs';
 import { sel, sendInWidget, waitAssistantCount, waitIdle, waitReady } from './support/widget.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay({
-    demo: true,
-    examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages'),
-    spending: { windows: [{ windowSeconds: 3600, calls: 1 }] },
-  });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await relay?.stop();
+const env = relayAndBrowser({
+  demo: true,
+  examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages'),
+  spending: { windows: [{ windowSeconds: 3600, calls: 1 }] },
 });
 
 async function widgetPage(user, lang) {
-  const page = await newPage(browser);
-  await page.goto(`${relay.url}/examples/bare.html`);
+  const page = await newPage(env.browser);
+  await page.goto(`${env.relay.url}/examples/bare.html`);
   await page.waitForFunction(() => customElements.get('patchbridge-agent'));
   await page.evaluate(({ u, l }) => {
     const el = document.createElement('patchbridge-agent');

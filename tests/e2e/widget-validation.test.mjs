@@ -4,32 +4,21 @@
 // only the repaired call is shown for approval and run. A reload shows the same statuses.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
-import { startRelay } from './support/relay.mjs';
+import { newPage, waitInPage } from './support/browser.mjs';
+import { relayAndBrowser } from './support/suite.mjs';
 import { artifact, logOf, sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
 
-let relay;
-let browser;
-
-before(async () => {
-  relay = await startRelay({ demo: true });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await relay?.stop();
-});
+const env = relayAndBrowser({ demo: true });
 
 const todos = (page) => page.$$eval('#todos li', (l) => l.map((li) => li.textContent));
 const statuses = (page) => page.$$eval('patchbridge-agent [part~=tool-card] .status', (l) => l.map((e) => e.textContent));
 
 describe('a call with invalid arguments on the demo page', () => {
   test('is refused without approval, then the repaired call is approved and runs', async () => {
-    const page = await newPage(browser);
-    await page.goto(`${relay.url}/examples/demo/?user=vera`);
+    const page = await newPage(env.browser);
+    await page.goto(`${env.relay.url}/examples/demo/?user=vera`);
     await waitReady(page);
 
     await sendInWidget(page, 'sloppy add todo buy milk');

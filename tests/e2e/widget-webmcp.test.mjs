@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
-import { newPage, waitInPage } from './support/browser.mjs';
+import { launchChromium, newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
 import { ROOT } from './support/relay.mjs';
 import { sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
@@ -17,11 +16,7 @@ const env = widgetEnvironment();
 // A second Chromium with the native WebMCP implementation switched on.
 let nativeBrowser;
 before(async () => {
-  nativeBrowser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-features=WebMCP'],
-  });
+  nativeBrowser = await launchChromium(['--enable-features=WebMCP']);
 });
 after(async () => { await nativeBrowser?.close(); });
 

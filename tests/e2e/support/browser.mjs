@@ -3,11 +3,12 @@
 
 import { chromium } from 'playwright-core';
 
-export async function launchChromium() {
+/** Headless Chromium; `extraArgs` are added to its command line (e.g. `--enable-features=…`). */
+export async function launchChromium(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 

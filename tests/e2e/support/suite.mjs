@@ -1,8 +1,10 @@
-// The setup every Node end-to-end file shares: one fake upstream and one relay whose models point at it, started
-// before the file's first test and stopped after its last; and waiting for the upstream to see a disconnect.
+// The setup the end-to-end files share, started before a file's first test and stopped after its last: one fake
+// upstream and one relay whose models point at it (the Node suites); a relay and a headless Chromium, with or
+// without a fake upstream (the browser suites); and waiting for the upstream to see a disconnect.
 
 import { after, before } from 'node:test';
 
+import { launchChromium } from './browser.mjs';
 import { startFakeUpstream } from './fake-upstream.mjs';
 import { startRelay } from './relay.mjs';
 
@@ -22,6 +24,27 @@ export function relayWithFakeUpstream(relayOptions = {}) {
     await suite.upstream?.close();
   });
   return suite;
+}
+
+/**
+ * Registers the file's `before` and `after` hooks for a browser suite and returns the object they fill in:
+ * `relay` (started with `relayOptions`, as `startRelay` takes them), `browser` (headless Chromium) and, with
+ * `fakeUpstream: true`, `upstream` (a fake upstream the relay's models point at).
+ * @param {{ fakeUpstream?: boolean } & Parameters<typeof startRelay>[0]} [options]
+ */
+export function relayAndBrowser({ fakeUpstream = false, ...relayOptions } = {}) {
+  const env = { upstream: undefined, relay: undefined, browser: undefined };
+  before(async () => {
+    if (fakeUpstream) env.upstream = await startFakeUpstream();
+    env.relay = await startRelay(env.upstream ? { ...relayOptions, upstream: env.upstream.url } : relayOptions);
+    env.browser = await launchChromium();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.relay?.stop();
+    await env.upstream?.close();
+  });
+  return env;
 }
 
 /** Resolves when the fake upstream saw the relay drop the request `record`; rejects after `ms`. */

@@ -2,11 +2,9 @@
 // pierce it (`patchbridge-agent textarea`), and in-page functions reach it through `shadowRoot`.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before } from 'node:test';
-
-import { launchChromium, waitInPage } from './browser.mjs';
-import { startFakeUpstream } from './fake-upstream.mjs';
-import { ROOT, startRelay } from './relay.mjs';
+import { waitInPage } from './browser.mjs';
+import { ROOT } from './relay.mjs';
+import { relayAndBrowser } from './suite.mjs';
 
 export const W = 'patchbridge-agent';
 export const sel = {
@@ -74,16 +72,5 @@ export async function artifact(page, name) {
  * pointing at that upstream, and a headless Chromium — started before the suite, stopped after it.
  */
 export function widgetEnvironment() {
-  const env = { upstream: null, relay: null, browser: null };
-  before(async () => {
-    env.upstream = await startFakeUpstream();
-    env.relay = await startRelay({ upstream: env.upstream.url, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
-    env.browser = await launchChromium();
-  });
-  after(async () => {
-    await env.browser?.close();
-    await env.relay?.stop();
-    await env.upstream?.close();
-  });
-  return env;
+  return relayAndBrowser({ fakeUpstream: true, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
 }
