@@ -5,10 +5,15 @@ import { h, iconButton } from './dom.js';
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
+/** @param {number} n */
 function formatBytes(n) {
   return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB` : `${Math.round(n / 1024)} KiB`;
 }
 
+/**
+ * @param {Blob} file
+ * @returns {Promise<string>}
+ */
 function readAsBase64(file) {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
@@ -20,7 +25,7 @@ function readAsBase64(file) {
 
 export class Composer {
   /**
-   * @param {{ t: Function, onSend: (text: string, images: any[]) => void, onStop: () => void,
+   * @param {{ t: import('./model.js').Translate, onSend: (text: string, images: any[]) => void, onStop: () => void,
    *           onProblem: (text: string) => void, maxImageBytes: number, signal: AbortSignal, dropZone: HTMLElement }} options
    */
   constructor(options) {
@@ -46,6 +51,12 @@ export class Composer {
       this.attachments,
       h('div', { className: 'composer' }, this.attachButton, this.fileInput, this.input, this.sendButton, this.stopButton));
 
+    /**
+     * @template {keyof HTMLElementEventMap} K
+     * @param {HTMLElement} target
+     * @param {K} type
+     * @param {(event: HTMLElementEventMap[K]) => void} fn
+     */
     const on = (target, type, fn) => target.addEventListener(type, fn, { signal });
     on(this.el, 'submit', (event) => { event.preventDefault(); this.submit(); });
     on(this.sendButton, 'click', () => this.submit());
@@ -78,6 +89,7 @@ export class Composer {
     this.update();
   }
 
+  /** @param {import('./model.js').Translate} t */
   setTranslator(t) {
     this.options.t = t;
     this.input.setAttribute('aria-label', t('inputLabel'));
@@ -86,12 +98,14 @@ export class Composer {
     this.sendButton.title = t('send');
     this.sendButton.setAttribute('aria-label', t('send'));
     this.stopButton.title = t('stop');
-    this.stopButton.lastChild.textContent = t('stop');
+    if (this.stopButton.lastChild) this.stopButton.lastChild.textContent = t('stop');
     this.editText.textContent = t('editing');
   }
 
+  /** @param {string} text */
   setPlaceholder(text) { this.input.placeholder = text; }
 
+  /** @param {File[]} files */
   async addFiles(files) {
     const { t, maxImageBytes, onProblem } = this.options;
     for (const file of files) {
@@ -113,7 +127,11 @@ export class Composer {
     this.update();
   }
 
-  /** Puts a message back into the box (text and image blocks), e.g. one whose turn could not be saved. */
+  /**
+   * Puts a message back into the box (text and image blocks), e.g. one whose turn could not be saved.
+   * @param {string} text
+   * @param {any[]} [imageBlocks]
+   */
   restore(text, imageBlocks = []) {
     this.input.value = text;
     this.images = imageBlocks.filter((b) => b.source?.type === 'base64')
@@ -122,7 +140,7 @@ export class Composer {
     this.input.focus();
   }
 
-  /** Edit mode: on, with the message's text in the box; off clears the box again. */
+  /** Edit mode: on, with the message's text in the box; off clears the box again. @param {boolean} on */
   setEditing(on, text = '') {
     const was = this.editing;
     this.editing = on;
@@ -142,7 +160,11 @@ export class Composer {
     this.options.onSend(text, images);
   }
 
-  /** Busy: a turn runs (Stop replaces Send; typing the next message stays possible). */
+  /**
+   * Busy: a turn runs (Stop replaces Send; typing the next message stays possible).
+   * @param {boolean} busy
+   * @param {boolean} canStop
+   */
   setBusy(busy, canStop) {
     this.busy = busy;
     this.sendButton.hidden = busy;

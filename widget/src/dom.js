@@ -4,17 +4,20 @@
 /**
  * `h('button', { className: 'primary', onclick }, 'Send')`. Keys starting with `on` become listeners, `part`,
  * `aria-*`, `data-*` and `role` become attributes, everything else is assigned as a property.
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
  * @param {Record<string, any>} [props]
  * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
+  const target = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (el));
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
     else if (key === 'part' || key === 'role' || key.startsWith('aria-') || key.startsWith('data-')) el.setAttribute(key, value === true ? '' : String(value));
-    else el[key] = value;
+    else target[key] = value;
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -24,6 +27,7 @@ export function h(tag, props = {}, ...children) {
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
+/** @type {Record<string, string[]>} */
 const ICONS = {
   history: ['M3 12a9 9 0 1 0 3-6.7', 'M3 4v5h5', 'M12 7v5l3 3'],
   plus: ['M12 5v14', 'M5 12h14'],
@@ -39,7 +43,7 @@ const ICONS = {
   redo: ['M20 12a8 8 0 1 1-2.3-5.7', 'M20 4v5h-5'],
 };
 
-/** An inline icon, hidden from assistive technology (buttons carry their own label). */
+/** An inline icon, hidden from assistive technology (buttons carry their own label). @param {string} name */
 export function icon(name) {
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', '0 0 24 24');
@@ -53,7 +57,12 @@ export function icon(name) {
   return svg;
 }
 
-/** A button with an icon and an accessible name (visible text too unless `iconOnly`). */
+/**
+ * A button with an icon and an accessible name (visible text too unless `iconOnly`).
+ * @param {string} name
+ * @param {string} label
+ * @param {Record<string, any>} [props]
+ */
 export function iconButton(name, label, props = {}, iconOnly = true) {
   const button = h('button', { type: 'button', title: label, 'aria-label': iconOnly ? label : undefined, ...props }, icon(name));
   // The visible label is its own element, so a narrow layout can hide it visually and keep it as the name.

@@ -109,6 +109,8 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.#notices = notices;
     const log = new MessageLog(shell.log, t);
     this.#log = log;
+    /** @type {{ feedback: boolean, onFeedback: Function | null, onRegenerate: Function | null, onEdit: Function | null }} */
+    const logActions = log.actions;
     const actions = new Actions({
       controller: () => this.#controller, log, notices, recovery: () => this.#recovery, composer: () => this.#composer,
       forget: () => this.#forgetStored(), follow: this.#follow,
@@ -124,13 +126,13 @@ export class PatchBridgeAgentElement extends HTMLElement {
       onViewError: (tool, view, error) => this.#viewFailed(tool, view, error),
       onAnswer: (approve) => actions.answer(approve), onGone: () => this.#composer?.input.focus(),
     });
-    log.actions.onFeedback = (/** @type {string} */ messageId, /** @type {string | null} */ value) => {
+    logActions.onFeedback = (/** @type {string} */ messageId, /** @type {string | null} */ value) => {
       const conv = this.#controller?.getState().conversation;
       this.#dispatch(EVENTS.feedback, { messageId, value, conversation: conv ? { id: conv.id, revision: conv.revision } : null });
     };
-    log.actions.onRegenerate = () => actions.rewrite((controller) => controller.regenerate());
-    log.actions.onEdit = (/** @type {any} */ message) => this.#composer?.setEditing(true, textOf(message));
-    log.actions.feedback = this.hasAttribute('feedback');
+    logActions.onRegenerate = () => actions.rewrite((controller) => controller.regenerate());
+    logActions.onEdit = (/** @type {any} */ message) => this.#composer?.setEditing(true, textOf(message));
+    logActions.feedback = this.hasAttribute('feedback');
     log.host = this;
     log.views = (/** @type {string} */ name, /** @type {'card' | 'confirmation'} */ kind) => pickView(this.#toolViews, name, kind);
     log.onViewError = (/** @type {string} */ tool, /** @type {'card' | 'confirmation'} */ view, /** @type {unknown} */ error) => this.#viewFailed(tool, view, error);

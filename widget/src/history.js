@@ -5,16 +5,23 @@ import { h, iconButton } from './dom.js';
 
 const PAGE = 20;
 
+/** @typedef {import('../../npm/index.js').ConversationSummary} ConversationSummary */
+/** @typedef {import('../../npm/index.js').AgentController} AgentController */
+/** A failure's code for the words on a row. @param {unknown} error */
+const codeOf = (error) => /** @type {{ code?: string } | null} */ (error)?.code ?? 'ERROR';
+
 export class HistoryPanel {
   /**
-   * @param {{ t: Function, getController: () => any, currentId: () => string | null,
-   *           onOpen: (id: string) => void, onNew: () => void, onDeleted: (id: string) => void,
- *           beforeDelete: (id: string) => Promise<void>,
+   * @param {{ t: import('./model.js').Translate, getController: () => AgentController | null,
+   *           currentId: () => string | null, onOpen: (id: string) => void, onNew: () => void,
+   *           onDeleted: (id: string) => void, beforeDelete: (id: string) => Promise<void>,
    *           onClose: () => void, signal: AbortSignal, lang: () => string }} options
    */
   constructor(options) {
     this.options = options;
+    /** @type {ConversationSummary[]} the panel's own copies of the listed conversations */
     this.items = [];
+    /** @type {string | null} */
     this.cursor = null;
     this.loading = false;
     this.generation = 0;
@@ -38,9 +45,16 @@ export class HistoryPanel {
 
   get open() { return !this.el.hidden; }
 
-  /** Tab and Shift+Tab cycle inside the open panel (a modal dialog): past its last control to its first, and back. */
+  /** The element's controller; throws when it has none (disconnected meanwhile), which reads as a failure. */
+  controller() {
+    const controller = this.options.getController();
+    if (!controller) throw new Error('the element has no controller');
+    return controller;
+  }
+
+  /** Tab and Shift+Tab cycle inside the open panel (a modal dialog): past its last control to its first, and back. @param {KeyboardEvent} event */
   keepFocus(event) {
-    const controls = [...this.el.querySelectorAll('button, input, textarea, [tabindex]:not([tabindex="-1"])')]
+    const controls = [.../** @type {NodeListOf<HTMLButtonElement>} */ (this.el.querySelectorAll('button, input, textarea, [tabindex]:not([tabindex="-1"])'))]
       .filter((el) => !el.disabled && el.getClientRects().length > 0);
     if (!controls.length) return;
     const active = /** @type {ShadowRoot} */ (this.el.getRootNode()).activeElement;
@@ -65,6 +79,7 @@ export class HistoryPanel {
     this.generation += 1; // late answers of this opening are ignored
   }
 
+  /** @param {boolean} first */
   async load(first) {
     const controller = this.options.getController();
     const { t } = this.options;
@@ -87,22 +102,30 @@ export class HistoryPanel {
     } catch (error) {
       if (generation !== this.generation) return;
       this.statusLine.classList.add('error');
-      this.statusLine.textContent = `${t('historyFailed')} (${error?.code ?? 'ERROR'})`;
+      this.statusLine.textContent = `${t('historyFailed')} (${codeOf(error)})`;
     } finally {
       if (generation === this.generation) this.loading = false;
     }
     this.renderList();
   }
 
-  /** Rebuilds the rows; `focusId` gets focus back on its row (after a rename or a cancelled delete). */
+  /**
+   * Rebuilds the rows; `focusId` gets focus back on its row (after a rename or a cancelled delete), null on the
+   * New button (after a delete).
+   * @param {string | null} [focusId]
+   */
   renderList(focusId) {
     const current = this.options.currentId();
     this.list.replaceChildren(...this.items.map((item) => this.row(item, item.id === current)));
     this.more.hidden = !this.cursor;
-    if (focusId) this.list.querySelector(`li[data-id="${CSS.escape(focusId)}"] button.open`)?.focus();
+    if (focusId) /** @type {HTMLButtonElement | null} */ (this.list.querySelector(`li[data-id="${CSS.escape(focusId)}"] button.open`))?.focus();
     else if (focusId === null) this.newButton.focus();
   }
 
+  /**
+   * @param {ConversationSummary} item
+   * @param {boolean} isCurrent
+   */
   row(item, isCurrent) {
     const { t, lang } = this.options;
     const title = item.title || t('untitled');
@@ -116,6 +139,10 @@ export class HistoryPanel {
     return li;
   }
 
+  /**
+   * @param {HTMLLIElement} li
+   * @param {ConversationSummary} item
+   */
   startRename(li, item) {
     const { t } = this.options;
     const input = h('input', { value: item.title, 'aria-label': t('renamePrompt'), maxLength: 500 });
@@ -127,12 +154,12 @@ export class HistoryPanel {
       event.preventDefault();
       save.disabled = true;
       try {
-        const info = await this.options.getController().renameConversation(item.id, input.value.trim());
+        const info = await this.controller().renameConversation(item.id, input.value.trim());
         item.title = info?.title ?? input.value.trim();
         this.renderList(item.id);
       } catch (error) {
         save.disabled = false;
-        message.textContent = t('renameFailed', error?.code ?? 'ERROR');
+        message.textContent = t('renameFailed', codeOf(error));
       }
     });
     li.replaceChildren(form);
@@ -140,6 +167,10 @@ export class HistoryPanel {
     input.select();
   }
 
+  /**
+   * @param {HTMLLIElement} li
+   * @param {ConversationSummary} item
+   */
   startDelete(li, item) {
     const { t } = this.options;
     const title = item.title || t('untitled');
@@ -152,10 +183,10 @@ export class HistoryPanel {
       message.textContent = t('deleting');
       try {
         await this.options.beforeDelete(item.id);
-        await this.options.getController().deleteConversation(item.id);
+        await this.controller().deleteConversation(item.id);
       } catch (error) {
         // Not deleted, or unknown: the row stays, with the reason. Never shown as deleted without the receipt.
-        message.textContent = t('deleteFailed', error?.code ?? 'ERROR');
+        message.textContent = t('deleteFailed', codeOf(error));
         cancel.disabled = false;
         cancel.textContent = t('dismiss');
         return;

@@ -11,7 +11,11 @@ export { loadRuntime } from './runtime.js';
 const dom = typeof HTMLElement === 'function' && typeof customElements === 'object';
 const element = dom ? await import('./element.js') : null;
 
-/** The element class (undefined where there is no DOM, e.g. during server-side rendering). */
+/**
+ * The element class (undefined where there is no DOM, e.g. during server-side rendering). Typed as widget.d.ts
+ * declares it, so `tsc -p npm` fails when the class and its published declaration part ways.
+ * @type {typeof import('../../npm/widget.js').PatchBridgeAgentElement | undefined}
+ */
 export const PatchBridgeAgentElement = element?.PatchBridgeAgentElement;
 
 /** The events the element dispatches (one list, `events.js`, on the server too). */

@@ -1,7 +1,7 @@
 // Which colour scheme the element uses: `light`, `dark`, `auto` (the system's `prefers-color-scheme`) or
 // `inherit` (the host page's font and colours; dark when the inherited text colour is light).
 
-/** Relative luminance (0..1) of a CSS `rgb()` colour; 0 when it cannot be read. */
+/** Relative luminance (0..1) of a CSS `rgb()` colour; 0 when it cannot be read. @param {string | null | undefined} color */
 export function luminance(color) {
   const m = /rgba?\(([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)/.exec(color ?? '');
   if (!m) return 0;
@@ -12,7 +12,11 @@ export function luminance(color) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** `'dark'` or `'light'` for the `theme` attribute's value on `host`. */
+/**
+ * `'dark'` or `'light'` for the `theme` attribute's value on `host`.
+ * @param {string} theme
+ * @param {Element} host
+ */
 export function schemeOf(theme, host) {
   if (theme === 'dark') return 'dark';
   if (theme === 'light') return 'light';

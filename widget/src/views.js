@@ -12,13 +12,18 @@
  */
 export function pickView(views, name, kind) {
   if (!views) return null;
-  const pick = (entry) => (typeof entry === 'function' ? (kind === 'card' ? entry : null) : entry?.[kind] ?? null);
+  const pick = (/** @type {any} */ entry) => (typeof entry === 'function' ? (kind === 'card' ? entry : null) : entry?.[kind] ?? null);
   const own = Object.prototype.hasOwnProperty.call(views, name) ? pick(views[name]) : null;
   const view = own ?? pick(views['*']);
   return typeof view === 'function' ? view : null;
 }
 
-/** Calls `render(props)` and returns its Node; throws when it throws or returns anything but a Node. */
+/**
+ * Calls `render(props)` and returns its Node; throws when it throws or returns anything but a Node.
+ * @param {(props: any) => unknown} render
+ * @param {Record<string, unknown>} props
+ * @returns {Node}
+ */
 export function drawView(render, props) {
   const node = render(props);
   if (!(node instanceof Node)) throw new TypeError('a tool view must return a DOM Node');

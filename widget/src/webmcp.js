@@ -7,16 +7,21 @@
 // tool asks the user for confirmation before it runs. Calls go through `executeTool(tool, inputJson)` where the
 // browser has it (Chromium's native API and the polyfill), else through the tool's own `execute`.
 
-/** The WebMCP context of this document, if any. */
+/**
+ * The WebMCP context of this document, if any (a draft API: not in the DOM typings yet).
+ * @param {any} [doc]
+ * @returns {any}
+ */
 export function modelContextOf(doc = globalThis.document) {
-  return doc?.modelContext ?? globalThis.navigator?.modelContext ?? null;
+  return doc?.modelContext ?? /** @type {any} */ (globalThis.navigator)?.modelContext ?? null;
 }
 
+/** A tool's result as text: a string as it is, MCP-style `{ content: [{ type: 'text', text }] }` joined. @param {any} value */
 function resultText(value) {
   if (typeof value === 'string') return value;
   // MCP-style results: { content: [{ type: 'text', text }], isError? }
   if (value && Array.isArray(value.content)) {
-    return value.content.map((part) => (part && part.type === 'text' ? part.text : JSON.stringify(part))).join('\n');
+    return value.content.map((/** @type {any} */ part) => (part && part.type === 'text' ? part.text : JSON.stringify(part))).join('\n');
   }
   return value === undefined ? '' : JSON.stringify(value);
 }
@@ -35,7 +40,7 @@ export function bridgeWebMcp(controller, onError, context = modelContextOf()) {
   let stopped = false;
   let generation = 0;
 
-  const definitionOf = (tool) => {
+  const definitionOf = (/** @type {any} */ tool) => {
     const readOnly = tool.annotations?.readOnlyHint === true;
     return {
       name: String(tool.name),
@@ -44,6 +49,7 @@ export function bridgeWebMcp(controller, onError, context = modelContextOf()) {
         ? tool.inputSchema
         : (typeof tool.inputSchema === 'string' ? JSON.parse(tool.inputSchema) : { type: 'object', properties: {} }),
       readOnly,
+      /** @param {any} args @param {{ callId: string, signal?: AbortSignal }} context */
       async execute(args, { callId, signal }) {
         signal?.throwIfAborted?.();
         let value;
