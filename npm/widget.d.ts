@@ -26,7 +26,7 @@ export interface ToolCardView {
   name: string;
   callId: string;
   arguments: Record<string, unknown>;
-  status: 'streaming' | 'waiting' | 'running' | 'done' | 'error' | 'rejected' | 'not-run';
+  status: 'streaming' | 'waiting' | 'running' | 'done' | 'error' | 'rejected' | 'not-run' | 'invalid';
   result: { content: string; isError: boolean } | null;
 }
 /** What a custom confirmation view is drawn from. */
