@@ -25,7 +25,7 @@ import { buildShell, followEnd, translateShell } from './shell.js';
 import { forgetConversation, rememberConversation, storedConversation } from './storage.js';
 import { EVENTS } from './events.js';
 import {
-  DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, imageLimit, previewOnly, runtimeLoadError, suggestionList,
+  DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, previewOnly, runtimeLoadError, suggestionList,
   suggestionsAttribute, textOf, viewOf,
 } from './model.js';
 
@@ -342,10 +342,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     if (endpoint) {
       options.endpoint = endpoint;
       // A function the controller calls per request, so a later change of the `headers` property applies at once.
-      options.headers = async () => {
-        const value = this.#headers;
-        return (typeof value === 'function' ? await value() : value) ?? {};
-      };
+      options.headers = () => headersFrom(this.#headers);
     }
     if (this.#model !== undefined && this.#model !== null) options.model = this.#model;
     if (this.#runtimeOptions !== undefined) options.runtime = this.#runtimeOptions;

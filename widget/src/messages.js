@@ -15,6 +15,28 @@ import { loadHighlighter } from './runtime.js';
 import { drawView } from './views.js';
 import { BUSY } from './model.js';
 
+/** @typedef {import('../../npm/index.js').AgentState} AgentState */
+/** @typedef {import('../../npm/index.js').Message} Message */
+/** @typedef {import('../../npm/index.js').Block} Block */
+/** @typedef {import('./model.js').Translate} Translate */
+/**
+ * A tool call's card: its parts, whether its arguments are complete, its result and live status, and the page's
+ * view of it (`slotted`, the light-DOM holder) when there is one.
+ * @typedef {{ el: HTMLElement, name: string, statusEl: HTMLElement, argsPre: HTMLElement,
+ *             argsDetails: HTMLDetailsElement, resultPre: HTMLElement, resultDetails: HTMLDetailsElement,
+ *             complete: boolean, result: { content: string, isError: boolean } | null, status: string | null,
+ *             input: any, viewStale: boolean, viewFailed?: boolean, slotted?: HTMLElement }} Card
+ */
+/**
+ * A part of the draft: a tool call's card, or a text or reasoning run rendered as it grows (reasoning folds into
+ * `details` with its `summary`).
+ * @typedef {{ type: 'tool-call', el: HTMLElement, card: Card }} CallSegment
+ * @typedef {{ type: 'text' | 'reasoning', el: HTMLElement, body: HTMLElement, md: MarkdownView,
+ *             details?: HTMLDetailsElement, summary?: HTMLElement, text: string, done: boolean }} RunSegment
+ * @typedef {CallSegment | RunSegment} Segment
+ */
+
+/** @param {any} source */
 function imageSource(source) {
   if (!source) return null;
   if (source.type === 'base64') return safeImageUrl(`data:${source.mediaType};base64,${source.data}`);
@@ -22,6 +44,7 @@ function imageSource(source) {
   return null;
 }
 
+/** @param {unknown} value */
 function prettyJson(value) {
   try { return JSON.stringify(value, null, 2); } catch { return String(value); }
 }
@@ -29,16 +52,16 @@ function prettyJson(value) {
 export class MessageLog {
   /**
    * @param {HTMLElement} root    the log container
-   * @param {(key: string, ...args: any[]) => string} t
+   * @param {Translate} t
    */
   constructor(root, t) {
     this.root = root;
     this.t = t;
     /** @type {{ key: string, el: HTMLElement }[]} */
     this.stable = [];
-    /** @type {{ id: string, el: HTMLElement, blocks: any[] } | null} */
+    /** @type {{ id: string, el: HTMLElement, blocks: { segment: Segment, base: string }[], segments: Segment[] } | null} */
     this.draft = null;
-    /** @type {Map<string, any>} callId -> card record */
+    /** @type {Map<string, Card>} callId -> card record */
     this.cards = new Map();
     /** @type {HTMLElement[]} user messages typed before the runtime was ready */
     this.queued = [];
@@ -50,19 +73,29 @@ export class MessageLog {
      * What the per-message actions do (set by the element): `feedback` shows thumbs; `onFeedback(id, value)`,
      * `onRegenerate()`, `onEdit(message)`. Copy needs nothing from outside.
      */
+    /** @type {{ feedback: boolean, onFeedback: ((id: string, value: 'up' | 'down' | null) => void) | null,
+     *           onRegenerate: (() => void) | null, onEdit: ((message: Message) => void) | null }} */
     this.actions = { feedback: false, onFeedback: null, onRegenerate: null, onEdit: null };
     this.lastBusy = false;
     /** `(toolName, 'card') => renderer | null` and the error report for a renderer that throws (the element's). */
+    /** @type {((name: string, kind: 'card' | 'confirmation') => ((props: any) => unknown) | null) | null} */
     this.views = null;
+    /** @type {((tool: string, view: 'card', error: unknown) => void) | null} */
     this.onViewError = null;
     /** The element (its light DOM holds the page's views) and a counter for their slot names. */
+    /** @type {HTMLElement | null} */
     this.host = null;
     this.slotCount = 0;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) { this.t = t; }
 
-  /** Starter prompts shown while the conversation is empty; a click sends one through `onPick`. */
+  /**
+   * Starter prompts shown while the conversation is empty; a click sends one through `onPick`.
+   * @param {string[]} list
+   * @param {(text: string) => void} onPick
+   */
   setSuggestions(list, onPick) {
     this.suggestionsEl.replaceChildren(...list.map((text) => h('button', { type: 'button', part: 'suggestion', onclick: () => onPick(text) }, text)));
     this.updateEmpty();
@@ -81,7 +114,11 @@ export class MessageLog {
     this.root.replaceChildren(this.emptyEl, this.suggestionsEl, ...this.queued);
   }
 
-  /** Shows a message the person sent before the runtime was ready (removed once the controller has it). */
+  /**
+   * Shows a message the person sent before the runtime was ready (removed once the controller has it).
+   * @param {string} text
+   * @param {any[]} images
+   */
   addQueued(text, images) {
     const el = this.userMessage([{ type: 'text', text }, ...images], true);
     this.queued.push(el);
@@ -94,7 +131,7 @@ export class MessageLog {
     this.queued = [];
   }
 
-  /** Renders `state` (an AgentState snapshot). */
+  /** Renders `state` (an AgentState snapshot). @param {AgentState} state */
   render(state) {
     const messages = state.messages;
     // 1. Stable messages: keep the common prefix, rebuild from the first difference.
@@ -151,14 +188,14 @@ export class MessageLog {
     const lastUser = messages.findLastIndex((m) => m.role === 'user');
     const canRewrite = !busy && state.status === 'idle' && !state.draft;
     this.stable.forEach((rec, index) => {
-      const regenerate = rec.el.querySelector(':scope > .msg-actions [part~=regenerate-button]');
+      const regenerate = /** @type {HTMLElement | null} */ (rec.el.querySelector(':scope > .msg-actions [part~=regenerate-button]'));
       if (regenerate) regenerate.hidden = !(canRewrite && index === messages.length - 1 && lastUser >= 0);
-      const edit = rec.el.querySelector(':scope > .msg-actions [part~=edit-button]');
+      const edit = /** @type {HTMLElement | null} */ (rec.el.querySelector(':scope > .msg-actions [part~=edit-button]'));
       if (edit) edit.hidden = !(canRewrite && index === lastUser);
     });
   }
 
-  /** The row under a finished answer: Copy (its Markdown text), thumbs when feedback is on, Regenerate. */
+  /** The row under a finished answer: Copy (its Markdown text), thumbs when feedback is on, Regenerate. @param {Readonly<Message>} message */
   answerActions(message) {
     const t = this.t;
     const text = groupsOf(message.blocks).filter((g) => g.block.type === 'text').map((g) => g.text).join('\n\n');
@@ -173,7 +210,7 @@ export class MessageLog {
         } catch {
           // Clipboard access can be refused: select the answer instead, for the person to copy.
           const range = document.createRange();
-          range.selectNodeContents(row.parentElement);
+          range.selectNodeContents(row.parentElement ?? row);
           const selection = row.ownerDocument.getSelection();
           selection?.removeAllRanges();
           selection?.addRange(range);
@@ -182,6 +219,11 @@ export class MessageLog {
       row.append(copy);
     }
     if (this.actions.feedback && text) {
+      /**
+       * @param {'up' | 'down'} value
+       * @param {HTMLElement} button
+       * @param {HTMLElement} other
+       */
       const pick = (value, button, other) => {
         const on = button.getAttribute('aria-pressed') !== 'true';
         button.setAttribute('aria-pressed', String(on));
@@ -198,6 +240,7 @@ export class MessageLog {
     return row;
   }
 
+  /** @param {Readonly<Message>} message */
   messageElement(message) {
     if (message.role === 'user') return this.userMessage(message.blocks, false, message);
     if (message.role === 'tool') {
@@ -218,6 +261,11 @@ export class MessageLog {
     return el;
   }
 
+  /**
+   * @param {ReadonlyArray<any>} blocks
+   * @param {boolean} queued
+   * @param {Readonly<Message> | null} [message]
+   */
   userMessage(blocks, queued, message = null) {
     const bubble = h('div', { className: 'bubble', part: 'bubble bubble-user' });
     for (const block of blocks) {
@@ -231,12 +279,12 @@ export class MessageLog {
       h('span', { className: 'visually-hidden' }, this.t('you')), bubble);
     if (message) {
       el.append(h('div', { className: 'msg-actions', part: 'message-actions' },
-        iconButton('edit', this.t('editMessage'), { part: 'edit-button', hidden: true, onclick: () => this.actions.onEdit?.(message) })));
+        iconButton('edit', this.t('editMessage'), { part: 'edit-button', hidden: true, onclick: () => this.actions.onEdit?.(/** @type {Message} */ (message)) })));
     }
     return el;
   }
 
-  /** One stable group of assistant blocks (see `groupsOf`). */
+  /** One stable group of assistant blocks (see `groupsOf`). @param {Group} group */
   assistantGroup(group) {
     const block = group.block;
     switch (block.type) {
@@ -265,6 +313,12 @@ export class MessageLog {
     }
   }
 
+  /**
+   * @param {string} callId
+   * @param {string} name
+   * @param {boolean} complete
+   * @returns {Card}
+   */
   toolCard(callId, name, complete) {
     const statusEl = h('span', { className: 'status', role: 'status' });
     const argsPre = h('pre', {});
@@ -284,6 +338,10 @@ export class MessageLog {
    * time one of them changes; its DOM goes into the element's light DOM, shown in the card through a named slot, so
    * the page's own styles apply. A renderer that throws (or returns no Node) leaves the generic card and is
    * reported through `onViewError`; the turn goes on.
+   */
+  /**
+   * @param {string} callId
+   * @param {Card} card
    */
   renderView(callId, card) {
     card.viewStale = false;
@@ -310,6 +368,11 @@ export class MessageLog {
     if (!card.slotted.isConnected) this.host?.append(card.slotted);
   }
 
+  /**
+   * @param {string} callId
+   * @param {string} content
+   * @param {boolean} isError
+   */
   applyResult(callId, content, isError) {
     const card = this.cards.get(callId);
     if (!card || card.result) return;
@@ -319,6 +382,7 @@ export class MessageLog {
     card.el.classList.toggle('error', isError);
   }
 
+  /** @param {NonNullable<AgentState['draft']>} draft */
   renderDraft(draft) {
     if (!this.draft || this.draft.id !== draft.id) {
       this.draft?.el.remove();
@@ -327,15 +391,15 @@ export class MessageLog {
       this.root.insertBefore(el, this.queued[0] ?? null);
     }
     const view = this.draft;
-    draft.blocks.forEach((block, index) => {
+    draft.blocks.forEach((/** @type {any} */ block, index) => {
       let rec = view.blocks[index];
       if (!rec) {
         const previous = view.segments[view.segments.length - 1];
-        if (previous && block.type !== 'tool-call' && previous.type === block.type) {
+        if (previous && previous.type !== 'tool-call' && previous.type === block.type) {
           // The next part of the same text or reasoning: it continues the segment's Markdown.
           rec = { segment: previous, base: previous.text + SEPARATORS[block.type] };
         } else {
-          if (previous) this.closeSegment(previous, previous.text);
+          if (previous) this.closeSegment(previous);
           const segment = this.draftSegment(block);
           view.segments.push(segment);
           view.el.append(segment.el);
@@ -344,7 +408,7 @@ export class MessageLog {
         view.blocks[index] = rec;
       }
       const segment = rec.segment;
-      if (block.type === 'tool-call') {
+      if (segment.type === 'tool-call') {
         segment.card.argsPre.textContent = block.argumentsText;
         if (block.complete && !segment.card.complete) {
           segment.card.complete = true;
@@ -360,43 +424,52 @@ export class MessageLog {
     });
   }
 
+  /**
+   * @param {any} block
+   * @returns {Segment}
+   */
   draftSegment(block) {
     if (block.type === 'tool-call') {
       const card = this.toolCard(block.callId, block.name, false);
       card.argsDetails.open = true;
-      return { type: block.type, el: card.el, card };
+      return { type: 'tool-call', el: card.el, card };
     }
     const body = h('div', { className: 'md cursor' });
     const md = new MarkdownView(body, (pre) => this.addCopyButton(pre));
     if (block.type === 'reasoning') {
       const summary = h('summary', {}, this.t('thinking'));
       const details = h('details', { className: 'reasoning', part: 'reasoning', open: true }, summary, body);
-      return { type: block.type, el: details, body, md, details, summary, text: '', done: false };
+      return { type: 'reasoning', el: details, body, md, details, summary, text: '', done: false };
     }
     body.classList.add('bubble');
     body.setAttribute('part', 'bubble bubble-assistant');
-    return { type: block.type, el: body, body, md, text: '', done: false };
+    return { type: 'text', el: body, body, md, text: '', done: false };
   }
 
-  /** A text or reasoning segment is complete: flush its parser, drop the cursor, fold the thoughts. */
+  /**
+   * A text or reasoning segment is complete (with `text`, its own so far): flush its parser, drop the cursor,
+   * fold the thoughts.
+   * @param {Segment} segment
+   * @param {string} [text]
+   */
   closeSegment(segment, text) {
-    if (!segment.md || segment.done) return;
+    if (segment.type === 'tool-call' || segment.done) return;
     segment.done = true;
-    segment.md.end(text);
+    segment.md.end(text ?? segment.text);
     segment.body.classList.remove('cursor');
-    if (segment.details) { segment.details.open = false; segment.summary.textContent = this.t('thoughts'); }
+    if (segment.details && segment.summary) { segment.details.open = false; segment.summary.textContent = this.t('thoughts'); }
   }
 
-  /** The draft became this stable message: finish its views and keep its DOM. */
+  /** The draft became this stable message: finish its views and keep its DOM. @param {Readonly<Message>} message */
   adoptDraft(message) {
-    const view = this.draft;
+    const view = /** @type {NonNullable<MessageLog['draft']>} */ (this.draft);
     this.draft = null;
     view.el.classList.remove('draft');
     view.el.removeAttribute('aria-busy');
     for (const group of groupsOf(message.blocks)) {
       const segment = view.blocks[group.first]?.segment;
       if (!segment) { view.el.append(this.assistantGroup(group)); continue; }
-      if (group.block.type === 'tool-call' && segment.card) {
+      if (group.block.type === 'tool-call' && segment.type === 'tool-call') {
         segment.card.complete = true;
         segment.card.argsPre.textContent = prettyJson(group.block.input);
         segment.card.input = group.block.input;
@@ -410,6 +483,7 @@ export class MessageLog {
     return view.el;
   }
 
+  /** @param {HTMLElement} pre */
   addCopyButton(pre) {
     const code = pre.querySelector('code');
     // A fence with a language is highlighted once the highlighter chunk has loaded (on demand, the first time).
@@ -434,6 +508,7 @@ export class MessageLog {
   }
 }
 
+/** @type {Record<string, string>} */
 const STATUS_KEYS = {
   streaming: 'toolStatusStreaming', waiting: 'toolStatusWaiting', running: 'toolStatusRunning', done: 'toolStatusDone',
   error: 'toolStatusError', rejected: 'toolStatusRejected', 'not-run': 'toolStatusNotRun',
@@ -448,6 +523,7 @@ const REJECTED = '[rejected] ';
 /** …and calls whose arguments do not match the tool's inputSchema (never confirmed, never run) with `[invalid arguments] `. */
 const INVALID_ARGUMENTS = '[invalid arguments] ';
 
+/** @param {{ content: string, isError: boolean }} result */
 function resultStatus(result) {
   if (!result.isError) return 'done';
   if (result.content.startsWith(NOT_RUN)) return 'not-run';
@@ -457,13 +533,17 @@ function resultStatus(result) {
 }
 
 /** What joins the next block of a run of one kind: text continues mid-sentence, reasoning parts are paragraphs. */
+/** @type {Record<string, string>} */
 const SEPARATORS = { text: '', reasoning: '\n\n' };
 
 /**
  * The blocks of an assistant message as rendered groups: each run of adjacent text blocks (or of reasoning
  * blocks) is one group with the joined text; every other block is its own group. `first`: its first block index.
+ * @typedef {{ block: any, first: number, text: string }} Group
+ * @param {ReadonlyArray<any>} blocks
  */
 export function groupsOf(blocks) {
+  /** @type {Group[]} */
   const groups = [];
   blocks.forEach((block, index) => {
     const last = groups[groups.length - 1];
@@ -474,6 +554,10 @@ export function groupsOf(blocks) {
   return groups;
 }
 
+/**
+ * @param {Readonly<Message>} message
+ * @param {number} index
+ */
 function keyOf(message, index) {
   return `${index}:${message.id}:${message.role}:${message.blocks.length}`;
 }

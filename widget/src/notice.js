@@ -1,7 +1,7 @@
 // The notice bar above the input: one message at a time — an error (plain words first, its code small below
 // them, and the ways forward the element offers), the max-tokens notice (informative, not an error), "stopped",
-// or a problem with the person's input. The element decides which actions an error gets; this file only shows
-// them: the words and a close button on one row, the ways forward in one row below.
+// or a problem with the person's input. The words for an error and the ways forward it gets are decided in
+// model.js; this file only shows them: the words and a close button on one row, the ways forward in one row below.
 import { h, iconButton } from './dom.js';
 import { errorText } from './model.js';
 
