@@ -36,6 +36,7 @@ import yaml from '@speed-highlight/core/languages/yaml.js';
 const LANGUAGES = { asm, bash, c, css, diff, docker, go, html, http, ini, java, js, jsdoc, json, lua, make, md, py, regex, rs, sql, todo, toml, ts, xml, yaml };
 
 /** The names people write after ``` mapped to the table's names. */
+/** @type {Record<string, string>} */
 const ALIASES = {
   javascript: 'js', jsx: 'js', mjs: 'js', cjs: 'js', typescript: 'ts', tsx: 'ts', python: 'py', rust: 'rs',
   sh: 'bash', shell: 'bash', zsh: 'bash', console: 'bash', golang: 'go', cpp: 'c', 'c++': 'c', h: 'c', hpp: 'c',
@@ -43,14 +44,22 @@ const ALIASES = {
   makefile: 'make', kotlin: 'java',
 };
 
-/** The table name for a fence's language, or null when it has none here. */
+/**
+ * The table name for a fence's language, or null when it has none here.
+ * @param {string | null | undefined} name
+ * @returns {keyof typeof LANGUAGES | null}
+ */
 export function languageOf(name) {
   const key = String(name ?? '').trim().toLowerCase();
   const id = ALIASES[key] ?? key;
-  return Object.prototype.hasOwnProperty.call(LANGUAGES, id) && id !== 'todo' && id !== 'jsdoc' ? id : null;
+  return Object.prototype.hasOwnProperty.call(LANGUAGES, id) && id !== 'todo' && id !== 'jsdoc' ? /** @type {keyof typeof LANGUAGES} */ (id) : null;
 }
 
-/** Replaces the text of `code` with highlighted spans (the same text); false when the language is unknown. */
+/**
+ * Replaces the text of `code` with highlighted spans (the same text); false when the language is unknown.
+ * @param {HTMLElement} code
+ * @param {string | undefined} name
+ */
 export function highlight(code, name) {
   const id = languageOf(name);
   if (!id) return false;

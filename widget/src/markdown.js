@@ -7,6 +7,7 @@
 // only from http(s) or inline raster data; everything else renders as plain text.
 import * as smd from 'streaming-markdown';
 
+/** @type {Record<number, keyof HTMLElementTagNameMap>} */
 const TAGS = {
   [smd.BLOCKQUOTE]: 'blockquote', [smd.PARAGRAPH]: 'p', [smd.LINE_BREAK]: 'br', [smd.RULE]: 'hr',
   [smd.HEADING_1]: 'h1', [smd.HEADING_2]: 'h2', [smd.HEADING_3]: 'h3', [smd.HEADING_4]: 'h4',
@@ -20,7 +21,7 @@ const TAGS = {
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 const IMAGE_DATA = /^data:image\/(png|jpeg|gif|webp);base64,[a-z0-9+/=\s]+$/i;
 
-/** The URL as an absolute http(s)/mailto link, or null when it must not become live. */
+/** The URL as an absolute http(s)/mailto link, or null when it must not become live. @param {string} value */
 export function safeLinkUrl(value) {
   try {
     const url = new URL(value, globalThis.document?.baseURI);
@@ -30,7 +31,7 @@ export function safeLinkUrl(value) {
   }
 }
 
-/** The URL as an image source (http(s) or inline PNG/JPEG/GIF/WebP data), or null. */
+/** The URL as an image source (http(s) or inline PNG/JPEG/GIF/WebP data), or null. @param {string} value */
 export function safeImageUrl(value) {
   if (IMAGE_DATA.test(value)) return value;
   const url = safeLinkUrl(value);
@@ -41,6 +42,7 @@ export function safeImageUrl(value) {
  * A renderer for streaming-markdown that builds safe DOM under `root`.
  * @param {HTMLElement} root
  * @param {(pre: HTMLElement) => void} decorateCode  called when a code block is complete (adds the copy button)
+ * @returns {smd.Any_Renderer}
  */
 function safeRenderer(root, decorateCode) {
   /** @type {HTMLElement[]} */
@@ -80,23 +82,23 @@ function safeRenderer(root, decorateCode) {
         el.replaceWith(span);
       }
       // Likewise an image without an allowed source: its alt text, not a broken-image icon.
-      if (el && el.tagName === 'IMG' && !el.hasAttribute('src')) el.replaceWith(`[${el.alt}]`);
+      if (el instanceof HTMLImageElement && !el.hasAttribute('src')) el.replaceWith(`[${el.alt}]`);
     },
     add_text(_data, text) {
       const el = top();
-      if (el.tagName === 'IMG') el.alt += text;
+      if (el instanceof HTMLImageElement) el.alt += text;
       else el.appendChild(document.createTextNode(text));
     },
     set_attr(_data, type, value) {
       const el = top();
-      if (type === smd.HREF && el.tagName === 'A') {
+      if (type === smd.HREF && el instanceof HTMLAnchorElement) {
         const href = safeLinkUrl(value);
         if (href) {
           el.href = href;
           el.target = '_blank';
           el.rel = 'noopener noreferrer';
         }
-      } else if (type === smd.SRC && el.tagName === 'IMG') {
+      } else if (type === smd.SRC && el instanceof HTMLImageElement) {
         const src = safeImageUrl(value);
         if (src) {
           el.src = src;
@@ -105,9 +107,9 @@ function safeRenderer(root, decorateCode) {
         }
       } else if (type === smd.LANG) {
         el.dataset.lang = value;
-      } else if (type === smd.CHECKED && el.tagName === 'INPUT') {
+      } else if (type === smd.CHECKED && el instanceof HTMLInputElement) {
         el.checked = true;
-      } else if (type === smd.START && el.tagName === 'OL') {
+      } else if (type === smd.START && el instanceof HTMLOListElement) {
         const start = Number.parseInt(value, 10);
         if (Number.isFinite(start)) el.start = start;
       }
