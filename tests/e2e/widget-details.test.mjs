@@ -1,7 +1,8 @@
 // Smaller promises of <patchbridge-agent>, each checked in headless Chromium on a bare page under the strict CSP:
 // the CustomEvents (bubbling, composed), overridden strings, the `inherit` theme, reduced motion, image
-// attachments (bounded size, sent as an image block), a custom model instead of the relay, and `headers` set only
-// after the runtime is ready (the remembered conversation the relay refused without them opens once they are set).
+// attachments (bounded size, sent as an image block), a custom model instead of the relay, `headers` set only
+// after the runtime is ready (the remembered conversation the relay refused without them opens once they are set),
+// and a runtime that does not load (an AgentError of the closed set, shown with Retry).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -88,6 +89,33 @@ describe('<patchbridge-agent> details', () => {
     await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=title]').textContent === 'Kept for later');
     assert.equal(await p.isHidden(sel.notice), true);
     assert.equal(await p.evaluate(() => window.unauthorized), 0);
+    await p.context().close();
+  });
+
+  test('a runtime that does not load is reported as AGENT_RUNTIME_LOAD_FAILED, an AgentError, and Retry loads it', async () => {
+    const p = await newPage(env.browser);
+    await p.route('**/*.wasm', (route) => route.abort('connectionrefused'));
+    await p.goto(`${env.relay.url}/examples/bare.html`);
+    await p.waitForFunction(() => customElements.get('patchbridge-agent'));
+    await p.evaluate(async () => {
+      const { AgentError, ErrorCodes } = await import('/npm/errors.js');
+      window.failures = [];
+      document.addEventListener('patchbridge-error', ({ detail: { error } }) => window.failures.push({
+        code: error.code, agentError: error instanceof AgentError, inClosedSet: Object.hasOwn(ErrorCodes, error.code), cause: Boolean(error.cause),
+      }));
+      const el = document.createElement('patchbridge-agent');
+      el.setAttribute('endpoint', '/api');
+      document.body.append(el);
+    });
+    await waitInPage(p, () => window.failures.length > 0);
+    assert.deepEqual(await p.evaluate(() => window.failures), [{ code: 'AGENT_RUNTIME_LOAD_FAILED', agentError: true, inClosedSet: true, cause: true }]);
+    await waitInPage(p, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').hidden);
+    assert.match(await p.textContent(sel.notice), /could not start[\s\S]*AGENT_RUNTIME_LOAD_FAILED/);
+    await p.unroute('**/*.wasm');
+    await p.click('patchbridge-agent [part~=retry-button]');
+    await waitReady(p);
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').hidden);
+    p.problems.length = 0; // the refused .wasm requests and their console report are the point of this test
     await p.context().close();
   });
 

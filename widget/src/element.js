@@ -458,7 +458,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.#composer?.setBusy(view.inputBusy, view.canStop);
     this.#shell.title.textContent = view.title || t('title');
     this.#confirmation.render(view.pending, () => this.#controller?.getToolInspectionSource()
-      .snapshot.tools.find((tool) => tool.name === view.pending?.tool)?.description, t);
+      ?.snapshot?.tools?.find((tool) => tool.name === view.pending?.tool)?.description, t);
     // Notices: an error (with its code and a way forward), max-tokens (not an error), or cancelled.
     if (view.notice === 'error') {
       if (state.error !== this.#notices.shownError) this.#recovery.show(state.error, () => this.#actions.retry());
