@@ -9,10 +9,10 @@
 // All are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
 // (min, gzip, brotli) of each and of the wasm.
 // Usage: node widget/build.mjs   (needs npm/pkg from scripts/build-wasm.sh)
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,6 +50,23 @@ const externalErrors = {
   },
 };
 
+/**
+ * The element's stylesheet is CSS in a JavaScript string (widget/src/styles.js), which the JavaScript minifier
+ * keeps as written: it is minified here as CSS (whitespace and syntax only), about 1 KiB gzip of the widget.
+ */
+const minifiedCss = {
+  name: 'minified-css',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]widget[\\/]src[\\/]styles\.js$/ }, async (args) => {
+      const { CSS } = await import(pathToFileURL(args.path).href);
+      const { code } = await transform(CSS, { loader: 'css', minify: true });
+      // A custom property's value starts after the colon's whitespace (CSS Syntax), which esbuild keeps.
+      const css = code.trim().replace(/(--[\w-]+): /g, '$1:');
+      return { contents: `export const CSS = ${JSON.stringify(css)};\n`, loader: 'js' };
+    });
+  },
+};
+
 const common = {
   entryPoints: [entry],
   bundle: true,
@@ -73,13 +90,13 @@ const eagerRuntime = [
   "import __pbInit from './pkg/patchbridge_agent.js';",
   'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
 ].join('\n');
-await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
+await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
 await rm(path.join(npm, 'widget-highlight.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"' } });
+await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"' } });
 const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });

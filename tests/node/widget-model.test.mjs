@@ -101,15 +101,15 @@ test('the ways forward fit the error', () => {
   assert.equal(waysForward(signedOut, { canRetry: true }), 'ask-credentials');
   assert.deepEqual(waysForward(signedOut, { canRetry: false }), []);
   const actions = (error, context) => waysForward(error, context).map((w) => `${w.action}${w.primary ? '!' : ''}`);
-  assert.deepEqual(actions(relayError({ relayCode: 'MODEL_STATE_MISMATCH', status: 409, messageId: 'm' }), { canRetry: true }), ['continue-in-new!']);
+  assert.deepEqual(actions(relayError({ relayCode: 'MODEL_STATE_MISMATCH', status: 409, messageId: 'm' }), { canRetry: true }), ['continueInNew!']);
   const conflict = new AgentError('AGENT_REVISION_CONFLICT', 'changed', { details: { relayCode: 'REVISION_CONFLICT', currentRevision: 3 } });
-  assert.deepEqual(actions(conflict, { canRetry: true, conversationId: 'c_1' }), ['reload!', 'new-conversation']);
-  assert.deepEqual(actions(conflict, { canRetry: true, conversationId: null }), ['new-conversation']);
-  assert.deepEqual(actions(new AgentError('AGENT_CONVERSATION_CORRUPT', 'bad'), { canRetry: true, conversationId: 'c_1' }), ['new-conversation']);
+  assert.deepEqual(actions(conflict, { canRetry: true, conversationId: 'c_1' }), ['reload!', 'newConversation']);
+  assert.deepEqual(actions(conflict, { canRetry: true, conversationId: null }), ['newConversation']);
+  assert.deepEqual(actions(new AgentError('AGENT_CONVERSATION_CORRUPT', 'bad'), { canRetry: true, conversationId: 'c_1' }), ['newConversation']);
   assert.deepEqual(actions(relayError({ relayCode: 'UPSTREAM_RATE_LIMITED', status: 429 }), { canRetry: true }), ['retry!']);
   assert.deepEqual(actions(new AgentError('AGENT_INVALID_OPTIONS', 'bad'), { canRetry: false }), []);
   const reload = waysForward(conflict, { canRetry: true, conversationId: 'c_1' })[0];
-  assert.deepEqual([reload.label, reload.part], ['reload', 'reload-button']);
+  assert.deepEqual([reload.action, reload.part], ['reload', 'reload-button']);
 });
 
 test('errors read in plain words; exception text never does', () => {

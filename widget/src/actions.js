@@ -15,13 +15,15 @@ import { isBusy, restoreFailed } from './model.js';
  */
 
 export class Actions {
+  #host;
+  /** @type {{ text: string, images: any[] }[]} messages sent before the runtime was ready */
+  #queue = [];
+  /** @type {string | any[] | null} */
+  #lastInput = null;
+
   /** @param {ActionsHost} host */
   constructor(host) {
-    this.host = host;
-    /** @type {{ text: string, images: any[] }[]} messages sent before the runtime was ready */
-    this.queue = [];
-    /** @type {string | any[] | null} */
-    this.lastInput = null;
+    this.#host = host;
     /** @type {string | null} the remembered conversation the relay refused for lack of credentials */
     this.awaitingCredentials = null;
   }
@@ -31,18 +33,18 @@ export class Actions {
    * @param {any[]} [images]
    */
   send(text, images = []) {
-    const { host } = this;
+    const host = this.#host;
     const controller = host.controller();
     const blocks = [...(text ? [{ type: 'text', text }] : []), ...images];
     if (!blocks.length) return;
     host.follow.stick = true;
     if (!controller) {
-      this.queue.push({ text, images });
+      this.#queue.push({ text, images });
       host.log.addQueued(text, images);
       return;
     }
     const input = images.length ? blocks : text;
-    this.lastInput = input;
+    this.#lastInput = input;
     this.awaitingCredentials = null; // the person started afresh
     host.notices.hide();
     host.recovery().authAsked = false;
@@ -57,8 +59,8 @@ export class Actions {
 
   /** Sends what was typed while the runtime loaded (once the open conversation is in place). */
   flushQueue() {
-    const queued = this.queue.splice(0);
-    this.host.log.clearQueued();
+    const queued = this.#queue.splice(0);
+    this.#host.log.clearQueued();
     for (const item of queued) this.send(item.text, item.images);
   }
 
@@ -68,7 +70,7 @@ export class Actions {
    * @param {(controller: AgentController) => Promise<unknown>} run
    */
   rewrite(run) {
-    const { host } = this;
+    const host = this.#host;
     const controller = host.controller();
     if (!controller) return;
     host.notices.hide();
@@ -82,21 +84,21 @@ export class Actions {
   }
 
   retry() {
-    const controller = this.host.controller();
+    const controller = this.#host.controller();
     if (!controller) return;
-    this.host.notices.hide();
+    this.#host.notices.hide();
     if (typeof controller.retry === 'function') controller.retry().catch(() => {});
-    else if (this.lastInput != null) controller.send(/** @type {any} */ (this.lastInput)).catch(() => {});
+    else if (this.#lastInput != null) controller.send(/** @type {any} */ (this.#lastInput)).catch(() => {});
   }
 
   /** @param {boolean} approve */
   answer(approve) {
-    const controller = this.host.controller();
+    const controller = this.#host.controller();
     try {
       if (approve) controller?.approveTool();
       else controller?.rejectTool();
     } catch (error) {
-      this.host.recovery().show(error, null);
+      this.#host.recovery().show(error, null);
     }
   }
 
@@ -105,7 +107,7 @@ export class Actions {
    * @returns {Promise<void>}
    */
   settle() {
-    const controller = this.host.controller();
+    const controller = this.#host.controller();
     if (!controller || !isBusy(controller.getState().status)) return Promise.resolve();
     controller.abort();
     return new Promise((resolve) => {
@@ -117,7 +119,7 @@ export class Actions {
 
   /** Settles the turn of conversation `id` if it is the open one (it can only be deleted while idle). @param {string} id */
   stopTurnOf(id) {
-    return this.host.controller()?.getState().conversation?.id === id ? this.settle() : Promise.resolve();
+    return this.#host.controller()?.getState().conversation?.id === id ? this.settle() : Promise.resolve();
   }
 
   /**
@@ -126,7 +128,7 @@ export class Actions {
    * @param {string} id
    */
   async open(id, restoring = false) {
-    const { host } = this;
+    const host = this.#host;
     const controller = host.controller();
     if (!controller) return;
     await this.settle();
@@ -146,7 +148,7 @@ export class Actions {
   /** The page gave new credentials: open the remembered conversation the relay refused, if nothing happened since. */
   credentialsChanged() {
     const id = this.awaitingCredentials;
-    const state = this.host.controller()?.getState();
+    const state = this.#host.controller()?.getState();
     if (!id || !state || state.status !== 'idle' || state.conversation || state.messages.length) return;
     this.awaitingCredentials = null;
     void this.open(id, true);
@@ -154,7 +156,7 @@ export class Actions {
 
   /** @param {{ keepMessages: boolean }} [options] */
   async newConversation(options) {
-    const { host } = this;
+    const host = this.#host;
     const controller = host.controller();
     if (!controller) return;
     await this.settle();
@@ -176,7 +178,7 @@ export class Actions {
    *  new conversation without that state, and the refused turn runs again there. */
   async continueInNew() {
     await this.newConversation({ keepMessages: true });
-    const controller = this.host.controller();
+    const controller = this.#host.controller();
     const last = controller?.getState().messages.at(-1);
     if (controller && last?.role === 'user') controller.retry().catch(() => { /* shown from state.error */ });
   }

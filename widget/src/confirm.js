@@ -40,6 +40,10 @@ export function confirmationCard(pending, { t, description, onApprove, onReject,
 
 /** The dock's confirmation: the card of the pending interrupt (kept while it is the same one), or none. */
 export class ConfirmationDock {
+  #options;
+  /** @type {HTMLElement | null} the light-DOM holder of a page's confirmation view */
+  #pageView = null;
+
   /**
    * @param {{ slot: HTMLElement, host: HTMLElement, views: () => Record<string, any> | null,
    *           onViewError: (tool: string, view: 'confirmation', error: unknown) => void,
@@ -47,9 +51,7 @@ export class ConfirmationDock {
    *   `onGone`: the card went while focus was in it (focus belongs somewhere else now)
    */
   constructor(options) {
-    this.options = options;
-    /** @type {HTMLElement | null} the light-DOM holder of a page's confirmation view */
-    this.pageView = null;
+    this.#options = options;
   }
 
   /**
@@ -58,29 +60,29 @@ export class ConfirmationDock {
    * @param {import('./model.js').Translate} t
    */
   render(pending, describe, t) {
-    const { slot } = this.options;
+    const { slot } = this.#options;
     const shown = /** @type {HTMLElement | null} */ (slot.firstElementChild);
     if (!pending) {
       if (!shown) return;
       const active = /** @type {ShadowRoot} */ (slot.getRootNode()).activeElement;
       this.clear();
-      if (active && shown.contains(active)) this.options.onGone();
+      if (active && shown.contains(active)) this.#options.onGone();
       return;
     }
     if (shown?.dataset.interruptId === pending.interruptId) return;
     const description = describe();
     const card = confirmationCard(pending, {
-      t, description, slot: this.pageViewOf(pending, description),
-      onApprove: () => this.options.onAnswer(true), onReject: () => this.options.onAnswer(false),
+      t, description, slot: this.#pageViewOf(pending, description),
+      onApprove: () => this.#options.onAnswer(true), onReject: () => this.#options.onAnswer(false),
     });
     slot.replaceChildren(card);
     card.focus();
   }
 
   clear() {
-    this.options.slot.replaceChildren();
-    this.pageView?.remove();
-    this.pageView = null;
+    this.#options.slot.replaceChildren();
+    this.#pageView?.remove();
+    this.#pageView = null;
   }
 
   /**
@@ -88,18 +90,18 @@ export class ConfirmationDock {
    * @param {Readonly<Interrupt>} pending
    * @param {string | undefined} description
    */
-  pageViewOf(pending, description) {
-    this.pageView?.remove();
-    this.pageView = null;
-    const render = pickView(this.options.views(), pending.tool, 'confirmation');
+  #pageViewOf(pending, description) {
+    this.#pageView?.remove();
+    this.#pageView = null;
+    const render = pickView(this.#options.views(), pending.tool, 'confirmation');
     if (!render) return undefined;
     try {
       const node = drawView(render, { name: pending.tool, callId: pending.callId, arguments: pending.arguments, description });
-      this.pageView = h('div', { slot: CONFIRM_SLOT }, node);
-      this.options.host.append(this.pageView);
+      this.#pageView = h('div', { slot: CONFIRM_SLOT }, node);
+      this.#options.host.append(this.#pageView);
       return CONFIRM_SLOT;
     } catch (error) {
-      this.options.onViewError(pending.tool, 'confirmation', error);
+      this.#options.onViewError(pending.tool, 'confirmation', error);
       return undefined;
     }
   }

@@ -58,7 +58,10 @@ function styleSheet() {
 
 export { EVENTS };
 
-export class PatchBridgeAgentElement extends HTMLElement {
+/** HTMLElement, or a stand-in where there is none (a server evaluates this module too; index.js exports no class there). */
+const Base = /** @type {typeof HTMLElement} */ (typeof HTMLElement === 'function' ? HTMLElement : class {});
+
+export class PatchBridgeAgentElement extends Base {
   static observedAttributes = ['endpoint', 'conversation', 'lang', 'theme', 'suggestions', 'feedback'];
 
   /** @type {any} */
@@ -426,7 +429,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     const check = ++session.checks;
     const answer = await previewOnly({
       endpoint: /** @type {string} */ (session.endpoint), headers: this.#headers, signal: session.abort.signal,
-      fetch: (input, init) => fetch(input, init),
+      fetch: globalThis.fetch.bind(globalThis),
     });
     if (this.#session !== session || check !== session.checks) return;
     session.preview = answer;
@@ -496,7 +499,7 @@ export class PatchBridgeAgentElement extends HTMLElement {
     this.#t = t;
     this.#log?.setTranslator(t);
     this.#composer?.setTranslator(t);
-    if (this.#history) this.#history.options.t = t;
+    this.#history?.setTranslator(t);
     translateShell(this.#shell, t, Boolean(this.#controller?.getState().conversation));
     this.#log.emptyEl.textContent = t('empty');
   }

@@ -117,9 +117,9 @@ export function errorText(error, t) {
 }
 
 /**
- * One way forward offered under an error: `action` names what the element does, `label` the string key.
- * @typedef {{ action: 'continue-in-new' | 'reload' | 'new-conversation' | 'retry', label: string,
- *             primary?: boolean, part?: string }} Way
+ * One way forward offered under an error: `action` names what the element does and is the string key of its
+ * label; `part` is the button's part name.
+ * @typedef {{ action: 'continueInNew' | 'reload' | 'newConversation' | 'retry', primary?: boolean, part?: string }} Way
  */
 
 /**
@@ -134,15 +134,15 @@ export function errorText(error, t) {
 export function waysForward(error, { canRetry, conversationId = null }) {
   const code = error?.code ?? 'ERROR';
   if (canRetry && isUnauthenticated(error)) return 'ask-credentials';
-  if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') return [{ action: 'continue-in-new', label: 'continueInNew', primary: true }];
+  if (error?.details?.relayCode === 'MODEL_STATE_MISMATCH') return [{ action: 'continueInNew', primary: true }];
   if (code === 'AGENT_REVISION_CONFLICT' || code === 'AGENT_CONVERSATION_CORRUPT') {
     /** @type {Way[]} */
     const ways = [];
-    if (conversationId && code === 'AGENT_REVISION_CONFLICT') ways.push({ action: 'reload', label: 'reload', primary: true, part: 'reload-button' });
-    ways.push({ action: 'new-conversation', label: 'newConversation' });
+    if (conversationId && code === 'AGENT_REVISION_CONFLICT') ways.push({ action: 'reload', primary: true, part: 'reload-button' });
+    ways.push({ action: 'newConversation' });
     return ways;
   }
-  return canRetry ? [{ action: 'retry', label: 'retry', primary: true, part: 'retry-button' }] : [];
+  return canRetry ? [{ action: 'retry', primary: true, part: 'retry-button' }] : [];
 }
 
 /**

@@ -8,29 +8,31 @@ import { errorText } from './model.js';
 /** @typedef {{ label: string, onClick: () => void, primary?: boolean, part?: string }} NoticeAction */
 
 export class NoticeBar {
+  #el; #translator;
+
   /**
    * @param {HTMLElement} el
    * @param {() => import('./model.js').Translate} translator  the current string lookup
    */
   constructor(el, translator) {
-    this.el = el;
-    this.translator = translator;
+    this.#el = el;
+    this.#translator = translator;
     /** The error object shown last (the same error is not re-rendered on every state snapshot). @type {unknown} */
     this.shownError = null;
   }
 
   /** `kind`: the reason shown (`error`, `problem`, `max-tokens`, `cancelled`, `auth`), or '' when hidden. */
-  get kind() { return this.el.hidden ? '' : (this.el.dataset.kind ?? ''); }
+  get kind() { return this.#el.hidden ? '' : (this.#el.dataset.kind ?? ''); }
 
   /**
    * @param {any} error an AgentError
    * @param {NoticeAction[]} actions
    */
   showError(error, actions) {
-    const t = this.translator();
+    const t = this.#translator();
     this.shownError = error;
     const buttons = actions.map((a) => h('button', { type: 'button', className: a.primary ? 'primary' : '', part: a.part, onclick: a.onClick }, a.label));
-    this.render('error', 'error', [errorText(error, t), h('code', { className: 'code', part: 'error-code' }, error?.code ?? 'ERROR')], buttons);
+    this.#render('error', 'error', [errorText(error, t), h('code', { className: 'code', part: 'error-code' }, error?.code ?? 'ERROR')], buttons);
   }
 
   /**
@@ -43,12 +45,12 @@ export class NoticeBar {
   show(style, text, reason = 'problem', actions = []) {
     if (this.kind === reason && !actions.length) return;
     const buttons = actions.map((a) => h('button', { type: 'button', className: a.primary ? 'primary' : '', part: a.part, onclick: a.onClick }, a.label));
-    this.render(style, reason, [text], buttons);
+    this.#render(style, reason, [text], buttons);
   }
 
   hide() {
-    this.el.hidden = true;
-    this.el.dataset.kind = '';
+    this.#el.hidden = true;
+    this.#el.dataset.kind = '';
   }
 
   /**
@@ -57,14 +59,14 @@ export class NoticeBar {
    * @param {(string | Node)[]} text
    * @param {HTMLElement[]} buttons
    */
-  render(style, reason, text, buttons) {
-    const t = this.translator();
-    this.el.className = `notice ${style}`;
-    this.el.setAttribute('part', `notice ${reason}`);
-    this.el.dataset.kind = reason;
+  #render(style, reason, text, buttons) {
+    const t = this.#translator();
+    this.#el.className = `notice ${style}`;
+    this.#el.setAttribute('part', `notice ${reason}`);
+    this.#el.dataset.kind = reason;
     const close = iconButton('close', t('dismiss'), { className: 'icon close', part: 'dismiss-button', onclick: () => this.hide() });
-    this.el.replaceChildren(h('span', { className: 'text' }, ...text), close);
-    if (buttons.length) this.el.append(h('div', { className: 'ways' }, ...buttons));
-    this.el.hidden = false;
+    this.#el.replaceChildren(h('span', { className: 'text' }, ...text), close);
+    if (buttons.length) this.#el.append(h('div', { className: 'ways' }, ...buttons));
+    this.#el.hidden = false;
   }
 }

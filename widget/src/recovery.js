@@ -15,9 +15,11 @@ import { textOf, waysForward } from './model.js';
  */
 
 export class Recovery {
+  #host;
+
   /** @param {RecoveryHost} host */
   constructor(host) {
-    this.host = host;
+    this.#host = host;
     /** The page was asked for fresh credentials for the failing turn already (reset when a turn ends well). */
     this.authAsked = false;
   }
@@ -28,19 +30,19 @@ export class Recovery {
    * @param {(() => void) | null} retry
    */
   show(error, retry) {
-    const { host } = this;
+    const host = this.#host;
     const t = host.t();
     const id = host.controller()?.getState().conversation?.id ?? null;
     const ways = waysForward(error, { canRetry: retry !== null, conversationId: id });
     if (ways === 'ask-credentials') { this.askForCredentials(error, /** @type {() => void} */ (retry)); return; }
     /** @type {Record<string, () => void>} */
     const run = {
-      'continue-in-new': () => host.continueInNew(),
+      continueInNew: () => host.continueInNew(),
       reload: () => { if (id) void this.reloadKeepingInput(id); },
-      'new-conversation': () => host.newConversation(),
+      newConversation: () => host.newConversation(),
       retry: () => retry?.(),
     };
-    host.notices.showError(error, ways.map((way) => ({ label: t(way.label), primary: way.primary, part: way.part, onClick: run[way.action] })));
+    host.notices.showError(error, ways.map((way) => ({ label: t(way.action), primary: way.primary, part: way.part, onClick: run[way.action] })));
   }
 
   /**
@@ -52,13 +54,13 @@ export class Recovery {
    * @param {() => void} retry
    */
   askForCredentials(error, retry) {
-    const { host } = this;
+    const host = this.#host;
     const t = host.t();
     /** @type {Promise<unknown>[]} */
     const waits = [];
     if (!this.authAsked) {
       this.authAsked = true;
-      host.askPage({ error, waitUntil: (promise) => { waits.push(Promise.resolve(promise)); } });
+      host.askPage({ error, waitUntil: (/** @type {Promise<unknown>} */ promise) => { waits.push(Promise.resolve(promise)); } });
     }
     const signedOut = () => host.notices.showError(error, [{
       label: t('retry'), primary: true, part: 'retry-button', onClick: () => { this.authAsked = false; retry(); },
@@ -77,7 +79,7 @@ export class Recovery {
    * @param {string} id
    */
   async reloadKeepingInput(id) {
-    const { host } = this;
+    const host = this.#host;
     const messages = host.controller()?.getState().messages ?? [];
     const mine = [...messages].reverse().find((m) => m.role === 'user');
     await host.open(id);
