@@ -1,6 +1,7 @@
 // Builds the widget into the npm package (both outputs are git-ignored, like npm/pkg/):
 //   npm/widget.js              ES module export `@patchbridge/agent/widget`: the element plus streaming-markdown;
-//                              the wasm-bindgen glue stays an import of ./pkg/ (shared with `@patchbridge/agent`)
+//                              the wasm-bindgen glue (./pkg/) and ./errors.js stay imports, shared with
+//                              `@patchbridge/agent`
 //   npm/dist/patchbridge-agent.js  one static script for a plain <script type="module"> page: element, parser,
 //                              glue and adapters in one file; it fetches ../pkg/patchbridge_agent_bg.wasm, so the
 //                              package holds the wasm once and a page serves the package folder as it is
