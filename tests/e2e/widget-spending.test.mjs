@@ -1,6 +1,7 @@
 // <patchbridge-agent> against a real relay whose spending limit allows one model call per hour (scripted demo
 // model): the first message is answered, the second is refused by the relay with 429 SPENDING_LIMIT_REACHED and
-// the widget says so in plain words, with when the person may try again (English and Chinese).
+// the widget says so in plain words, with when the person may try again (English and Chinese). On the same demo
+// relay, the demo banner shows once a page sets the headers the relay asked for after the runtime was ready.
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -70,6 +71,29 @@ describe('<patchbridge-agent> at a spending limit', () => {
     await waitInPage(page, noticeShown);
     assert.match(await page.textContent(sel.notice), /你已暂时达到使用上限。请 \d+ 分钟后再试。/);
     page.problems.length = 0;
+    await page.context().close();
+  });
+});
+
+describe('<patchbridge-agent> on the demo relay, headers set after the runtime is ready', () => {
+  test('the demo banner shows once the page sets the headers the relay refused the first check without', async () => {
+    const page = await newPage(env.browser);
+    await page.goto(`${env.relay.url}/examples/bare.html`);
+    await page.waitForFunction(() => customElements.get('patchbridge-agent'));
+    const refused = page.waitForResponse((r) => r.url().endsWith('/api/models'));
+    await page.evaluate(() => {
+      const el = document.createElement('patchbridge-agent');
+      el.setAttribute('endpoint', '/api');
+      document.body.append(el);
+    });
+    await waitReady(page);
+    assert.equal((await refused).status(), 401);
+    assert.equal(await page.isHidden(sel.banner), true);
+    await page.evaluate(() => { document.querySelector('patchbridge-agent').headers = { 'x-patchbridge-user': 'late-banner' }; });
+    await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=banner]').hidden);
+    assert.match(await page.textContent(sel.banner), /scripted demo model/);
+    assert.equal(await page.isHidden(sel.notice), true, 'no sign-in notice');
+    page.problems.length = 0; // the refused first check is the point of this test
     await page.context().close();
   });
 });
