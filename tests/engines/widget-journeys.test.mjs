@@ -278,8 +278,11 @@ for (const engine of selectedEngines()) {
       await page.waitFor(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=edit-button]')].some((b) => !b.hidden),
         null, 'Edit offered again');
       await page.click(`${W} >>> [part~=edit-button]:not([hidden])`);
-      assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=input]').value), 'capital of Germany?');
-      assert.equal(await shown(page, '[part~=editing]'), true);
+      assert.equal(await page.waitFor(() => {
+        const root = document.querySelector('patchbridge-agent').shadowRoot;
+        const editing = root.querySelector('[part~=editing]');
+        return editing && !editing.hidden && editing.getClientRects().length > 0 ? root.querySelector('[part~=input]').value : null;
+      }, null, 'edit mode with the question in the box'), 'capital of Germany?');
       // The box is emptied the way the page's own script would; the engines' typing appends at the caret.
       await page.evaluate(() => {
         const input = document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=input]');
@@ -309,10 +312,11 @@ for (const engine of selectedEngines()) {
         return l.length ? l : null;
       }, null, 'the starter prompts'), ['What can you do?', 'Add a todo']);
       await page.evaluate(() => { document.querySelector('patchbridge-agent').suggestions = ['Summarise this page', 'Plan my day']; });
-      // The element draws on the next animation frame.
-      await page.waitFor(() => /Summarise/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=suggestion]')?.textContent),
-        null, 'the prompts of the property');
-      assert.deepEqual(await suggestions(), ['Summarise this page', 'Plan my day'], 'the property wins over the attribute');
+      assert.deepEqual(await page.waitFor(() => {
+        const shownPrompts = [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=suggestion]')]
+          .filter((b) => b.getClientRects().length).map((b) => b.textContent);
+        return shownPrompts[0] === 'Summarise this page' ? shownPrompts : null;
+      }, null, 'the prompts of the property on screen'), ['Summarise this page', 'Plan my day'], 'the property wins over the attribute');
       suite.upstream.script(textTurn('Here is your plan.'));
       await page.click(`${W} >>> [part~=suggestion]:nth-child(2)`);
       await waitOutcome(page, 'completed', 1);
