@@ -190,7 +190,7 @@ async function launchWebKit() {
   const { url, kill } = await startWebKitDriver();
 
   // One MiniBrowser per page: a WebDriver session is one browser window, and a fresh session gives each journey
-  // an empty profile (no localStorage carried between pages, like Firefox's fresh browser context). A tab opened
+  // an empty profile (no localStorage carried between pages, like Firefox's fresh browser context). A "tab" opened
   // from a page is another window of the same session, so it shares that page's storage.
   const sessions = new Set();
   return {
@@ -204,7 +204,7 @@ async function launchWebKit() {
         })
         .build();
       sessions.add(driver);
-      const session = { driver, current: await driver.getWindowHandle(), windows: 1 };
+      const session = { driver, current: await driver.getWindowHandle() };
       return webkitWindow(session, session.current, pageUrl, size, async () => { sessions.delete(driver); await driver.quit(); });
     },
     async close() {
@@ -273,11 +273,12 @@ async function webkitWindow(session, handle, pageUrl, { width = 1100, height = 7
       await actions.perform();
     },
     resize: async (size) => (await on()).manage().window().setRect(size),
+    // A second window, not a tab: MiniBrowser keeps a new tab in the background, where no animation frame runs, so
+    // an element that draws on animation frames never paints there. Both windows share the session's storage.
     openTab: async (u, size) => {
       await on();
       await driver.switchTo().newWindow('window');
       session.current = await driver.getWindowHandle();
-      session.windows += 1;
       const tab = session.current;
       return webkitWindow(session, tab, u, size, async () => { await driver.switchTo().window(tab); await driver.close(); session.current = null; });
     },
