@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Browser tests in Firefox and WebKit (tests/engines/): the demo page's journeys in Debian's Firefox ESR (driven by
+# Browser tests in Firefox and WebKit (tests/engines/): the widget's journeys (on the demo page and on the widget
+# test page under its strict CSP) in Debian's Firefox ESR (driven by
 # puppeteer-core over WebDriver BiDi) and in WebKitGTK's MiniBrowser (driven by selenium-webdriver through
 # WebKitWebDriver, under xvfb-run), against the real relay binary (spawned per test file on a free 127.0.0.1 port
 # with a fresh SQLite file). `./dev setup` installs the engines; this script only checks they are there.

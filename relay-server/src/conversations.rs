@@ -1,19 +1,18 @@
 //! `{base}/conversations` handlers (`docs/protocol.md` §6): list, create, read, compare-and-set write, delete.
 //! Every query is scoped to the caller's user id, so another user's conversation is simply not found (404).
 
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Extension, Path, Query, State};
+use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use patchbridge_protocol::{
     ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,
-    CreateConversation, SaveConversation,
+    CreateConversation, RelayErrorCode, SaveConversation,
 };
 use serde::Deserialize;
 
 use crate::error::RelayError;
-use crate::extract::StrictJson;
+use crate::extract::{Path, Query, StrictJson};
 use crate::identity::UserId;
 use crate::state::AppState;
 use crate::store::{Cursor, Quota, StoredConversation, StoredSummary, WriteOutcome};
@@ -35,18 +34,17 @@ pub struct ListQuery {
 pub async fn list(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    query: Result<Query<ListQuery>, QueryRejection>,
+    Query(q): Query<ListQuery>,
 ) -> Result<Response, RelayError> {
-    // axum's own rejection would answer in its plain-text format (e.g. a repeated `limit`).
-    let Query(q) = query.map_err(|e| RelayError::InvalidRequest(e.body_text()))?;
     let limit = match q.limit.as_deref() {
         None => DEFAULT_PAGE,
         Some(text) => match text.parse::<u32>() {
             Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
             _ => {
-                return Err(RelayError::InvalidRequest(format!(
-                    "limit must be an integer 1..={MAX_PAGE}"
-                )))
+                return Err(RelayError::new(
+                    RelayErrorCode::InvalidRequest,
+                    format!("limit must be an integer 1..={MAX_PAGE}"),
+                ))
             }
         },
     };
@@ -54,7 +52,7 @@ pub async fn list(
         None | Some("") => None,
         Some(text) => Some(
             Cursor::decode(text)
-                .ok_or_else(|| RelayError::InvalidRequest("invalid cursor".into()))?,
+                .ok_or_else(|| RelayError::new(RelayErrorCode::InvalidRequest, "invalid cursor"))?,
         ),
     };
     let (items, next) = state.store().list(&user.0, limit, cursor.as_ref()).await?;
@@ -93,14 +91,14 @@ pub async fn create(
 pub async fn read(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    id: Result<Path<String>, PathRejection>,
+    id: Path<String>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
     let stored = state
         .store()
         .get(&user.0, &id)
         .await?
-        .ok_or(RelayError::NotFound)?;
+        .ok_or(RelayErrorCode::NotFound)?;
     // Parsing and re-serialising megabytes of stored context is CPU work: off the async workers when large.
     if stored.context.len() <= 64 * 1024 {
         return Ok(Json(snapshot_of(stored)?).into_response());
@@ -113,14 +111,18 @@ pub async fn read(
 pub async fn write(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    id: Result<Path<String>, PathRejection>,
+    id: Path<String>,
     StrictJson(body): StrictJson<SaveConversation>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
     let title = body.title.map(check_title).transpose()?;
     let text = encode_context(&state, &body.context)?;
-    let expected = i64::try_from(body.expected_revision)
-        .map_err(|_| RelayError::InvalidRequest("expectedRevision is out of range".into()))?;
+    let expected = i64::try_from(body.expected_revision).map_err(|_| {
+        RelayError::new(
+            RelayErrorCode::InvalidRequest,
+            "expectedRevision is out of range",
+        )
+    })?;
     match state
         .store()
         .write(
@@ -138,50 +140,47 @@ pub async fn write(
         }
         WriteOutcome::Conflict { current } => {
             state.metrics().conversation_conflicts.inc();
-            Err(RelayError::RevisionConflict {
-                current: current as u64,
-            })
+            Err(RelayError::revision_conflict(current as u64))
         }
-        WriteOutcome::NotFound => Err(RelayError::NotFound),
+        WriteOutcome::NotFound => Err(RelayErrorCode::NotFound.into()),
     }
 }
 
 pub async fn delete(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
-    id: Result<Path<String>, PathRejection>,
+    id: Path<String>,
 ) -> Result<Response, RelayError> {
     let id = storable_id(id)?;
     if state.store().delete(&user.0, &id).await? {
         tracing::info!(conversation = %id, "conversation deleted");
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
-        Err(RelayError::NotFound)
+        Err(RelayErrorCode::NotFound.into())
     }
 }
 
 /// Path ids that no stored conversation can have are not found before any query: a NUL byte would otherwise
-/// reach PostgreSQL (whose TEXT cannot hold it) and come back as a 500 instead of a 404.
-fn storable_id(id: Result<Path<String>, PathRejection>) -> Result<String, RelayError> {
-    // An id that is not UTF-8 after percent-decoding cannot exist either (and axum's rejection is plain text).
-    let Ok(Path(id)) = id else {
-        return Err(RelayError::NotFound);
-    };
+/// reach PostgreSQL (whose TEXT cannot hold it) and come back as a 500 instead of a 404. (An id that is not
+/// UTF-8 after percent-decoding never gets here: `Path` answers it with a 404 itself.)
+fn storable_id(Path(id): Path<String>) -> Result<String, RelayError> {
     if id.is_empty() || id.len() > MAX_ID_BYTES || id.chars().any(char::is_control) {
-        return Err(RelayError::NotFound);
+        return Err(RelayErrorCode::NotFound.into());
     }
     Ok(id)
 }
 
 fn check_title(title: String) -> Result<String, RelayError> {
     if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(RelayError::InvalidRequest(format!(
-            "title is longer than {MAX_TITLE_CHARS} characters"
-        )));
+        return Err(RelayError::new(
+            RelayErrorCode::InvalidRequest,
+            format!("title is longer than {MAX_TITLE_CHARS} characters"),
+        ));
     }
     if title.chars().any(|c| c.is_control()) {
-        return Err(RelayError::InvalidRequest(
-            "title contains control characters".into(),
+        return Err(RelayError::new(
+            RelayErrorCode::InvalidRequest,
+            "title contains control characters",
         ));
     }
     Ok(title)
@@ -192,10 +191,13 @@ fn encode_context(state: &AppState, context: &ConversationContext) -> Result<Str
     let text = serde_json::to_string(context).map_err(RelayError::internal)?;
     let limit = state.inner.limits.max_conversation_bytes;
     if text.len() as u64 > limit {
-        return Err(RelayError::PayloadTooLarge(format!(
-            "conversation context is {} bytes; the limit is {limit}",
-            text.len()
-        )));
+        return Err(RelayError::new(
+            RelayErrorCode::PayloadTooLarge,
+            format!(
+                "conversation context is {} bytes; the limit is {limit}",
+                text.len()
+            ),
+        ));
     }
     Ok(text)
 }
@@ -232,12 +234,11 @@ fn snapshot_of_parsed(
 
 /// Parses the stored context. A row that no longer parses is an explicit error, never replaced by other data.
 fn snapshot_of(stored: StoredConversation) -> Result<ConversationSnapshot, RelayError> {
-    let context: ConversationContext =
-        serde_json::from_str(&stored.context).map_err(|e| RelayError::ConversationCorrupt {
-            detail: format!(
-                "conversation {} revision {}: {e}",
-                stored.summary.id, stored.summary.revision
-            ),
-        })?;
+    let context: ConversationContext = serde_json::from_str(&stored.context).map_err(|e| {
+        RelayError::from(RelayErrorCode::ConversationCorrupt).with_source(format!(
+            "conversation {} revision {}: {e}",
+            stored.summary.id, stored.summary.revision
+        ))
+    })?;
     Ok(snapshot_of_parsed(stored, context))
 }

@@ -13,6 +13,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use include_dir::{include_dir, Dir};
+use patchbridge_protocol::RelayErrorCode;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::error::RelayError;
@@ -110,7 +111,7 @@ fn serve(
             .into_response();
     }
     let Some(segments) = visible_segments(inner) else {
-        return RelayError::NotFound.into_response();
+        return RelayError::from(RelayErrorCode::NotFound).into_response();
     };
     let mut path = String::from(top);
     for segment in &segments {
@@ -125,7 +126,7 @@ fn serve(
                     [(header::LOCATION, location)],
                 )
                     .into_response(),
-                Err(_) => RelayError::NotFound.into_response(),
+                Err(_) => RelayError::from(RelayErrorCode::NotFound).into_response(),
             };
         }
         path.push_str("/index.html");
@@ -145,7 +146,7 @@ fn serve(
             )
                 .into_response()
         }
-        None => RelayError::NotFound.into_response(),
+        None => RelayError::from(RelayErrorCode::NotFound).into_response(),
     }
 }
 

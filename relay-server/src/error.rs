@@ -1,70 +1,197 @@
-//! The relay's one error enum. Every failure a client can see has a typed [`RelayErrorCode`] of
-//! `docs/protocol.md` §4, which decides its HTTP status and whether retrying may help; details (upstream
-//! bodies, SQL errors, paths) go to the log only, never to the client.
+//! The relay's one error type. Every failure a client can see carries a [`RelayErrorCode`] of
+//! `docs/protocol.md` §4 (the protocol crate owns the list of codes, each one's HTTP status and whether retrying
+//! may help), a message the client may read, and, for the log only, the underlying cause as a
+//! [`std::error::Error::source`]: upstream bodies, SQL errors and paths never reach the client.
+//!
+//! A new failure is a code of `RelayErrorCode` (a new code is a protocol change: `docs/protocol.md` §4 first)
+//! and a call site: `RelayError::new(code, "what the client reads").with_source(cause)`, or
+//! `RelayError::from(code)` for the code's standard text. The codes with extra wire fields have their own
+//! constructors ([`RelayError::revision_conflict`], [`RelayError::model_state_mismatch`],
+//! [`RelayError::spending_limit`]). axum's own extractor rejections convert through `From` (below), so a
+//! handler never sees axum's plain-text answers.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use patchbridge_protocol::{ErrorEnvelope, RelayErrorCode};
 
+use crate::spending::Refusal;
 use crate::store::StoreError;
 
+/// The cause of a failure, kept for the log.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Every error the HTTP layer can answer with.
-#[derive(Debug, thiserror::Error)]
-pub enum RelayError {
-    #[error("authentication required")]
-    Unauthenticated,
-    /// The identity provider's key set is unavailable (not fetched, or past `identity.jwksMaxStaleSeconds`).
-    #[error("the identity provider cannot be reached to verify sign-ins; try again later")]
-    IdentityUnavailable,
-    #[error("origin not allowed")]
-    ForbiddenOrigin,
-    #[error("content type must be application/json")]
-    UnsupportedMediaType,
-    #[error("{0}")]
-    InvalidRequest(String),
-    #[error("{0}")]
-    PayloadTooLarge(String),
-    #[error("the request body did not arrive in time")]
-    RequestTimeout,
-    /// A per-user storage quota (`limits.maxConversationsPerUser` / `maxStoredBytesPerUser`) would be exceeded.
-    #[error("{0}")]
-    QuotaExceeded(String),
-    #[error("not found")]
-    NotFound,
-    #[error("revision conflict: current revision is {current}")]
-    RevisionConflict { current: u64 },
-    #[error("stored conversation is corrupt")]
-    ConversationCorrupt { detail: String },
-    #[error("unknown model `{0}`")]
-    UnknownModel(String),
-    /// An adapter refused the request or the upstream stream (its code, e.g. `MODEL_STATE_FORMAT_MISMATCH`).
-    #[error("{message}")]
-    Adapter {
-        code: RelayErrorCode,
-        message: String,
-    },
-    /// The ModelState entry of assistant message `message_id` does not match that message; the response names
-    /// the message (`messageId`) so the client can continue in a new conversation from its messages.
-    #[error("{message}")]
-    ModelStateMismatch { message_id: String, message: String },
-    #[error("upstream unavailable")]
-    UpstreamUnavailable { detail: String },
-    #[error("upstream timed out")]
-    UpstreamTimeout { detail: String },
-    #[error("upstream rate limited")]
-    UpstreamRateLimited { detail: String },
-    #[error("upstream rejected the request")]
-    UpstreamRejected { detail: String },
-    #[error("upstream response too large")]
-    UpstreamResponseTooLarge { detail: String },
-    #[error("internal error")]
-    Internal { detail: String },
-    /// One of the user's spending limits refuses the call (before any upstream call).
-    #[error("{}", spending_message(.0))]
-    SpendingLimitReached(Box<crate::spending::Refusal>),
+#[derive(Debug)]
+pub struct RelayError {
+    code: RelayErrorCode,
+    /// What the client reads (`message` of the error body or stream `error` event).
+    message: Cow<'static, str>,
+    /// Why it happened, for the log only.
+    source: Option<BoxError>,
+    /// The documented extra fields of some codes.
+    extra: Extra,
 }
 
-fn spending_message(refusal: &crate::spending::Refusal) -> String {
+/// The extra wire fields a code carries (`docs/protocol.md` §4); each has its own constructor, so a code never
+/// travels with another code's fields.
+#[derive(Debug)]
+enum Extra {
+    None,
+    /// `REVISION_CONFLICT`: `currentRevision`.
+    CurrentRevision(u64),
+    /// `MODEL_STATE_MISMATCH`: `messageId`, so the client can continue in a new conversation.
+    MessageId(String),
+    /// `SPENDING_LIMIT_REACHED`: `limit`, `retryAfterSeconds`, `retryable` and the `Retry-After` header.
+    Spending(Box<Refusal>),
+}
+
+/// The text a client reads for `code` when the call site has nothing more precise to say. Fixed for every code
+/// whose cause could leak upstream or storage data.
+fn standard_message(code: RelayErrorCode) -> &'static str {
+    match code {
+        RelayErrorCode::Unauthenticated => "authentication required",
+        RelayErrorCode::IdentityUnavailable => {
+            "the identity provider cannot be reached to verify sign-ins; try again later"
+        }
+        RelayErrorCode::ForbiddenOrigin => "origin not allowed",
+        RelayErrorCode::UnsupportedMediaType => "content type must be application/json",
+        RelayErrorCode::InvalidRequest => "invalid request",
+        RelayErrorCode::PayloadTooLarge => "request too large",
+        RelayErrorCode::RequestTimeout => "the request body did not arrive in time",
+        RelayErrorCode::QuotaExceeded => "storage quota exceeded",
+        RelayErrorCode::NotFound => "not found",
+        RelayErrorCode::RevisionConflict => "revision conflict",
+        RelayErrorCode::ConversationCorrupt => "stored conversation is corrupt",
+        RelayErrorCode::UnknownModel => "unknown model",
+        RelayErrorCode::ModelStateFormatMismatch => "modelState belongs to another adapter",
+        RelayErrorCode::ModelStateMismatch => "modelState does not match its message",
+        RelayErrorCode::SpendingLimitReached => "spending limit reached",
+        RelayErrorCode::UpstreamUnavailable => "upstream unavailable",
+        RelayErrorCode::UpstreamTimeout => "upstream timed out",
+        RelayErrorCode::UpstreamRateLimited => "upstream rate limited",
+        RelayErrorCode::UpstreamRejected => "upstream rejected the request",
+        RelayErrorCode::UpstreamProtocolError => {
+            "the model provider sent a stream that could not be understood"
+        }
+        RelayErrorCode::UpstreamResponseTooLarge => "upstream response too large",
+        RelayErrorCode::Internal => "internal error",
+    }
+}
+
+impl RelayError {
+    /// An error with `code` and the client-safe `message`.
+    pub fn new(code: RelayErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        RelayError {
+            code,
+            message: message.into(),
+            source: None,
+            extra: Extra::None,
+        }
+    }
+
+    /// Keeps `source` for the log (never sent). An error with a source is logged as the relay's or the
+    /// provider's failure (`warn`, or `error` for a 5xx) with the source as `detail`; one without is a refused
+    /// request (`info`).
+    pub fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// `INTERNAL` with its fixed text; `source` goes to the log.
+    pub fn internal(source: impl Into<BoxError>) -> Self {
+        RelayError::from(RelayErrorCode::Internal).with_source(source)
+    }
+
+    /// `REVISION_CONFLICT` naming the stored revision.
+    pub fn revision_conflict(current: u64) -> Self {
+        RelayError {
+            extra: Extra::CurrentRevision(current),
+            ..RelayError::new(
+                RelayErrorCode::RevisionConflict,
+                format!("revision conflict: current revision is {current}"),
+            )
+        }
+    }
+
+    /// `MODEL_STATE_MISMATCH`: the ModelState entry of assistant message `message_id` does not match that message.
+    pub fn model_state_mismatch(message_id: String, message: String) -> Self {
+        RelayError {
+            extra: Extra::MessageId(message_id),
+            ..RelayError::new(RelayErrorCode::ModelStateMismatch, message)
+        }
+    }
+
+    /// `SPENDING_LIMIT_REACHED`: one of the user's spending limits refuses the call (before any upstream call).
+    pub fn spending_limit(refusal: Refusal) -> Self {
+        let message = spending_message(&refusal);
+        RelayError {
+            extra: Extra::Spending(Box::new(refusal)),
+            ..RelayError::new(RelayErrorCode::SpendingLimitReached, message)
+        }
+    }
+
+    /// The stable code of `docs/protocol.md` §4.
+    pub fn code(&self) -> RelayErrorCode {
+        self.code
+    }
+
+    /// The HTTP status of the code (`docs/protocol.md` §4).
+    pub fn status(&self) -> StatusCode {
+        StatusCode::from_u16(self.code.status()).expect("every code has a valid HTTP status")
+    }
+
+    /// Whether retrying the same call later may succeed (sent as `retryable` in stream `error` events).
+    pub fn retryable(&self) -> bool {
+        self.code.retryable()
+    }
+
+    /// The message a client may see.
+    pub fn public_message(&self) -> &str {
+        &self.message
+    }
+
+    /// Logs the error with its private detail: failures with a source at `error` (5xx) or `warn`, refused
+    /// requests at `info`. Detail and message can quote request or upstream text: they are escaped and bounded
+    /// here, so the JSON log format gets the same length bound as the human one.
+    pub fn log(&self) {
+        let code = self.code.as_str();
+        let message = crate::logging::escape(&self.message);
+        match &self.source {
+            Some(source) => {
+                let detail = causes(source.as_ref());
+                let detail = crate::logging::escape(&detail);
+                if self.status().is_server_error() {
+                    tracing::error!(code, %message, %detail, "request failed")
+                } else {
+                    tracing::warn!(code, %message, %detail, "request failed")
+                }
+            }
+            None => tracing::info!(code, %message, "request rejected"),
+        }
+    }
+}
+
+/// `error` and its chain of sources, joined by `: `, skipping a cause whose text an outer one already quotes
+/// (many errors repeat their source in their own text).
+fn causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        next = cause.source();
+    }
+    text
+}
+
+fn spending_message(refusal: &Refusal) -> String {
     let limit = &refusal.limit;
     let what = match (&limit.window_seconds, limit.sliding) {
         (None, _) => format!("at most {} model calls running at once", limit.max),
@@ -86,94 +213,56 @@ fn spending_message(refusal: &crate::spending::Refusal) -> String {
     )
 }
 
-impl RelayError {
-    /// The stable code of `docs/protocol.md` §4.
-    pub fn code(&self) -> RelayErrorCode {
-        match self {
-            RelayError::Unauthenticated => RelayErrorCode::Unauthenticated,
-            RelayError::IdentityUnavailable => RelayErrorCode::IdentityUnavailable,
-            RelayError::ForbiddenOrigin => RelayErrorCode::ForbiddenOrigin,
-            RelayError::UnsupportedMediaType => RelayErrorCode::UnsupportedMediaType,
-            RelayError::InvalidRequest(_) => RelayErrorCode::InvalidRequest,
-            RelayError::PayloadTooLarge(_) => RelayErrorCode::PayloadTooLarge,
-            RelayError::RequestTimeout => RelayErrorCode::RequestTimeout,
-            RelayError::QuotaExceeded(_) => RelayErrorCode::QuotaExceeded,
-            RelayError::NotFound => RelayErrorCode::NotFound,
-            RelayError::RevisionConflict { .. } => RelayErrorCode::RevisionConflict,
-            RelayError::ConversationCorrupt { .. } => RelayErrorCode::ConversationCorrupt,
-            RelayError::UnknownModel(_) => RelayErrorCode::UnknownModel,
-            RelayError::Adapter { code, .. } => *code,
-            RelayError::ModelStateMismatch { .. } => RelayErrorCode::ModelStateMismatch,
-            RelayError::UpstreamUnavailable { .. } => RelayErrorCode::UpstreamUnavailable,
-            RelayError::UpstreamTimeout { .. } => RelayErrorCode::UpstreamTimeout,
-            RelayError::UpstreamRateLimited { .. } => RelayErrorCode::UpstreamRateLimited,
-            RelayError::UpstreamRejected { .. } => RelayErrorCode::UpstreamRejected,
-            RelayError::UpstreamResponseTooLarge { .. } => RelayErrorCode::UpstreamResponseTooLarge,
-            RelayError::Internal { .. } => RelayErrorCode::Internal,
-            RelayError::SpendingLimitReached(_) => RelayErrorCode::SpendingLimitReached,
-        }
+impl fmt::Display for RelayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
     }
+}
 
-    /// The HTTP status of the code (`docs/protocol.md` §4).
-    pub fn status(&self) -> StatusCode {
-        StatusCode::from_u16(self.code().status()).expect("every code has a valid HTTP status")
+impl std::error::Error for RelayError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_ref()
+            .map(|e| e.as_ref() as &(dyn std::error::Error + 'static))
     }
+}
 
-    /// Whether retrying the same call later may succeed (sent as `retryable` in stream `error` events).
-    pub fn retryable(&self) -> bool {
-        self.code().retryable()
-    }
-
-    /// The message a client may see: fixed text for anything whose detail could leak upstream or storage data.
-    pub fn public_message(&self) -> String {
-        self.to_string()
-    }
-
-    /// Detail for the log (never sent to the client).
-    fn log_detail(&self) -> Option<&str> {
-        match self {
-            RelayError::ConversationCorrupt { detail }
-            | RelayError::UpstreamUnavailable { detail }
-            | RelayError::UpstreamTimeout { detail }
-            | RelayError::UpstreamRateLimited { detail }
-            | RelayError::UpstreamRejected { detail }
-            | RelayError::UpstreamResponseTooLarge { detail }
-            | RelayError::Internal { detail } => Some(detail),
-            _ => None,
-        }
-    }
-
-    /// Logs the error with its private detail; server-side faults at `error`, client mistakes at `info`.
-    /// Detail and message can quote request or upstream text: they are escaped and bounded here, so the JSON
-    /// log format gets the same length bound as the human one.
-    pub fn log(&self) {
-        let code = self.code().as_str();
-        match self.log_detail() {
-            Some(detail) if self.status().is_server_error() => {
-                tracing::error!(code, detail = %crate::logging::escape(detail), "request failed")
-            }
-            Some(detail) => {
-                tracing::warn!(code, detail = %crate::logging::escape(detail), "request failed")
-            }
-            None => {
-                let message = self.to_string();
-                tracing::info!(code, message = %crate::logging::escape(&message), "request rejected")
-            }
-        }
-    }
-
-    pub fn internal(detail: impl std::fmt::Display) -> Self {
-        RelayError::Internal {
-            detail: detail.to_string(),
-        }
+/// The code with its standard text ([`standard_message`]).
+impl From<RelayErrorCode> for RelayError {
+    fn from(code: RelayErrorCode) -> Self {
+        RelayError::new(code, standard_message(code))
     }
 }
 
 impl From<StoreError> for RelayError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::QuotaExceeded(message) => RelayError::QuotaExceeded(message),
+            StoreError::QuotaExceeded(message) => {
+                RelayError::new(RelayErrorCode::QuotaExceeded, message)
+            }
             StoreError::Database(_) | StoreError::Writer(_) => RelayError::internal(e),
+        }
+    }
+}
+
+/// A query string `Query` cannot read (a repeated parameter, a value of the wrong type): `INVALID_REQUEST` with
+/// axum's description of the problem, which quotes only the client's own query.
+impl From<QueryRejection> for RelayError {
+    fn from(e: QueryRejection) -> Self {
+        RelayError::new(RelayErrorCode::InvalidRequest, e.body_text())
+    }
+}
+
+/// A path whose parameters `Path` cannot read names nothing the relay holds (an id that is not UTF-8 after
+/// percent-decoding cannot be stored): `NOT_FOUND`. A route without the parameters its handler reads is the
+/// relay's own fault.
+impl From<PathRejection> for RelayError {
+    fn from(e: PathRejection) -> Self {
+        match e {
+            PathRejection::FailedToDeserializePathParams(_) => {
+                RelayError::from(RelayErrorCode::NotFound)
+            }
+            other => RelayError::internal(other),
         }
     }
 }
@@ -181,21 +270,20 @@ impl From<StoreError> for RelayError {
 impl IntoResponse for RelayError {
     fn into_response(self) -> Response {
         self.log();
-        let mut body = ErrorEnvelope::new(self.code(), self.public_message());
-        if let RelayError::RevisionConflict { current } = self {
-            body.error.current_revision = Some(current);
-        }
-        if let RelayError::ModelStateMismatch { message_id, .. } = &self {
-            body.error.message_id = Some(message_id.clone());
-        }
-        let mut retry_after = None;
-        if let RelayError::SpendingLimitReached(refusal) = &self {
-            body.error.retryable = Some(true);
-            body.error.limit = Some(refusal.limit.clone());
-            body.error.retry_after_seconds = Some(refusal.retry_after_seconds);
-            retry_after = Some(axum::http::HeaderValue::from(refusal.retry_after_seconds));
-        }
         let status = self.status();
+        let mut body = ErrorEnvelope::new(self.code, self.message);
+        let mut retry_after = None;
+        match self.extra {
+            Extra::None => {}
+            Extra::CurrentRevision(current) => body.error.current_revision = Some(current),
+            Extra::MessageId(message_id) => body.error.message_id = Some(message_id),
+            Extra::Spending(refusal) => {
+                body.error.retryable = Some(true);
+                body.error.retry_after_seconds = Some(refusal.retry_after_seconds);
+                retry_after = Some(axum::http::HeaderValue::from(refusal.retry_after_seconds));
+                body.error.limit = Some(refusal.limit);
+            }
+        }
         let mut response = (status, axum::Json(body)).into_response();
         if let Some(seconds) = retry_after {
             response
@@ -209,5 +297,68 @@ impl IntoResponse for RelayError {
             );
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt;
+
+    use super::*;
+
+    async fn answer(error: RelayError) -> (StatusCode, ErrorEnvelope) {
+        let response = error.into_response();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn the_source_stays_in_the_log_and_the_client_reads_code_and_message() {
+        let error = RelayError::from(RelayErrorCode::UpstreamRejected)
+            .with_source("upstream status 400: key sk-secret refused");
+        assert_eq!(
+            std::error::Error::source(&error).unwrap().to_string(),
+            "upstream status 400: key sk-secret refused"
+        );
+        let (status, body) = answer(error).await;
+        assert_eq!(status, StatusCode::BAD_GATEWAY);
+        assert_eq!(
+            body,
+            ErrorEnvelope::new(
+                RelayErrorCode::UpstreamRejected,
+                "upstream rejected the request"
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn extra_fields_go_out_only_with_their_code() {
+        let (status, body) = answer(RelayError::revision_conflict(7)).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert_eq!(body.error.code, "REVISION_CONFLICT");
+        assert_eq!(body.error.current_revision, Some(7));
+        assert_eq!(body.error.message_id, None);
+        let (status, body) = answer(RelayError::model_state_mismatch(
+            "m2".into(),
+            "stale".into(),
+        ))
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body.error.message_id.as_deref(), Some("m2"));
+        assert_eq!(body.error.current_revision, None);
+    }
+
+    #[test]
+    fn logged_causes_name_each_link_of_the_chain_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("database: {0}")]
+        struct Quoting(#[source] std::io::Error);
+        #[derive(Debug, thiserror::Error)]
+        #[error("writer gone")]
+        struct Terse(#[source] std::io::Error);
+        let io = || std::io::Error::other("disk full");
+        assert_eq!(causes(&Quoting(io())), "database: disk full");
+        assert_eq!(causes(&Terse(io())), "writer gone: disk full");
     }
 }

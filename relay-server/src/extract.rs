@@ -1,14 +1,29 @@
+//! The relay's request extractors, each answering a bad request with a [`RelayError`] (the documented JSON error
+//! body), never axum's plain text: [`Query`] and [`Path`] are axum's, with their rejections converted by
+//! `From` in `error.rs`.
+//!
 //! [`StrictJson`]: reads a request body under the configured byte bound (413 past it) and time bound
 //! (`limits.requestBodyTimeoutMs`, 408 past it: a client that sends its body slowly cannot hold a connection
 //! and a task for ever) and parses it strictly (400 `INVALID_REQUEST` naming the path of the bad field;
 //! unknown keys are rejected by the wire types). Large bodies are parsed off the async workers.
 
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use http_body_util::{BodyExt, Limited};
+use patchbridge_protocol::RelayErrorCode;
 use serde::de::DeserializeOwned;
 
 use crate::error::RelayError;
 use crate::state::AppState;
+
+/// `axum::extract::Query`, rejecting with `INVALID_REQUEST` (`From<QueryRejection> for RelayError`).
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(RelayError))]
+pub struct Query<T>(pub T);
+
+/// `axum::extract::Path`, rejecting with `NOT_FOUND` (`From<PathRejection> for RelayError`).
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(RelayError))]
+pub struct Path<T>(pub T);
 
 pub struct StrictJson<T>(pub T);
 
@@ -21,7 +36,7 @@ impl<T: DeserializeOwned + Send + 'static> FromRequest<AppState> for StrictJson<
         let timeout = std::time::Duration::from_millis(limits.request_body_timeout_ms);
         let bytes = tokio::time::timeout(timeout, read_limited(request, limit))
             .await
-            .map_err(|_| RelayError::RequestTimeout)??;
+            .map_err(|_| RelayError::from(RelayErrorCode::RequestTimeout))??;
         if fits_inline(bytes.len()) {
             return parse_json(&bytes).map(StrictJson);
         }
@@ -54,7 +69,12 @@ pub fn is_small_body(headers: &axum::http::HeaderMap) -> bool {
 
 /// Reads the whole body, failing with `PAYLOAD_TOO_LARGE` past `limit` bytes.
 pub async fn read_limited(request: Request, limit: usize) -> Result<bytes::Bytes, RelayError> {
-    let too_large = || RelayError::PayloadTooLarge(format!("request body exceeds {limit} bytes"));
+    let too_large = || {
+        RelayError::new(
+            RelayErrorCode::PayloadTooLarge,
+            format!("request body exceeds {limit} bytes"),
+        )
+    };
     if let Some(len) = request
         .headers()
         .get(axum::http::header::CONTENT_LENGTH)
@@ -73,9 +93,10 @@ pub async fn read_limited(request: Request, limit: usize) -> Result<bytes::Bytes
         {
             Err(too_large())
         }
-        Err(e) => Err(RelayError::InvalidRequest(format!(
-            "could not read the request body: {e}"
-        ))),
+        Err(e) => Err(RelayError::new(
+            RelayErrorCode::InvalidRequest,
+            format!("could not read the request body: {e}"),
+        )),
     }
 }
 
@@ -90,14 +111,18 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, RelayError> {
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        if path.is_empty() || path == "." {
-            RelayError::InvalidRequest(format!("invalid JSON body: {inner}"))
+        let message = if path.is_empty() || path == "." {
+            format!("invalid JSON body: {inner}")
         } else {
-            RelayError::InvalidRequest(format!("invalid JSON body at `{path}`: {inner}"))
-        }
+            format!("invalid JSON body at `{path}`: {inner}")
+        };
+        RelayError::new(RelayErrorCode::InvalidRequest, message)
     })?;
     de.end().map_err(|e| {
-        RelayError::InvalidRequest(format!("trailing data after the JSON body: {e}"))
+        RelayError::new(
+            RelayErrorCode::InvalidRequest,
+            format!("trailing data after the JSON body: {e}"),
+        )
     })?;
     Ok(value)
 }

@@ -10,6 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use patchbridge_protocol::RelayErrorCode;
 
 use crate::error::RelayError;
 use crate::identity::{Unresolved, UserId};
@@ -29,8 +30,12 @@ pub async fn api_guard(State(state): State<AppState>, request: Request, next: Ne
     };
     let user = match user {
         Ok(user) => user,
-        Err(Unresolved::Unauthenticated) => return RelayError::Unauthenticated.into_response(),
-        Err(Unresolved::Unavailable) => return RelayError::IdentityUnavailable.into_response(),
+        Err(Unresolved::Unauthenticated) => {
+            return RelayError::from(RelayErrorCode::Unauthenticated).into_response()
+        }
+        Err(Unresolved::Unavailable) => {
+            return RelayError::from(RelayErrorCode::IdentityUnavailable).into_response()
+        }
     };
     parts.extensions.insert(user);
     next.run(Request::from_parts(parts, body)).await
@@ -48,7 +53,7 @@ fn check_origin(state: &AppState, request: &Request) -> Result<(), RelayError> {
         .headers()
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok())
-        .ok_or(RelayError::ForbiddenOrigin)?;
+        .ok_or(RelayErrorCode::ForbiddenOrigin)?;
     if origin_allowed(
         origin,
         request_authority(request),
@@ -57,7 +62,7 @@ fn check_origin(state: &AppState, request: &Request) -> Result<(), RelayError> {
         Ok(())
     } else {
         tracing::info!(origin, "origin refused");
-        Err(RelayError::ForbiddenOrigin)
+        Err(RelayErrorCode::ForbiddenOrigin.into())
     }
 }
 
@@ -130,7 +135,7 @@ fn check_content_type(request: &Request) -> Result<(), RelayError> {
     if essence.eq_ignore_ascii_case("application/json") {
         Ok(())
     } else {
-        Err(RelayError::UnsupportedMediaType)
+        Err(RelayErrorCode::UnsupportedMediaType.into())
     }
 }
 
@@ -139,7 +144,7 @@ pub fn user_of(parts: &axum::http::Extensions) -> Result<UserId, RelayError> {
     parts
         .get::<UserId>()
         .cloned()
-        .ok_or(RelayError::Unauthenticated)
+        .ok_or_else(|| RelayErrorCode::Unauthenticated.into())
 }
 
 #[cfg(test)]

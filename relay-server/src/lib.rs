@@ -5,10 +5,11 @@
 //!
 //! Layout:
 //! - [`config`]: strict config file, env overrides, secrets, validation.
-//! - [`error`]: [`RelayError`], the one error enum (stable codes, `IntoResponse`).
+//! - [`error`]: [`RelayError`], the one error type (a protocol code, a client-safe message, the cause kept for
+//!   the log; `IntoResponse`).
 //! - [`identity`]: [`IdentityResolver`] and the development / JWT / trusted-proxy resolvers.
 //! - [`guard`]: Origin, content-type and identity checks in front of the API.
-//! - [`extract`]: bounded, strict JSON request bodies.
+//! - [`extract`]: the request extractors: bounded, strict JSON bodies; `Query` and `Path` answering with [`RelayError`].
 //! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus.
@@ -42,6 +43,7 @@ pub mod write_timeout;
 use axum::http::{header, HeaderName, HeaderValue, Method};
 use axum::routing::get;
 use axum::{middleware, Router};
+use patchbridge_protocol::RelayErrorCode;
 use tower::ServiceBuilder;
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -83,7 +85,7 @@ pub fn router(state: AppState) -> Router {
         // `layer`, not `route_layer`: paths under the base that match no route (`/api`, `/api/`, typos) go
         // through the guard too, so without identity they answer 401 rather than revealing what exists.
         // `{base}/` matches neither the nested routes nor the nest's wildcard: it gets its own guarded 404.
-        let not_found = || async { RelayError::NotFound };
+        let not_found = || async { RelayError::from(RelayErrorCode::NotFound) };
         app.route(
             &format!("{base}/"),
             axum::routing::any(not_found).layer(guard_layer.clone()),
@@ -123,7 +125,7 @@ pub fn router(state: AppState) -> Router {
             app = app.route("/", get(embedded_site::missing_site));
         }
     }
-    app = app.fallback(|| async { RelayError::NotFound });
+    app = app.fallback(|| async { RelayError::from(RelayErrorCode::NotFound) });
 
     // Inside the router: the request counter needs the matched route.
     let app = app

@@ -13,6 +13,7 @@ use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use patchbridge_protocol::RelayErrorCode;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -32,7 +33,7 @@ pub fn tree<S: Clone + Send + Sync + 'static>(dir: &Path) -> Router<S> {
         Ok(root) => root,
         Err(e) => {
             tracing::error!(dir = %dir.display(), error = %e, "static directory cannot be resolved; not serving it");
-            return Router::new().fallback(|| async { RelayError::NotFound });
+            return Router::new().fallback(|| async { RelayError::from(RelayErrorCode::NotFound) });
         }
     };
     Router::new()
@@ -52,7 +53,7 @@ async fn inside_only(State(root): State<PathBuf>, request: Request, next: Next) 
     if allowed {
         next.run(request).await
     } else {
-        RelayError::NotFound.into_response()
+        RelayError::from(RelayErrorCode::NotFound).into_response()
     }
 }
 

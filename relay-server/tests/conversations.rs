@@ -450,4 +450,9 @@ async fn malformed_query_or_path_gets_the_json_error_shape(backend: Backend) {
     let (got, body) = put(&r, "/api/conversations/c_%FF", "alice", 1, context("x")).await;
     assert_eq!(got, StatusCode::NOT_FOUND, "{body}");
     assert_eq!(body["error"]["code"], "NOT_FOUND", "{body}");
+    let (got, body) = r
+        .call("DELETE", "/api/conversations/c_%FF", "alice", None)
+        .await;
+    assert_eq!(got, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["error"]["code"], "NOT_FOUND", "{body}");
 }

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use patchbridge_protocol::{Capabilities, ModelInfo, ModelsDocument, PROTOCOL_VERSION};
+use patchbridge_protocol::{
+    Capabilities, ModelInfo, ModelsDocument, RelayErrorCode, PROTOCOL_VERSION,
+};
 
 use crate::config::{Validated, ValidatedModel};
 use crate::error::RelayError;
@@ -59,10 +61,12 @@ impl ModelRegistry {
     /// The model a request names, or the default. Unknown ids fail before any upstream call.
     pub fn pick(&self, requested: Option<&str>) -> Result<&ModelEntry, RelayError> {
         let id = requested.unwrap_or(&self.default_id);
-        self.entries
-            .iter()
-            .find(|e| e.id() == id)
-            .ok_or_else(|| RelayError::UnknownModel(id.to_owned()))
+        self.entries.iter().find(|e| e.id() == id).ok_or_else(|| {
+            RelayError::new(
+                RelayErrorCode::UnknownModel,
+                format!("unknown model `{id}`"),
+            )
+        })
     }
 
     /// The `GET {base}/models` document (`docs/protocol.md` §5).

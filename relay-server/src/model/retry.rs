@@ -62,13 +62,10 @@ mod tests {
         for status in [300, 307, 400, 401, 403, 404, 408, 413, 422] {
             assert_eq!(decide(&error_for_status(status)), None, "{status}");
         }
-        let connection = RelayError::UpstreamUnavailable {
-            detail: "refused".into(),
-        };
+        let connection =
+            RelayError::from(RelayErrorCode::UpstreamUnavailable).with_source("refused");
         assert_eq!(decide(&connection), Some(DEFAULT_DELAY));
-        let timeout = RelayError::UpstreamTimeout {
-            detail: "slow".into(),
-        };
+        let timeout = RelayError::from(RelayErrorCode::UpstreamTimeout).with_source("slow");
         assert_eq!(
             decide(&timeout),
             None,
@@ -78,18 +75,9 @@ mod tests {
 
     #[test]
     fn provider_errors_reported_in_the_stream_follow_the_same_rule() {
-        let overloaded = RelayError::Adapter {
-            code: RelayErrorCode::UpstreamUnavailable,
-            message: "overloaded".into(),
-        };
-        let rejected = RelayError::Adapter {
-            code: RelayErrorCode::UpstreamRejected,
-            message: "policy".into(),
-        };
-        let broken = RelayError::Adapter {
-            code: RelayErrorCode::UpstreamProtocolError,
-            message: "garbled".into(),
-        };
+        let overloaded = RelayError::new(RelayErrorCode::UpstreamUnavailable, "overloaded");
+        let rejected = RelayError::new(RelayErrorCode::UpstreamRejected, "policy");
+        let broken = RelayError::new(RelayErrorCode::UpstreamProtocolError, "garbled");
         assert_eq!(decide(&overloaded), Some(DEFAULT_DELAY));
         assert_eq!(decide(&rejected), None);
         assert_eq!(decide(&broken), None);

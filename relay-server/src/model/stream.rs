@@ -199,7 +199,7 @@ fn bounded_bytes(
 pub fn error_event(error: &RelayError) -> StreamEvent {
     StreamEvent::Error {
         code: error.code().as_str().into(),
-        message: error.public_message(),
+        message: error.public_message().to_owned(),
         retryable: Some(error.retryable()),
     }
 }
@@ -214,15 +214,9 @@ pub fn adapter_error(e: AdapterError) -> RelayError {
 pub fn adapter_error_redacted(e: AdapterError, secrets: &[&str]) -> RelayError {
     tracing::warn!(code = e.code().as_str(), detail = %crate::model::upstream::redact(&e.to_string(), secrets), "adapter error");
     if let Some(message_id) = e.message_id() {
-        return RelayError::ModelStateMismatch {
-            message_id: message_id.to_owned(),
-            message: e.message(),
-        };
+        return RelayError::model_state_mismatch(message_id.to_owned(), e.message());
     }
-    RelayError::Adapter {
-        code: e.code(),
-        message: e.message(),
-    }
+    RelayError::new(e.code(), e.message())
 }
 
 /// Counts the stream as open while it lives and records how it ended (also when the browser went away).
@@ -298,18 +292,16 @@ pub fn relay(
                     }
                     if framed.is_err() && failure.is_none() && !decoder.is_complete() {
                         tracing::warn!("upstream SSE is not valid UTF-8");
-                        failure = Some(RelayError::Adapter {
-                            code: RelayErrorCode::UpstreamProtocolError,
-                            message: "the model provider sent a stream that could not be understood".into(),
-                        });
+                        failure = Some(RelayError::from(RelayErrorCode::UpstreamProtocolError));
                     }
                 }
                 Some(Err(issue)) => {
-                    failure = Some(match issue {
-                        ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout | ByteIssue::DurationExceeded(_) => RelayError::UpstreamTimeout { detail: issue.to_string() },
-                        ByteIssue::TooLarge(_) => RelayError::UpstreamResponseTooLarge { detail: issue.to_string() },
-                        ByteIssue::Transport(_) => RelayError::UpstreamUnavailable { detail: issue.to_string() },
-                    });
+                    let code = match issue {
+                        ByteIssue::FirstByteTimeout | ByteIssue::IdleTimeout | ByteIssue::DurationExceeded(_) => RelayErrorCode::UpstreamTimeout,
+                        ByteIssue::TooLarge(_) => RelayErrorCode::UpstreamResponseTooLarge,
+                        ByteIssue::Transport(_) => RelayErrorCode::UpstreamUnavailable,
+                    };
+                    failure = Some(RelayError::from(code).with_source(issue.to_string()));
                 }
                 None => {
                     if let Err(e) = decoder.finish(&mut out) {
@@ -319,7 +311,7 @@ pub fn relay(
             }
             for event in out.drain(..) {
                 if guard.events >= bounds.max_events {
-                    failure = Some(RelayError::UpstreamResponseTooLarge { detail: format!("more than {} events", bounds.max_events) });
+                    failure = Some(RelayError::from(RelayErrorCode::UpstreamResponseTooLarge).with_source(format!("more than {} events", bounds.max_events)));
                     break;
                 }
                 guard.events += 1;

@@ -12,6 +12,7 @@ use hyper::header::{
     USER_AGENT,
 };
 use hyper::{Method, Request};
+use patchbridge_protocol::RelayErrorCode;
 use patchbridge_providers::UpstreamRequest;
 
 use super::client::{self, UpstreamResponse};
@@ -32,12 +33,12 @@ pub struct Failed {
 /// The error of an upstream answer with a non-2xx `status`: 429 is rate limiting, 5xx unavailability, every
 /// other status (4xx, a 3xx: redirects are never followed) a rejection.
 pub fn error_for_status(status: u16) -> RelayError {
-    let detail = format!("upstream status {status}");
-    match status {
-        429 => RelayError::UpstreamRateLimited { detail },
-        500..=599 => RelayError::UpstreamUnavailable { detail },
-        _ => RelayError::UpstreamRejected { detail },
-    }
+    let code = match status {
+        429 => RelayErrorCode::UpstreamRateLimited,
+        500..=599 => RelayErrorCode::UpstreamUnavailable,
+        _ => RelayErrorCode::UpstreamRejected,
+    };
+    RelayError::from(code).with_source(format!("upstream status {status}"))
 }
 
 /// One call's upstream request, ready to be sent (again).
@@ -93,14 +94,18 @@ impl<'a> Prepared<'a> {
         *request.headers_mut() = headers;
         let sent = state.inner.http.send(request);
         match tokio::time::timeout(remaining, sent).await {
-            Err(_) => Err(failed(RelayError::UpstreamTimeout {
-                detail: format!("no response headers within {} ms", first_byte.as_millis()),
-            })),
+            Err(_) => Err(failed(
+                RelayError::from(RelayErrorCode::UpstreamTimeout).with_source(format!(
+                    "no response headers within {} ms",
+                    first_byte.as_millis()
+                )),
+            )),
             // Connecting (including its timeout), TLS, a proxy's refusal, a connection that closed before
             // the response head: the provider could not be reached.
-            Ok(Err(e)) => Err(failed(RelayError::UpstreamUnavailable {
-                detail: redact(&client::describe(&e), &self.secrets()),
-            })),
+            Ok(Err(e)) => Err(failed(
+                RelayError::from(RelayErrorCode::UpstreamUnavailable)
+                    .with_source(redact(&client::describe(&e), &self.secrets())),
+            )),
             Ok(Ok(response)) if response.status().is_success() => Ok(response),
             Ok(Ok(response)) => {
                 let status = response.status().as_u16();

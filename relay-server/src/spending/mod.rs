@@ -84,7 +84,7 @@ pub async fn admit(state: &AppState, user: &str, model: &str) -> Result<Ticket, 
                 .refusal(model, &snapshot, now)
                 .ok_or_else(|| RelayError::internal("spending: a refusal without a limit"))?;
             state.metrics().spending_refusal(&refusal);
-            Err(RelayError::SpendingLimitReached(Box::new(refusal)))
+            Err(RelayError::spending_limit(refusal))
         }
         Err(e) => Err(RelayError::internal(format!("spending counters: {e}"))),
     }

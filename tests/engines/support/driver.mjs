@@ -1,6 +1,7 @@
-// The engine-neutral driver the Firefox and WebKit journeys use: one small interface (open a page, evaluate, wait
-// for a condition, click, type, press a key, reload) over two real automation protocols, so the same journey file
-// runs unchanged in both engines.
+// The engine-neutral driver the Firefox and WebKit journeys use: one small interface (open a page or a second tab
+// sharing its storage, evaluate, wait for a condition, click, type, press a key on an element or on whatever has
+// focus, pick a file, resize, reload) over two real automation protocols, so the same journey file runs unchanged in both
+// engines.
 //
 // - Firefox: Debian's `firefox-esr`, launched by `puppeteer-core` over WebDriver BiDi (headless). Playwright
 //   cannot drive a stock Firefox (it needs its own patched build), and no browser is ever downloaded.
@@ -79,33 +80,49 @@ async function launchFirefox() {
   const pid = browser.process()?.pid;
   const kill = () => { if (pid) process.kill(pid, 'SIGKILL'); };
   cleanups.add(kill);
+  /**
+   * A tab of `context` at `url`; tabs of one context share storage (another tab of the same site). Closing the
+   * first tab closes its context; closing a tab opened from it closes that tab only.
+   */
+  async function firefoxTab(context, url, { width = 1100, height = 760 } = {}, first = true) {
+    const page = await context.newPage();
+    await page.setViewport({ width, height });
+    const problems = [];
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console: ${msg.text()}`); });
+    await page.goto(url);
+    const element = async (path) => {
+      const handle = await page.evaluateHandle(resolvePath, path);
+      const el = handle.asElement();
+      if (!el) throw new Error(`firefox: no element at ${path}`);
+      return el;
+    };
+    return wrapPage({
+      engine: 'firefox',
+      evaluate: (fn, arg) => page.evaluate(fn, arg),
+      goto: (u) => page.goto(u),
+      reload: () => page.reload(),
+      click: async (path) => (await element(path)).click(),
+      type: async (path, text) => (await element(path)).type(text),
+      press: async (path, key) => (await element(path)).press(key),
+      upload: async (path, file) => (await element(path)).uploadFile(file),
+      keys: async (combo) => {
+        const [key, ...modifiers] = combo.split('+').reverse();
+        for (const m of modifiers) await page.keyboard.down(m);
+        await page.keyboard.press(key);
+        for (const m of modifiers.reverse()) await page.keyboard.up(m);
+      },
+      resize: (size) => page.setViewport(size),
+      openTab: (u, size) => firefoxTab(context, u, size, false),
+      problems: () => problems.slice(),
+      close: () => (first ? context.close() : page.close()),
+    });
+  }
+
   return {
     name: 'firefox',
-    async openPage(url, { width = 1100, height = 760 } = {}) {
-      const context = await browser.createBrowserContext();
-      const page = await context.newPage();
-      await page.setViewport({ width, height });
-      const problems = [];
-      page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-      page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console: ${msg.text()}`); });
-      await page.goto(url);
-      const element = async (path) => {
-        const handle = await page.evaluateHandle(resolvePath, path);
-        const el = handle.asElement();
-        if (!el) throw new Error(`firefox: no element at ${path}`);
-        return el;
-      };
-      return wrapPage({
-        engine: 'firefox',
-        evaluate: (fn, arg) => page.evaluate(fn, arg),
-        goto: (u) => page.goto(u),
-        reload: () => page.reload(),
-        click: async (path) => (await element(path)).click(),
-        type: async (path, text) => (await element(path)).type(text),
-        press: async (path, key) => (await element(path)).press(key),
-        problems: () => problems.slice(),
-        close: () => context.close(),
-      });
+    async openPage(url, size) {
+      return firefoxTab(await browser.createBrowserContext(), url, size);
     },
     async close() {
       await browser.close();
@@ -173,11 +190,12 @@ async function launchWebKit() {
   const { url, kill } = await startWebKitDriver();
 
   // One MiniBrowser per page: a WebDriver session is one browser window, and a fresh session gives each journey
-  // an empty profile (no localStorage carried between pages, like Firefox's fresh browser context).
+  // an empty profile (no localStorage carried between pages, like Firefox's fresh browser context). A "tab" opened
+  // from a page is another window of the same session, so it shares that page's storage.
   const sessions = new Set();
   return {
     name: 'webkit',
-    async openPage(pageUrl, { width = 1100, height = 760 } = {}) {
+    async openPage(pageUrl, size) {
       const driver = await new Builder()
         .usingServer(url)
         .withCapabilities({
@@ -186,39 +204,8 @@ async function launchWebKit() {
         })
         .build();
       sessions.add(driver);
-      await driver.manage().window().setRect({ width, height });
-      // WebDriver classic has no console or page-error events: a recorder installed after each navigation keeps
-      // what the page reports from then on (errors during the first parse are not seen here; Firefox sees them).
-      const record = () => driver.executeScript(`
-        if (!window.__pbProblems) {
-          window.__pbProblems = [];
-          addEventListener('error', (e) => window.__pbProblems.push('pageerror: ' + e.message));
-          addEventListener('unhandledrejection', (e) => window.__pbProblems.push('pageerror: ' + (e.reason && e.reason.message || e.reason)));
-          const original = console.error;
-          console.error = (...args) => { window.__pbProblems.push('console: ' + args.join(' ')); original.apply(console, args); };
-        }`);
-      const problems = [];
-      const collect = async () => {
-        try { problems.push(...(await driver.executeScript('return (window.__pbProblems || []).splice(0)'))); } catch { /* page gone */ }
-      };
-      const element = async (path) => {
-        const el = await driver.executeScript(`return (${resolvePath})(arguments[0])`, path);
-        if (!el) throw new Error(`webkit: no element at ${path}`);
-        return el;
-      };
-      await driver.get(pageUrl);
-      await record();
-      return wrapPage({
-        engine: 'webkit',
-        evaluate: (fn, arg) => driver.executeScript(`return (${fn})(arguments[0])`, arg),
-        goto: async (u) => { await collect(); await driver.get(u); await record(); },
-        reload: async () => { await collect(); await driver.navigate().refresh(); await record(); },
-        click: async (path) => (await element(path)).click(),
-        type: async (path, text) => (await element(path)).sendKeys(text),
-        press: async (path, key) => (await element(path)).sendKeys(key === 'Enter' ? Key.ENTER : key),
-        problems: async () => { await collect(); return problems.slice(); },
-        close: async () => { sessions.delete(driver); await driver.quit(); },
-      });
+      const session = { driver, current: await driver.getWindowHandle() };
+      return webkitWindow(session, session.current, pageUrl, size, async () => { sessions.delete(driver); await driver.quit(); });
     },
     async close() {
       for (const driver of sessions) await driver.quit().catch(() => {});
@@ -227,6 +214,77 @@ async function launchWebKit() {
       cleanups.delete(kill);
     },
   };
+}
+
+/** WebDriver key names of the keys the journeys press. */
+const WEBDRIVER_KEYS = { Enter: Key.ENTER, Tab: Key.TAB, Escape: Key.ESCAPE, Shift: Key.SHIFT, Control: Key.CONTROL };
+
+/**
+ * One window of a WebKit session at `pageUrl`. Commands go to the session's current window, so each one first
+ * switches to this window when the session has several (a second tab).
+ */
+async function webkitWindow(session, handle, pageUrl, { width = 1100, height = 760 } = {}, close) {
+  const { driver } = session;
+  const on = async () => {
+    if (session.current !== handle) {
+      await driver.switchTo().window(handle);
+      session.current = handle;
+    }
+    return driver;
+  };
+  await (await on()).manage().window().setRect({ width, height });
+  // WebDriver classic has no console or page-error events: a recorder installed after each navigation keeps
+  // what the page reports from then on (errors during the first parse are not seen here; Firefox sees them).
+  const record = async () => (await on()).executeScript(`
+    if (!window.__pbProblems) {
+      window.__pbProblems = [];
+      addEventListener('error', (e) => window.__pbProblems.push('pageerror: ' + e.message));
+      addEventListener('unhandledrejection', (e) => window.__pbProblems.push('pageerror: ' + (e.reason && e.reason.message || e.reason)));
+      const original = console.error;
+      console.error = (...args) => { window.__pbProblems.push('console: ' + args.join(' ')); original.apply(console, args); };
+    }`);
+  const problems = [];
+  const collect = async () => {
+    try { problems.push(...(await (await on()).executeScript('return (window.__pbProblems || []).splice(0)'))); } catch { /* page gone */ }
+  };
+  const element = async (path) => {
+    const el = await (await on()).executeScript(`return (${resolvePath})(arguments[0])`, path);
+    if (!el) throw new Error(`webkit: no element at ${path}`);
+    return el;
+  };
+  await driver.get(pageUrl);
+  await record();
+  return wrapPage({
+    engine: 'webkit',
+    evaluate: async (fn, arg) => (await on()).executeScript(`return (${fn})(arguments[0])`, arg),
+    goto: async (u) => { await collect(); await (await on()).get(u); await record(); },
+    reload: async () => { await collect(); await (await on()).navigate().refresh(); await record(); },
+    click: async (path) => (await element(path)).click(),
+    type: async (path, text) => (await element(path)).sendKeys(text),
+    press: async (path, key) => (await element(path)).sendKeys(WEBDRIVER_KEYS[key] ?? key),
+    // WebDriver sets a file input's files by sending it the file's path.
+    upload: async (path, file) => (await element(path)).sendKeys(file),
+    keys: async (combo) => {
+      const [key, ...modifiers] = combo.split('+').reverse().map((k) => WEBDRIVER_KEYS[k] ?? k);
+      let actions = (await on()).actions();
+      for (const m of modifiers) actions = actions.keyDown(m);
+      actions = actions.keyDown(key).keyUp(key);
+      for (const m of modifiers.reverse()) actions = actions.keyUp(m);
+      await actions.perform();
+    },
+    resize: async (size) => (await on()).manage().window().setRect(size),
+    // A second window, not a tab: MiniBrowser keeps a new tab in the background, where no animation frame runs, so
+    // an element that draws on animation frames never paints there. Both windows share the session's storage.
+    openTab: async (u, size) => {
+      await on();
+      await driver.switchTo().newWindow('window');
+      session.current = await driver.getWindowHandle();
+      const tab = session.current;
+      return webkitWindow(session, tab, u, size, async () => { await driver.switchTo().window(tab); await driver.close(); session.current = null; });
+    },
+    problems: async () => { await collect(); return problems.slice(); },
+    close,
+  });
 }
 
 /**
@@ -242,6 +300,10 @@ function wrapPage(raw) {
     click: raw.click,
     type: raw.type,
     press: raw.press,
+    upload: raw.upload,
+    keys: raw.keys,
+    resize: raw.resize,
+    openTab: raw.openTab,
     close: raw.close,
     problems: async () => raw.problems(),
     async waitFor(fn, arg, what = String(fn).slice(0, 160), ms = 30_000) {

@@ -10,6 +10,7 @@ export const sel = {
   approve: `${W} >>> [part~=approve-button]`,
   reject: `${W} >>> [part~=reject-button]`,
   history: `${W} >>> [part~=history-button]`,
+  newChat: `${W} >>> [part~=new-button]`,
 };
 
 /** Waits until the element's runtime is ready (its `controller` property is set). */
@@ -24,6 +25,15 @@ export function waitOutcome(page, outcome, turns) {
     const users = s.messages.filter((m) => m.role === 'user').length;
     return s.status === 'idle' && s.lastOutcome === o && users >= n;
   }, { outcome, turns }, `an idle controller whose turn ${turns} ended as ${outcome}`);
+}
+
+/**
+ * Waits until the controller is idle and the element has painted that state (it renders on animation frames, so
+ * the DOM can trail the controller by a frame).
+ */
+export async function waitIdle(page) {
+  await page.waitFor(() => document.querySelector('patchbridge-agent').controller?.getState().status === 'idle', null, 'an idle controller');
+  await page.evaluate(() => new Promise((resolve) => { requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))); }));
 }
 
 /** Waits until the confirmation card is on screen; returns its text. */
