@@ -4,7 +4,7 @@
 //! by JavaScript hosts and written into stored data, so each must appear exactly once in the source: the
 //! variant list, `ALL`, `as_str`, `parse`, `Display`, `Serialize` and `Deserialize` are all generated from one
 //! `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
-//! place to forget (tests compare `ALL` with the JavaScript declarations of the same sets).
+//! place to forget (the npm package's TypeScript declarations of these sets are generated from `ALL`).
 
 /// Declares a fieldless enum whose values are stable strings.
 ///

@@ -22,6 +22,7 @@ pub const MAX_DURATION_MS: u64 = 2_147_483_647;
 /// Per-execution bounds. Build with [`Limits::from_full_json`], [`Limits::from_partial_json`] or by hand and
 /// then [`Limits::validate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     /// `maxModelCalls`: model calls per execution.

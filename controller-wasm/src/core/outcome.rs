@@ -18,6 +18,7 @@ patchbridge_protocol::string_enum! {
 
 /// What `result` resolves with.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ExecutionResult {
     /// The outcome.
@@ -27,5 +28,6 @@ pub struct ExecutionResult {
     /// The provider state after the last stable message (verbatim).
     pub model_state: Option<ModelState>,
     /// Usage summed over the model calls that completed.
+    #[cfg_attr(test, ts(type = "Required<Usage>"))]
     pub usage: Usage,
 }
