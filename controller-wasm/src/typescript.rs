@@ -605,3 +605,19 @@ fn the_controller_state_serialises_as_its_declared_shape() {
         );
     }
 }
+
+#[test]
+fn the_declared_limits_name_their_defaults() {
+    let decl = Limits::decl(&config());
+    for name in LimitName::ALL {
+        let field = decl
+            .find(&format!("{name}: number"))
+            .unwrap_or_else(|| panic!("Limits declares no {name}"));
+        let doc = &decl[decl[..field].rfind("/**").expect("a doc comment")..field];
+        let default = format!("(default {})", Limits::DEFAULT.get(name));
+        assert!(
+            doc.contains(&default),
+            "the doc of {name} does not say `{default}`: {doc}"
+        );
+    }
+}

@@ -10,12 +10,12 @@ import type { AgentError } from '../errors.js';
 export type Role = "user" | "assistant" | "tool";
 
 /**
- * Where an image comes from. `Deserialize` is hand-written (`tagged.rs`).
+ * Where an image comes from.
  */
 export type ImageSource = { "type": "url", url: string, } | { "type": "base64", mediaType: string, data: string, };
 
 /**
- * A content block (closed set). `Deserialize` is hand-written (`tagged.rs`).
+ * A content block (closed set).
  */
 export type Block = { "type": "text", text: string, } | { "type": "image", source: ImageSource, } | { "type": "reasoning", text: string, } | { "type": "tool-call", callId: string, name: string, 
 /**
@@ -59,13 +59,12 @@ modelState: Readonly<ModelState> | null, tools: ReadonlyArray<Readonly<ToolDefin
 export type StopReason = "end-turn" | "tool-use" | "max-tokens" | "stop-sequence" | "pause-turn" | "refusal" | "other";
 
 /**
- * What kind of block a `block-start` opens. `Deserialize` is hand-written (`tagged.rs`).
+ * What kind of block a `block-start` opens.
  */
 export type BlockKind = { "type": "text" } | { "type": "reasoning" } | { "type": "tool-call", callId: string, name: string, };
 
 /**
- * One event of a model stream: what the relay sends as SSE and what a custom model yields. `Deserialize` is
- * hand-written (`tagged.rs`) with the behaviour the attributes below describe.
+ * One event of a model stream: what the relay sends as SSE and what a custom model yields.
  */
 export type StreamEvent = { "type": "message-start", id?: string, } | { "type": "block-start", index: number, block: BlockKind, } | { "type": "block-delta", index: number, delta: string, } | { "type": "block-stop", index: number, } | { "type": "message-stop", stopReason: StopReason, usage?: Usage, 
 /**
@@ -81,7 +80,8 @@ export type ConversationSummary = { id: string, title: string, revision: number,
 
 /**
  * `GET {base}/conversations?limit=N&cursor=C` → `{ "items": [ConversationSummary], "nextCursor": string | null }`:
- * newest `updatedAt` first; `next_cursor` is opaque and `None` on the last page (`docs/protocol.md` §6).
+ * newest `updatedAt` first; `nextCursor` is opaque (pass it as `cursor` for the next page) and null on the last
+ * page (`docs/protocol.md` §6).
  */
 export type ConversationPage = { items: ReadonlyArray<Readonly<ConversationSummary>>, 
 /**
@@ -95,7 +95,8 @@ nextCursor: string | null, };
  */
 export type SpendingLimit = { 
 /**
- * A [`SpendingLimitKind`]'s text.
+ * A [`SpendingLimitKind`]'s text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
+ * may add kinds).
  */
 kind: string, 
 /**
@@ -127,29 +128,31 @@ export type AgentErrorCode = "AGENT_EXECUTION_TIMEOUT" | "AGENT_LIMIT_EXCEEDED" 
 export type LimitName = "maxModelCalls" | "maxToolCalls" | "maxDurationMs" | "maxModelOutputCharacters" | "maxToolResultCharacters";
 
 /**
- * Per-execution bounds. Build with [`Limits::from_full_json`], [`Limits::from_partial_json`] or by hand and
- * then [`Limits::validate`].
+ * The five per-execution limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial
+ * override of the defaults ([`Limits::DEFAULT`]). Built with [`Limits::from_full_json`],
+ * [`Limits::from_partial_json`], or by hand and then [`Limits::validate`].
  */
 export type Limits = { 
 /**
- * `maxModelCalls`: model calls per execution.
+ * `maxModelCalls`: model calls per execution (default 16).
  */
 maxModelCalls: number, 
 /**
- * `maxToolCalls`: tool calls accepted per execution, cumulative over all batches.
+ * `maxToolCalls`: tool calls accepted per execution, cumulative over all batches (default 32).
  */
 maxToolCalls: number, 
 /**
- * `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms.
+ * `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms, at most
+ * 2147483647 (default 300000).
  */
 maxDurationMs: number, 
 /**
  * `maxModelOutputCharacters`: text + shown reasoning + tool-argument characters aggregated from one model
- * call, counted as Unicode scalar values.
+ * call, counted as Unicode scalar values (default 100000).
  */
 maxModelOutputCharacters: number, 
 /**
- * `maxToolResultCharacters`: characters (Unicode scalar values) of one tool result's `content`.
+ * `maxToolResultCharacters`: Unicode scalar values of one tool result's `content` (default 100000).
  */
 maxToolResultCharacters: number, };
 
@@ -347,7 +350,7 @@ sequence: number,
 timestampMs: number, };
 
 /**
- * A hook threw on the terminal event: reported to `onHookError` (or `console_error`), never changes the outcome.
+ * A hook threw on the terminal event: reported to `onHookError` (or the console), never changes the outcome.
  */
 export type HookFailure = { 
 /**
@@ -436,7 +439,10 @@ export type ExecutionResult = {
  */
 outcome: Outcome, 
 /**
- * The whole conversation: input messages plus every message that became stable (never a draft).
+ * The whole conversation: input messages plus every message that became stable (never a draft). A
+ * `cancelled` result that stopped between an assistant message's tool calls and their tool message ends with
+ * a closing tool message: the results already published, and a not-run result (`isError: true`, content
+ * starting with `[not run] `) for each call that never ran, so these messages are a valid next input.
  */
 messages: Array<Message>, 
 /**

@@ -37,7 +37,8 @@ pub struct ConversationSnapshot {
 }
 
 /// `GET {base}/conversations?limit=N&cursor=C` → `{ "items": [ConversationSummary], "nextCursor": string | null }`:
-/// newest `updatedAt` first; `next_cursor` is opaque and `None` on the last page (`docs/protocol.md` §6).
+/// newest `updatedAt` first; `nextCursor` is opaque (pass it as `cursor` for the next page) and null on the last
+/// page (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]

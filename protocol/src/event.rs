@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::message::{ModelState, Usage};
 
-/// One event of a model stream: what the relay sends as SSE and what a custom model yields. `Deserialize` is
-/// hand-written (`tagged.rs`) with the behaviour the attributes below describe.
+/// One event of a model stream: what the relay sends as SSE and what a custom model yields.
+// `Deserialize` is hand-written (`tagged.rs`) with the behaviour the attributes below describe.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
@@ -45,7 +45,8 @@ pub enum StreamEvent {
     },
 }
 
-/// What kind of block a `block-start` opens. `Deserialize` is hand-written (`tagged.rs`).
+/// What kind of block a `block-start` opens.
+// `Deserialize` is hand-written (`tagged.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]

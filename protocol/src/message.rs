@@ -24,7 +24,8 @@ pub struct Message {
     pub blocks: Vec<Block>,
 }
 
-/// A content block (closed set). `Deserialize` is hand-written (`tagged.rs`).
+/// A content block (closed set).
+// `Deserialize` is hand-written (`tagged.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
@@ -55,7 +56,8 @@ pub enum Block {
     },
 }
 
-/// Where an image comes from. `Deserialize` is hand-written (`tagged.rs`).
+/// Where an image comes from.
+// `Deserialize` is hand-written (`tagged.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]

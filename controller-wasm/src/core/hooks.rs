@@ -181,7 +181,7 @@ pub struct HookContext {
     pub timestamp_ms: f64,
 }
 
-/// A hook threw on the terminal event: reported to `onHookError` (or `console_error`), never changes the outcome.
+/// A hook threw on the terminal event: reported to `onHookError` (or the console), never changes the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
