@@ -14,7 +14,7 @@
 //! deriving both `Serialize` and `TS`, and a test converts real values into it (an exhaustive `match` or
 //! destructuring, so a new variant or field does not compile until it is mirrored) and requires the mirror to
 //! serialise to exactly the JSON the runtime produces: `ExecutionEvent` (`ExecutionEvent::to_json`), the draft
-//! and `AgentState` (`ControllerState::to_json`).
+//! and `AgentState` (`ControllerState::to_json`), and `RelayErrorDetails` (`relay_error_details`, `http_error`).
 //!
 //! TypeScript-only choices live in `ts(...)` attributes beside the fields: `JsonValue` / `JsonObject` for
 //! pass-through JSON, `Required<Usage>` where the runtime always reports every count, the `AgentError` class where
@@ -23,16 +23,19 @@
 use std::path::{Path, PathBuf};
 
 use patchbridge_protocol::{
-    Block, BlockKind, ConversationPage, ConversationSummary, ImageSource, Message, ModelRequest,
-    ModelState, Role, SpendingLimit, StopReason, StreamEvent, ToolDefinition, Usage,
+    Block, BlockKind, ConversationPage, ConversationSummary, ErrorBody, ErrorEnvelope, ImageSource,
+    Message, ModelRequest, ModelState, Role, SpendingLimit, StopReason, StreamEvent,
+    ToolDefinition, Usage,
 };
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::{Config, TS};
 
+use crate::core::error::relay_error_details;
+use crate::core::relay::http_error;
 use crate::core::{
     AgentError, ControllerState, ConversationInfo, Draft, ErrorCode, ExecutionEvent,
-    ExecutionResult, HookContext, HookEvent, HookFailure, InspectionSource, Interrupt,
+    ExecutionResult, HookContext, HookEvent, HookFailure, HttpAnswer, InspectionSource, Interrupt,
     InterruptKind, LimitName, Limits, ModelCallContext, Outcome, Status, ToolCallResult,
 };
 
@@ -282,6 +285,68 @@ impl AgentStateShape {
     }
 }
 
+/// `details` of every relay failure (AGENT_RELAY_ERROR, and the relay's AGENT_REVISION_CONFLICT /
+/// AGENT_CONVERSATION_CORRUPT / AGENT_SPENDING_LIMIT_REACHED), the same shape whether the relay answered with an
+/// HTTP error or sent an `error` event inside the model stream.
+#[derive(Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "RelayErrorDetails")]
+struct RelayErrorDetailsShape {
+    /// The relay's stable code (docs/protocol.md §4), e.g. 'UPSTREAM_RATE_LIMITED'; '' when an HTTP error body was
+    /// not a relay error.
+    relay_code: String,
+    /// The HTTP status; present only for HTTP error answers (an in-stream error arrives on a 200 stream).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    status: Option<u32>,
+    /// Present only when the relay said whether retrying may help (in-stream error events carry it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    retryable: Option<bool>,
+    /// Present only for AGENT_REVISION_CONFLICT: the stored revision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    current_revision: Option<u64>,
+    /// Present only for relayCode 'MODEL_STATE_MISMATCH': the message whose stored provider state the relay
+    /// refused. `controller.newConversation({ keepMessages: true })` continues from the messages without that
+    /// state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    message_id: Option<String>,
+    /// Present only for AGENT_SPENDING_LIMIT_REACHED: whole seconds until a model call may be admitted again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    retry_after_seconds: Option<u64>,
+    /// Present only for AGENT_SPENDING_LIMIT_REACHED: the relay's limit that refused the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    limit: Option<SpendingLimit>,
+}
+
+impl RelayErrorDetailsShape {
+    /// The details of an HTTP error answer with `status` and this relay error.
+    fn of_answer(status: u32, body: &ErrorBody) -> Self {
+        let ErrorBody {
+            code,
+            message: _,
+            current_revision,
+            message_id,
+            retryable,
+            limit,
+            retry_after_seconds,
+        } = body;
+        RelayErrorDetailsShape {
+            relay_code: code.clone(),
+            status: Some(status),
+            retryable: *retryable,
+            current_revision: *current_revision,
+            message_id: message_id.clone(),
+            retry_after_seconds: *retry_after_seconds,
+            limit: limit.clone(),
+        }
+    }
+}
+
 /// One declaration of the generated file: its TypeScript name, text and the names it refers to.
 struct Declaration {
     name: String,
@@ -319,6 +384,7 @@ fn declarations() -> Vec<Declaration> {
         declaration::<ConversationSummary>(cfg),
         declaration::<ConversationPage>(cfg),
         declaration::<SpendingLimit>(cfg),
+        declaration::<RelayErrorDetailsShape>(cfg),
         // The runtime's closed sets and state, from `controller-wasm/src/core`.
         declaration::<ErrorCode>(cfg),
         declaration::<LimitName>(cfg),
@@ -620,4 +686,70 @@ fn the_declared_limits_name_their_defaults() {
             "the doc of {name} does not say `{default}`: {doc}"
         );
     }
+}
+
+#[test]
+fn relay_error_details_serialise_as_their_declared_shape() {
+    // Every field of the relay's error body set, so that each one the runtime copies into `details` is compared.
+    let body = ErrorBody {
+        code: "SPENDING_LIMIT_REACHED".into(),
+        message: "over the limit".into(),
+        current_revision: Some(3),
+        message_id: Some("m1".into()),
+        retryable: Some(true),
+        limit: Some(SpendingLimit {
+            kind: "calls".into(),
+            max: 10,
+            window_seconds: Some(60),
+            sliding: Some(false),
+            model: Some("fast".into()),
+        }),
+        retry_after_seconds: Some(12),
+    };
+    let answer = HttpAnswer {
+        status: 429,
+        body: serde_json::to_string(&ErrorEnvelope {
+            error: body.clone(),
+        })
+        .unwrap(),
+    };
+    let error = http_error(&answer, "model call");
+    assert_eq!(
+        error.details,
+        Some(as_json(&RelayErrorDetailsShape::of_answer(429, &body)))
+    );
+
+    // Not a relay error body: only the status and an empty code.
+    let answer = HttpAnswer {
+        status: 502,
+        body: "<html>bad gateway</html>".into(),
+    };
+    let shape = RelayErrorDetailsShape {
+        relay_code: String::new(),
+        status: Some(502),
+        retryable: None,
+        current_revision: None,
+        message_id: None,
+        retry_after_seconds: None,
+        limit: None,
+    };
+    assert_eq!(
+        http_error(&answer, "model call").details,
+        Some(as_json(&shape))
+    );
+
+    // An in-stream `error` event: the code and, when the relay says so, whether a retry may help.
+    let shape = RelayErrorDetailsShape {
+        relay_code: "UPSTREAM_TIMEOUT".into(),
+        status: None,
+        retryable: Some(true),
+        current_revision: None,
+        message_id: None,
+        retry_after_seconds: None,
+        limit: None,
+    };
+    assert_eq!(
+        relay_error_details("UPSTREAM_TIMEOUT", None, Some(true), None, None),
+        as_json(&shape)
+    );
 }

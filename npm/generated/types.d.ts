@@ -118,6 +118,44 @@ sliding?: boolean,
 model?: string, };
 
 /**
+ * `details` of every relay failure (AGENT_RELAY_ERROR, and the relay's AGENT_REVISION_CONFLICT /
+ * AGENT_CONVERSATION_CORRUPT / AGENT_SPENDING_LIMIT_REACHED), the same shape whether the relay answered with an
+ * HTTP error or sent an `error` event inside the model stream.
+ */
+export type RelayErrorDetails = { 
+/**
+ * The relay's stable code (docs/protocol.md §4), e.g. 'UPSTREAM_RATE_LIMITED'; '' when an HTTP error body was
+ * not a relay error.
+ */
+relayCode: string, 
+/**
+ * The HTTP status; present only for HTTP error answers (an in-stream error arrives on a 200 stream).
+ */
+status?: number, 
+/**
+ * Present only when the relay said whether retrying may help (in-stream error events carry it).
+ */
+retryable?: boolean, 
+/**
+ * Present only for AGENT_REVISION_CONFLICT: the stored revision.
+ */
+currentRevision?: number, 
+/**
+ * Present only for relayCode 'MODEL_STATE_MISMATCH': the message whose stored provider state the relay
+ * refused. `controller.newConversation({ keepMessages: true })` continues from the messages without that
+ * state.
+ */
+messageId?: string, 
+/**
+ * Present only for AGENT_SPENDING_LIMIT_REACHED: whole seconds until a model call may be admitted again.
+ */
+retryAfterSeconds?: number, 
+/**
+ * Present only for AGENT_SPENDING_LIMIT_REACHED: the relay's limit that refused the call.
+ */
+limit?: SpendingLimit, };
+
+/**
  * Stable error codes of @patchbridge/agent (compare `error.code` against these).
  */
 export type AgentErrorCode = "AGENT_EXECUTION_TIMEOUT" | "AGENT_LIMIT_EXCEEDED" | "AGENT_INVALID_LIMITS" | "AGENT_INVALID_OPTIONS" | "AGENT_PROTOCOL_ERROR" | "AGENT_TOOL_PRECHECK_FAILED" | "AGENT_INVALID_TOOL_RESULT" | "AGENT_TOOL_FAILED" | "AGENT_MODEL_FAILED" | "AGENT_INTERCEPTOR_FAILED" | "AGENT_NEXT_CALLED_TWICE" | "AGENT_HOOK_FAILED" | "AGENT_NO_PENDING_INTERRUPT" | "AGENT_INTERRUPT_MISMATCH" | "AGENT_INTERRUPT_ALREADY_RESOLVED" | "AGENT_BUSY" | "AGENT_DESTROYED" | "AGENT_REVISION_CONFLICT" | "AGENT_CONVERSATION_CORRUPT" | "AGENT_RELAY_ERROR" | "AGENT_SPENDING_LIMIT_REACHED" | "AGENT_INVALID_TOOL" | "AGENT_INVALID_INPUT";
