@@ -429,11 +429,19 @@ fn types_d_ts() -> String {
     out
 }
 
+/// The JSDoc comment of a stable string: its Rust doc comment.
+fn jsdoc(doc: &str) -> String {
+    ts_rs::format_docs(&doc.lines().collect::<Vec<_>>())
+}
+
 fn error_codes_js() -> String {
     let mut out = header("//");
-    out.push_str("\n/** Stable error codes (string constants, safe to compare and to log). */\n");
-    for code in ErrorCode::ALL {
-        out.push_str(&format!("export const {code} = '{code}';\n"));
+    out.push_str("// Stable error codes (string constants, safe to compare and to log).\n");
+    for (code, doc) in ErrorCode::ALL.iter().zip(ErrorCode::DOCS) {
+        out.push_str(&format!(
+            "\n{}export const {code} = '{code}';\n",
+            jsdoc(doc)
+        ));
     }
     out.push_str(
         "\n/** All codes, keyed by themselves: `ErrorCodes.AGENT_BUSY === 'AGENT_BUSY'`. */\n",
@@ -448,9 +456,12 @@ fn error_codes_js() -> String {
 
 fn error_codes_d_ts() -> String {
     let mut out = header("//");
-    out.push_str("import type { AgentErrorCode } from './types.js';\n\n");
-    for code in ErrorCode::ALL {
-        out.push_str(&format!("export declare const {code}: '{code}';\n"));
+    out.push_str("import type { AgentErrorCode } from './types.js';\n");
+    for (code, doc) in ErrorCode::ALL.iter().zip(ErrorCode::DOCS) {
+        out.push_str(&format!(
+            "\n{}export declare const {code}: '{code}';\n",
+            jsdoc(doc)
+        ));
     }
     out.push_str("\n/** Every code keyed by itself. */\n");
     out.push_str("export declare const ErrorCodes: Readonly<{ [K in AgentErrorCode]: K }>;\n");

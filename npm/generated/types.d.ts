@@ -95,7 +95,7 @@ nextCursor: string | null, };
  */
 export type SpendingLimit = { 
 /**
- * A [`SpendingLimitKind`]'s text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
+ * A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
  * may add kinds).
  */
 kind: string, 
@@ -158,7 +158,7 @@ limit?: SpendingLimit, };
 /**
  * Stable error codes of @patchbridge/agent (compare `error.code` against these).
  */
-export type AgentErrorCode = "AGENT_EXECUTION_TIMEOUT" | "AGENT_LIMIT_EXCEEDED" | "AGENT_INVALID_LIMITS" | "AGENT_INVALID_OPTIONS" | "AGENT_PROTOCOL_ERROR" | "AGENT_TOOL_PRECHECK_FAILED" | "AGENT_INVALID_TOOL_RESULT" | "AGENT_TOOL_FAILED" | "AGENT_MODEL_FAILED" | "AGENT_INTERCEPTOR_FAILED" | "AGENT_NEXT_CALLED_TWICE" | "AGENT_HOOK_FAILED" | "AGENT_NO_PENDING_INTERRUPT" | "AGENT_INTERRUPT_MISMATCH" | "AGENT_INTERRUPT_ALREADY_RESOLVED" | "AGENT_BUSY" | "AGENT_DESTROYED" | "AGENT_REVISION_CONFLICT" | "AGENT_CONVERSATION_CORRUPT" | "AGENT_RELAY_ERROR" | "AGENT_SPENDING_LIMIT_REACHED" | "AGENT_INVALID_TOOL" | "AGENT_INVALID_INPUT";
+export type AgentErrorCode = "AGENT_EXECUTION_TIMEOUT" | "AGENT_LIMIT_EXCEEDED" | "AGENT_INVALID_LIMITS" | "AGENT_INVALID_OPTIONS" | "AGENT_PROTOCOL_ERROR" | "AGENT_TOOL_PRECHECK_FAILED" | "AGENT_INVALID_TOOL_RESULT" | "AGENT_TOOL_FAILED" | "AGENT_MODEL_FAILED" | "AGENT_INTERCEPTOR_FAILED" | "AGENT_NEXT_CALLED_TWICE" | "AGENT_HOOK_FAILED" | "AGENT_NO_PENDING_INTERRUPT" | "AGENT_INTERRUPT_MISMATCH" | "AGENT_INTERRUPT_ALREADY_RESOLVED" | "AGENT_BUSY" | "AGENT_DESTROYED" | "AGENT_REVISION_CONFLICT" | "AGENT_CONVERSATION_CORRUPT" | "AGENT_RELAY_ERROR" | "AGENT_SPENDING_LIMIT_REACHED" | "AGENT_INVALID_TOOL" | "AGENT_INVALID_INPUT" | "AGENT_RUNTIME_LOAD_FAILED";
 
 /**
  * The five limit names (`AgentError.limit` for AGENT_LIMIT_EXCEEDED / AGENT_INVALID_LIMITS).
@@ -167,8 +167,7 @@ export type LimitName = "maxModelCalls" | "maxToolCalls" | "maxDurationMs" | "ma
 
 /**
  * The five per-execution limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial
- * override of the defaults ([`Limits::DEFAULT`]). Built with [`Limits::from_full_json`],
- * [`Limits::from_partial_json`], or by hand and then [`Limits::validate`].
+ * override of the defaults.
  */
 export type Limits = { 
 /**

@@ -147,7 +147,7 @@ crate::string_enum! {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SpendingLimit {
-    /// A [`SpendingLimitKind`]'s text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
+    /// A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
     /// may add kinds).
     pub kind: String,
     /// The configured maximum.

@@ -14,7 +14,7 @@ patchbridge_protocol::string_enum! {
     pub enum ErrorCode {
         /// `maxDurationMs` elapsed before the execution settled.
         ExecutionTimeout = "AGENT_EXECUTION_TIMEOUT",
-        /// A limit was exceeded while running; [`AgentError::limit`] names it.
+        /// A limit was exceeded while running; the error's `limit` names it.
         LimitExceeded = "AGENT_LIMIT_EXCEEDED",
         /// Limits given at construction are invalid (not a safe positive integer, unknown key, out of range).
         InvalidLimits = "AGENT_INVALID_LIMITS",

@@ -20,8 +20,8 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 pub const MAX_DURATION_MS: u64 = 2_147_483_647;
 
 /// The five per-execution limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial
-/// override of the defaults ([`Limits::DEFAULT`]). Built with [`Limits::from_full_json`],
-/// [`Limits::from_partial_json`], or by hand and then [`Limits::validate`].
+/// override of the defaults.
+// Built with `Limits::from_full_json`, `Limits::from_partial_json`, or by hand and then `Limits::validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
