@@ -1,6 +1,6 @@
 // Declarations of `@patchbridge/agent/errors`: the error class. The codes (the `AgentErrorCode` union, one constant
 // per code and `ErrorCodes`), `LimitName` and the relay's error details are generated from the Rust core into
-// generated/ (controller-wasm/src/typescript.rs).
+// generated/ (controller-wasm/src/typescript/).
 
 import type { AgentErrorCode, LimitName, RelayErrorDetails } from './generated/types.js';
 

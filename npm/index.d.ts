@@ -1,6 +1,6 @@
 // Type declarations of @patchbridge/agent: the API surface (classes, functions, options). Every wire and state type
 // (messages, stream and hook events, results, the controller's state, the closed sets of codes) is generated from
-// the Rust types into generated/types.d.ts (controller-wasm/src/typescript.rs) and re-exported from here. Wire
+// the Rust types into generated/types.d.ts (controller-wasm/src/typescript/) and re-exported from here. Wire
 // shapes follow docs/protocol.md; runtime behaviour follows the runtime contract (npm/README.md). Every value the
 // runtime hands to JavaScript (results, hook data, state, events) is deep-frozen, hence the Readonly types.
 

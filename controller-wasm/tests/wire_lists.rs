@@ -1,5 +1,5 @@
 //! What still ties the npm package's hand-written JavaScript to the Rust core after the declarations of every wire
-//! and state type (and the error-code constants) are generated from the Rust types (`src/typescript.rs`): the
+//! and state type (and the error-code constants) are generated from the Rust types (`src/typescript/`): the
 //! numbers of the batch handoff between `npm/adapter.js` and the bindings, read from `adapter.js` and compared
 //! natively, before any wasm is built. Also pinned: every closed set of stable strings parses back, and the texts
 //! Rust code uses for hook event types and stop reasons are their serialised forms.

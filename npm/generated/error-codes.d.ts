@@ -1,4 +1,4 @@
-// Generated from the Rust types by controller-wasm/src/typescript.rs; do not edit.
+// Generated from the Rust types by controller-wasm/src/typescript/; do not edit.
 // After changing a type: PATCHBRIDGE_WRITE_TYPES=1 cargo test -p patchbridge-agent --lib typescript
 import type { AgentErrorCode } from './types.js';
 

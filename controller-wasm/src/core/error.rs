@@ -10,7 +10,7 @@ use super::json::to_value;
 
 patchbridge_protocol::string_enum! {
     /// Stable error codes (closed set). [`ErrorCode::as_str`] gives the string JavaScript sees as `error.code`;
-    /// the npm package's constants and `AgentErrorCode` are generated from this list (`src/typescript.rs`).
+    /// the npm package's constants and `AgentErrorCode` are generated from this list (`src/typescript/`).
     pub enum ErrorCode {
         /// `maxDurationMs` elapsed before the execution settled.
         ExecutionTimeout = "AGENT_EXECUTION_TIMEOUT",
