@@ -1,19 +1,21 @@
-// Type declarations of @patchbridge/agent. Wire shapes follow docs/protocol.md; runtime behaviour follows the
-// runtime contract (npm/README.md). Every value the runtime hands to JavaScript (results, hook data, state, events)
-// is deep-frozen, hence the Readonly types.
+// Type declarations of @patchbridge/agent: the API surface (classes, functions, options). Every wire and state type
+// (messages, stream and hook events, results, the controller's state, the closed sets of codes) is generated from
+// the Rust types into generated/types.d.ts (controller-wasm/src/typescript/) and re-exported from here. Wire
+// shapes follow docs/protocol.md; runtime behaviour follows the runtime contract (npm/README.md). Every value the
+// runtime hands to JavaScript (results, hook data, state, events) is deep-frozen, hence the Readonly types.
 
-import type { AgentError, AgentErrorCode, LimitName } from './errors.js';
+import type { AgentError } from './errors.js';
+import type {
+  AgentState, Block, ConversationInfo, ConversationPage, ExecutionEvent, ExecutionResult, HookContext, HookEvent,
+  HookFailure, InspectionSource, Interrupt, Limits, Message, ModelCallContext, ModelRequest, ModelState, Outcome,
+  StreamEvent, ToolCallResult,
+} from './generated/types.js';
 
 export * from './errors.js';
+export * from './generated/types.js';
 
 // ---------------------------------------------------------------------------------------------------------------
-// Messages and wire types (docs/protocol.md §1–§3)
-
-export type Role = 'user' | 'assistant' | 'tool';
-
-export type ImageSource =
-  | { type: 'url'; url: string }
-  | { type: 'base64'; mediaType: string; data: string };
+// JSON passed through as it is (tool arguments and schemas, provider state, error details)
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -21,68 +23,20 @@ export type JsonObject = { [key: string]: JsonValue };
 export type ReadonlyJsonValue = null | boolean | number | string | readonly ReadonlyJsonValue[] | { readonly [key: string]: ReadonlyJsonValue };
 export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
-export type TextBlock = { type: 'text'; text: string };
-export type ImageBlock = { type: 'image'; source: ImageSource };
+// ---------------------------------------------------------------------------------------------------------------
+// The blocks of a message by kind (`Block` is generated)
+
+export type TextBlock = Extract<Block, { type: 'text' }>;
+export type ImageBlock = Extract<Block, { type: 'image' }>;
 /** Reasoning the provider allows to be shown (private reasoning state lives in ModelState). */
-export type ReasoningBlock = { type: 'reasoning'; text: string };
+export type ReasoningBlock = Extract<Block, { type: 'reasoning' }>;
 /** A tool call whose `input` is a validated, complete JSON object. */
-export type ToolCallBlock = { type: 'tool-call'; callId: string; name: string; input: JsonObject };
+export type ToolCallBlock = Extract<Block, { type: 'tool-call' }>;
 /** A tool result strictly tied to a tool call of the preceding assistant message. */
-export type ToolResultBlock = { type: 'tool-result'; callId: string; content: string; isError: boolean };
-export type Block = TextBlock | ImageBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock;
+export type ToolResultBlock = Extract<Block, { type: 'tool-result' }>;
 
-/** A stable message: blocks in produced order. */
-export interface Message {
-  id: string;
-  role: Role;
-  blocks: Block[];
-}
-
-/** Provider-private continuation state: never shown, never read by the runtime, passed through verbatim. */
-export interface ModelState {
-  format: string;
-  data: JsonValue;
-}
-
-export interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  reasoningTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-}
-
-/** A tool as the model sees it. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  inputSchema: JsonObject;
-}
-
-/** What a model receives per call (the relay's `POST {endpoint}/model` body). Fields are read lazily. */
-export interface ModelRequest {
-  readonly model?: string;
-  readonly messages: ReadonlyArray<Readonly<Message>>;
-  readonly modelState: Readonly<ModelState> | null;
-  readonly tools: ReadonlyArray<Readonly<ToolDefinition>>;
-  readonly conversationId?: string;
-}
-
-export type StopReason = 'end-turn' | 'tool-use' | 'max-tokens' | 'stop-sequence' | 'pause-turn' | 'refusal' | 'other';
-
-export type BlockKind =
-  | { type: 'text' }
-  | { type: 'reasoning' }
-  | { type: 'tool-call'; callId: string; name: string };
-
-/** One event of a model stream (what a custom model yields; the relay sends the same as SSE). */
-export type StreamEvent =
-  | { type: 'message-start'; id?: string }
-  | { type: 'block-start'; index: number; block: BlockKind }
-  | { type: 'block-delta'; index: number; delta: string }
-  | { type: 'block-stop'; index: number }
-  | { type: 'message-stop'; stopReason: StopReason; usage?: Usage; modelState: ModelState | null }
-  | { type: 'error'; code: string; message: string; retryable?: boolean };
+// ---------------------------------------------------------------------------------------------------------------
+// Models
 
 /** A custom model. `stream` returns an async iterable (or a promise of one) of stream events. */
 export interface AgentModel {
@@ -90,34 +44,13 @@ export interface AgentModel {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Limits
-
-/** The five limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial override. */
-export interface Limits {
-  /** Model calls per execution (default 16). */
-  maxModelCalls: number;
-  /** Tool calls accepted per execution, cumulative (default 32). */
-  maxToolCalls: number;
-  /** Wall time of the whole execution incl. confirmation waits, ms, <= 2147483647 (default 300000). */
-  maxDurationMs: number;
-  /** Text + shown reasoning + tool-argument characters of one model call (default 100000). */
-  maxModelOutputCharacters: number;
-  /** Characters of one tool result's content (default 100000). */
-  maxToolResultCharacters: number;
-}
+// Limits (`Limits` is generated)
 
 /** The factory defaults used by createAgentController for limits not overridden. */
 export declare const DEFAULT_LIMITS: Readonly<Limits>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
-
-/** What a tool returns: exactly these three fields, `toolCallId` equal to the call's id. */
-export interface ToolCallResult {
-  toolCallId: string;
-  content: string;
-  isError: boolean;
-}
 
 export interface ToolContext {
   /** The execution's AbortSignal (aborted on cancel, deadline or failure). */
@@ -162,36 +95,6 @@ export type AnyAgentTool = AgentTool<any>;
 // ---------------------------------------------------------------------------------------------------------------
 // Hooks and interceptors
 
-export type Outcome = 'completed' | 'max-tokens' | 'cancelled';
-
-/** Stable lifecycle events (never token deltas, never ModelState). */
-export type HookEvent =
-  | { type: 'execution-started'; toolRevision: number; messageCount: number }
-  | { type: 'model-call-started'; modelCall: number }
-  | {
-    type: 'model-call-completed'; modelCall: number; messageId: string; stopReason: StopReason; usage: Required<Usage>;
-    /** ms from the call's start to its first block-delta (null without deltas). */
-    timeToFirstTokenMs: number | null;
-    /** ms from the first block-delta to message-stop. */
-    outputDurationMs: number;
-    outputCharacters: number;
-  }
-  | { type: 'tool-call-started'; callId: string; tool: string; arguments: JsonObject }
-  | { type: 'tool-call-completed'; callId: string; tool: string; isError: boolean; contentCharacters: number; rejected: boolean; invalidArguments: boolean }
-  | { type: 'confirmation-requested'; interruptId: string; callId: string; tool: string; arguments: JsonObject }
-  | { type: 'confirmation-resolved'; interruptId: string; callId: string; approved: boolean }
-  | { type: 'execution-completed'; outcome: 'completed' | 'max-tokens'; usage: Required<Usage>; modelCalls: number; toolCalls: number }
-  | { type: 'execution-cancelled'; usage: Required<Usage> }
-  | { type: 'execution-failed'; error: { code: AgentErrorCode; message: string; limit?: LimitName; details?: JsonValue } };
-
-export interface HookContext {
-  executionId: string;
-  traceId: string;
-  /** 1-based sequence number of the event within the execution. */
-  sequence: number;
-  timestampMs: number;
-}
-
 /** Observes lifecycle events synchronously, in registration order, with deep-frozen data. */
 export interface AgentHook {
   /**
@@ -199,21 +102,6 @@ export interface AgentHook {
    * is the same failure (push asynchronous work to a host queue instead).
    */
   onEvent(event: Readonly<HookEvent>, context: Readonly<HookContext>): void;
-}
-
-/** A hook that threw on the terminal event (which cannot change the outcome). */
-export interface HookFailure {
-  hookIndex: number;
-  eventType: HookEvent['type'];
-  executionId: string;
-  error: AgentError;
-}
-
-export interface ModelCallContext {
-  executionId: string;
-  traceId: string;
-  /** 1-based model call index within the execution. */
-  modelCall: number;
 }
 
 /** Wraps one model call. Call `next` once (a second call fails with AGENT_NEXT_CALLED_TWICE). */
@@ -265,41 +153,6 @@ export interface ExecutionInput {
   traceId?: string;
 }
 
-/** The kinds of interrupt (only tool confirmation today). */
-export type InterruptKind = 'tool-confirmation';
-
-export interface Interrupt {
-  interruptId: string;
-  kind: InterruptKind;
-  callId: string;
-  tool: string;
-  arguments: JsonObject;
-}
-
-/** What the observer passed to `start` sees, in order (block events are the draft). */
-export type ExecutionEvent =
-  | { type: 'message-started'; id: string; modelCall: number }
-  | { type: 'block-start'; index: number; block: BlockKind }
-  | { type: 'block-delta'; index: number; delta: string }
-  | { type: 'block-stop'; index: number }
-  | { type: 'message-completed'; message: Message }
-  | { type: 'tool-result'; result: ToolCallResult }
-  | ({ type: 'interrupt' } & Interrupt)
-  | { type: 'interrupt-resolved'; interruptId: string; callId: string; approved: boolean };
-
-export interface ExecutionResult {
-  outcome: Outcome;
-  /**
-   * Input messages plus every message that became stable (never a draft). A `cancelled` result that stopped
-   * between an assistant message's tool calls and their tool message ends with a closing tool message: the
-   * results already published, and a not-run result (`isError: true`, content starting with `[not run] `) for
-   * each call that never ran, so these messages are a valid next input.
-   */
-  messages: Message[];
-  modelState: ModelState | null;
-  usage: Required<Usage>;
-}
-
 /** `true`/`false`, `'approve'`/`'reject'`, or `{ approved, reason? }` (a reason only when rejecting). */
 export type InterruptValue = boolean | 'approve' | 'reject' | { approved: boolean; reason?: string };
 
@@ -333,37 +186,6 @@ export declare class DefaultAgentRuntime {
 // ---------------------------------------------------------------------------------------------------------------
 // Controller
 
-export type ControllerStatus = 'idle' | 'loading' | 'running' | 'awaiting-confirmation' | 'saving' | 'destroyed';
-
-/** A block of the in-flight draft (tool calls show their raw argument text until sealed). */
-export type DraftBlock =
-  | { type: 'text' | 'reasoning'; text: string; complete: boolean }
-  | { type: 'tool-call'; callId: string; name: string; argumentsText: string; complete: boolean };
-
-export interface ConversationInfo {
-  id: string;
-  title: string;
-  revision: number;
-}
-
-/** A stored conversation as the relay lists it (docs/protocol.md §6). */
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  revision: number;
-  /** RFC 3339. */
-  createdAt: string;
-  /** RFC 3339. */
-  updatedAt: string;
-}
-
-/** One page of `listConversations`: newest `updatedAt` first. */
-export interface ConversationPage {
-  items: ReadonlyArray<Readonly<ConversationSummary>>;
-  /** Opaque; pass it as `cursor` for the next page. Null on the last page. */
-  nextCursor: string | null;
-}
-
 export interface ListConversationsOptions {
   /** 1..100 (relay default 20). */
   limit?: number;
@@ -379,20 +201,6 @@ export interface NewConversationOptions {
   keepMessages?: boolean;
 }
 
-/** A deep-frozen snapshot: a new object per change; `messages` keeps its identity while unchanged. */
-export interface AgentState {
-  status: ControllerStatus;
-  messages: ReadonlyArray<Readonly<Message>>;
-  draft: { id: string; role: 'assistant'; blocks: DraftBlock[] } | null;
-  /** Validated results of the running tool batch (before its tool message is stable). */
-  toolResults: ReadonlyArray<Readonly<ToolCallResult>>;
-  pendingConfirmation: Readonly<Interrupt> | null;
-  lastOutcome: Outcome | null;
-  error: AgentError | null;
-  conversation: Readonly<ConversationInfo> | null;
-  toolRevision: number;
-}
-
 export interface ControllerOptions {
   /** The relay base URL: model stream at `${endpoint}/model`, conversations at `${endpoint}/conversations`. */
   endpoint?: string;
@@ -405,9 +213,6 @@ export interface ControllerOptions {
   conversationId?: string;
   runtime?: Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
 }
-
-/** `current-execution` while a turn runs (its frozen snapshot), else `current-registry`. */
-export type InspectionSource = 'current-execution' | 'current-registry';
 
 export interface ToolInspection {
   /** `current-execution` while a turn runs (its frozen snapshot), else `current-registry`. */

@@ -25,6 +25,15 @@ const nodes = new Map(metadata.resolve.nodes.map((n) => [n.id, n]));
 const start = metadata.packages.find((p) => p.name === 'patchbridge-agent' && p.source === null);
 if (!start) throw new Error('patchbridge-agent is not in the workspace');
 
+// `cargo metadata` unifies features over every target, so an optional dependency that only a test turns on (the
+// protocol's `ts` feature, which controller-wasm's dev-dependency enables for the TypeScript generator) looks like
+// a normal one there. `cargo tree` resolves features for a normal wasm32 build of patchbridge-agent, which is what
+// the wasm holds; a crate it does not list is not walked.
+const built = new Set(execFileSync('cargo', ['tree', '--locked', '-p', 'patchbridge-agent', '--target',
+  'wasm32-unknown-unknown', '-e', 'normal', '--prefix', 'none', '-f', '{p}', '--manifest-path', path.join(root, 'Cargo.toml')],
+{ maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] }).toString()
+  .split('\n').map((line) => line.replace(/ \(.*$/, '').trim()).filter(Boolean));
+
 const isProcMacro = (p) => p.targets.some((t) => t.kind.includes('proc-macro'));
 const crates = [];
 const seen = new Set();
@@ -34,7 +43,7 @@ while (stack.length) {
   if (seen.has(id)) continue;
   seen.add(id);
   const p = packages.get(id);
-  if (isProcMacro(p)) continue;
+  if (isProcMacro(p) || !built.has(`${p.name} v${p.version}`)) continue;
   if (p.source !== null) crates.push(p);
   for (const dep of nodes.get(id).deps) {
     if (dep.dep_kinds.some((k) => k.kind === null)) stack.push(dep.pkg);

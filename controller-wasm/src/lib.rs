@@ -11,3 +11,7 @@ pub mod core;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
+
+// Generates the npm package's TypeScript declarations from the core's types (tests only).
+#[cfg(test)]
+mod typescript;

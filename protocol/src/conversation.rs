@@ -17,6 +17,7 @@ pub struct ConversationContext {
 /// `ConversationSummary { "id", "title", "revision", "createdAt", "updatedAt" }` (RFC 3339 times;
 /// `docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationSummary {
     pub id: String,
@@ -36,10 +37,16 @@ pub struct ConversationSnapshot {
 }
 
 /// `GET {base}/conversations?limit=N&cursor=C` → `{ "items": [ConversationSummary], "nextCursor": string | null }`:
-/// newest `updatedAt` first; `next_cursor` is opaque and `None` on the last page (`docs/protocol.md` §6).
+/// newest `updatedAt` first; `nextCursor` is opaque (pass it as `cursor` for the next page) and null on the last
+/// page (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationPage {
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "ReadonlyArray<Readonly<ConversationSummary>>")
+    )]
     pub items: Vec<ConversationSummary>,
     /// Always serialised (null on the last page).
     #[serde(default)]

@@ -144,21 +144,26 @@ crate::string_enum! {
 /// The `limit` of a `SPENDING_LIMIT_REACHED` error. `kind` is kept as text when read, so a client still reports a
 /// kind newer than it knows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SpendingLimit {
-    /// A [`SpendingLimitKind`]'s text.
+    /// A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
+    /// may add kinds).
     pub kind: String,
     /// The configured maximum.
     pub max: u64,
     /// The window's length in seconds (absent for `concurrentCalls`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub window_seconds: Option<u64>,
     /// Whether the window slides (usage of the last `windowSeconds`) or is fixed (resets at multiples of
     /// `windowSeconds` since the Unix epoch, UTC). Absent for `concurrentCalls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub sliding: Option<bool>,
     /// Set when the limit is one model's own (`spending.models`), absent for the limits of all models together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub model: Option<String>,
 }
 

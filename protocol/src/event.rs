@@ -4,13 +4,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::message::{ModelState, Usage};
 
-/// One event of a model stream: what the relay sends as SSE and what a custom model yields. `Deserialize` is
-/// hand-written (`tagged.rs`) with the behaviour the attributes below describe.
+/// One event of a model stream: what the relay sends as SSE and what a custom model yields.
+// `Deserialize` is hand-written (`tagged.rs`) with the behaviour the attributes below describe.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum StreamEvent {
     MessageStart {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         id: Option<String>,
     },
     BlockStart {
@@ -28,6 +30,7 @@ pub enum StreamEvent {
     MessageStop {
         stop_reason: StopReason,
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         usage: Usage,
         /// Required key (null allowed): the full next state; non-null replaces, null clears.
         model_state: Option<ModelState>,
@@ -37,12 +40,15 @@ pub enum StreamEvent {
         code: String,
         message: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         retryable: Option<bool>,
     },
 }
 
-/// What kind of block a `block-start` opens. `Deserialize` is hand-written (`tagged.rs`).
+/// What kind of block a `block-start` opens.
+// `Deserialize` is hand-written (`tagged.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum BlockKind {
     Text,
@@ -56,6 +62,7 @@ pub enum BlockKind {
 
 /// Why the model stopped (closed set; see the provider mapping in `docs/protocol.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     EndTurn,

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 /// Who produced a message. `Tool` messages carry the `tool-result` blocks answering the previous assistant
 /// message's tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     User,
@@ -15,6 +16,7 @@ pub enum Role {
 
 /// One stable message: `{ id, role, blocks }`, blocks in produced order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Message {
     pub id: String,
@@ -22,8 +24,10 @@ pub struct Message {
     pub blocks: Vec<Block>,
 }
 
-/// A content block (closed set). `Deserialize` is hand-written (`tagged.rs`).
+/// A content block (closed set).
+// `Deserialize` is hand-written (`tagged.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Block {
     Text {
@@ -41,6 +45,7 @@ pub enum Block {
         call_id: String,
         name: String,
         /// Always a complete JSON object: the runtime validated it before the block became stable.
+        #[cfg_attr(feature = "ts", ts(type = "JsonObject"))]
         input: Map<String, Value>,
     },
     #[serde(rename_all = "camelCase")]
@@ -51,8 +56,10 @@ pub enum Block {
     },
 }
 
-/// Where an image comes from. `Deserialize` is hand-written (`tagged.rs`).
+/// Where an image comes from.
+// `Deserialize` is hand-written (`tagged.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum ImageSource {
     Url {
@@ -67,21 +74,31 @@ pub enum ImageSource {
 
 /// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct ModelState {
     pub format: String,
+    #[cfg_attr(feature = "ts", ts(type = "JsonValue"))]
     pub data: Value,
 }
 
 /// Token usage of one model call (or the sum over an execution). Absent fields are zero; keys this version does
 /// not know are ignored (a newer relay may report more kinds of tokens).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Usage {
+    // `?` in TypeScript (`optional = nullable` keeps the type as it is, which is all a non-`Option` field needs):
+    // a model or relay may leave a count out. What the runtime reports is always complete (`Required<Usage>`).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub input_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub output_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub reasoning_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub cache_read_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub cache_write_tokens: u64,
 }
 
@@ -102,10 +119,12 @@ impl Usage {
 
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolDefinition {
     pub name: String,
     pub description: String,
+    #[cfg_attr(feature = "ts", ts(type = "JsonObject"))]
     pub input_schema: Value,
 }
 

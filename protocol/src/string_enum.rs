@@ -2,9 +2,9 @@
 //!
 //! Stable codes (the runtime's `AGENT_*` error codes, limit names, outcomes, statuses) are compared as strings
 //! by JavaScript hosts and written into stored data, so each must appear exactly once in the source: the
-//! variant list, `ALL`, `as_str`, `parse`, `Display`, `Serialize` and `Deserialize` are all generated from one
-//! `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
-//! place to forget (tests compare `ALL` with the JavaScript declarations of the same sets).
+//! variant list, `ALL`, `DOCS`, `as_str`, `parse`, `Display`, `Serialize` and `Deserialize` are all generated from
+//! one `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
+//! place to forget (the npm package's TypeScript declarations of these sets are generated from `ALL`).
 
 /// Declares a fieldless enum whose values are stable strings.
 ///
@@ -19,6 +19,7 @@
 ///     }
 /// }
 /// assert_eq!(Light::ALL, [Light::Red, Light::Green]);
+/// assert_eq!(Light::DOCS, [" Stop.\n", " Go.\n"]);
 /// assert_eq!(Light::Green.as_str(), "green");
 /// assert_eq!(Light::parse("red"), Some(Light::Red));
 /// assert_eq!(Light::parse("amber"), None);
@@ -30,18 +31,22 @@ macro_rules! string_enum {
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal, )+
+            $( $(#[doc = $doc:literal])* $variant:ident = $text:literal, )+
         }
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         $vis enum $name {
-            $( $(#[$variant_meta])* $variant, )+
+            $( $(#[doc = $doc])* $variant, )+
         }
 
         impl $name {
             /// Every value, in declaration order.
             pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
+
+            /// The doc comment of each value, in the order of `ALL` (its lines as written, each ending in `\n`;
+            /// the npm package's declarations carry them).
+            pub const DOCS: [&'static str; [$($text),+].len()] = [$(concat!($($doc, "\n"),*)),+];
 
             /// The stable string.
             pub const fn as_str(self) -> &'static str {

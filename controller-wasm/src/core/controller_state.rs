@@ -35,6 +35,7 @@ patchbridge_protocol::string_enum! {
 
 /// The stored conversation this controller is attached to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationInfo {
     /// Conversation id.

@@ -10,11 +10,11 @@ use super::json::to_value;
 
 patchbridge_protocol::string_enum! {
     /// Stable error codes (closed set). [`ErrorCode::as_str`] gives the string JavaScript sees as `error.code`;
-    /// `npm/errors.js` and `npm/errors.d.ts` declare the same list (a test compares them).
+    /// the npm package's constants and `AgentErrorCode` are generated from this list (`src/typescript/`).
     pub enum ErrorCode {
         /// `maxDurationMs` elapsed before the execution settled.
         ExecutionTimeout = "AGENT_EXECUTION_TIMEOUT",
-        /// A limit was exceeded while running; [`AgentError::limit`] names it.
+        /// A limit was exceeded while running; the error's `limit` names it.
         LimitExceeded = "AGENT_LIMIT_EXCEEDED",
         /// Limits given at construction are invalid (not a safe positive integer, unknown key, out of range).
         InvalidLimits = "AGENT_INVALID_LIMITS",
@@ -83,6 +83,7 @@ patchbridge_protocol::string_enum! {
 
 /// A runtime failure: what `result` rejects with and what the bindings turn into the JS `AgentError` class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentError {
     /// The stable code.
@@ -91,9 +92,11 @@ pub struct AgentError {
     pub message: String,
     /// For `AGENT_LIMIT_EXCEEDED` and `AGENT_INVALID_LIMITS`: which limit.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub limit: Option<LimitName>,
     /// Structured extra facts (JSON), e.g. the offending call id or the relay's error code.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional, type = "JsonValue"))]
     pub details: Option<Value>,
 }
 

@@ -16,6 +16,7 @@ use super::outcome::Outcome;
 
 /// A stable lifecycle event (closed set), serialised as `{ "type": "...", ...camelCase fields }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum HookEvent {
     /// The execution began.
@@ -42,6 +43,7 @@ pub enum HookEvent {
         /// Why the model stopped.
         stop_reason: StopReason,
         /// This call's usage.
+        #[cfg_attr(test, ts(type = "Required<Usage>"))]
         usage: Usage,
         /// Milliseconds from the call's start to its first `block-delta` (null when it produced none).
         time_to_first_token_ms: Option<f64>,
@@ -58,6 +60,7 @@ pub enum HookEvent {
         /// The tool name.
         tool: String,
         /// The validated arguments (a copy: hooks cannot change what the tool receives).
+        #[cfg_attr(test, ts(type = "JsonObject"))]
         arguments: Map<String, Value>,
     },
     /// A tool call produced a valid result (which the model will see).
@@ -87,6 +90,7 @@ pub enum HookEvent {
         /// The tool name.
         tool: String,
         /// The validated arguments.
+        #[cfg_attr(test, ts(type = "JsonObject"))]
         arguments: Map<String, Value>,
     },
     /// The interrupt was answered.
@@ -103,8 +107,10 @@ pub enum HookEvent {
     #[serde(rename_all = "camelCase")]
     ExecutionCompleted {
         /// `completed` or `max-tokens`.
+        #[cfg_attr(test, ts(type = "Exclude<Outcome, 'cancelled'>"))]
         outcome: Outcome,
         /// Usage summed over all model calls.
+        #[cfg_attr(test, ts(type = "Required<Usage>"))]
         usage: Usage,
         /// Model calls made.
         model_calls: u64,
@@ -115,12 +121,14 @@ pub enum HookEvent {
     #[serde(rename_all = "camelCase")]
     ExecutionCancelled {
         /// Usage summed over the model calls that completed.
+        #[cfg_attr(test, ts(type = "Required<Usage>"))]
         usage: Usage,
     },
     /// Terminal: the execution failed (`result` rejects with this error).
     #[serde(rename_all = "camelCase")]
     ExecutionFailed {
         /// The error `result` rejects with.
+        #[cfg_attr(test, ts(inline))]
         error: AgentError,
     },
 }
@@ -160,6 +168,7 @@ impl HookEvent {
 
 /// Facts about where an event comes from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct HookContext {
     /// The execution's id.
@@ -172,17 +181,20 @@ pub struct HookContext {
     pub timestamp_ms: f64,
 }
 
-/// A hook threw on the terminal event: reported to `onHookError` (or `console_error`), never changes the outcome.
+/// A hook threw on the terminal event: reported to `onHookError` (or the console), never changes the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct HookFailure {
     /// Index of the hook in registration order.
     pub hook_index: usize,
     /// The event type it failed on.
+    #[cfg_attr(test, ts(type = "HookEvent['type']"))]
     pub event_type: String,
     /// The execution's id.
     pub execution_id: String,
     /// What the hook threw.
+    #[cfg_attr(test, ts(type = "AgentError"))]
     pub error: AgentError,
 }
 

@@ -17,6 +17,7 @@ use super::request::CallRequest;
 
 /// Facts about the model call being intercepted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCallContext {
     /// The execution's id.

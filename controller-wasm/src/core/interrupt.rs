@@ -16,6 +16,7 @@ patchbridge_protocol::string_enum! {
 
 /// A pending human-in-the-loop question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Interrupt {
     /// Stable id to pass to `respond`.
@@ -27,6 +28,7 @@ pub struct Interrupt {
     /// The tool name.
     pub tool: String,
     /// The validated arguments.
+    #[cfg_attr(test, ts(type = "JsonObject"))]
     pub arguments: Map<String, Value>,
 }
 

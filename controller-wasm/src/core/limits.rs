@@ -19,21 +19,24 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// The largest `maxDurationMs` (`2^31 − 1`, the largest `setTimeout` delay).
 pub const MAX_DURATION_MS: u64 = 2_147_483_647;
 
-/// Per-execution bounds. Build with [`Limits::from_full_json`], [`Limits::from_partial_json`] or by hand and
-/// then [`Limits::validate`].
+/// The five per-execution limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial
+/// override of the defaults.
+// Built with `Limits::from_full_json`, `Limits::from_partial_json`, or by hand and then `Limits::validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
-    /// `maxModelCalls`: model calls per execution.
+    /// `maxModelCalls`: model calls per execution (default 16).
     pub max_model_calls: u64,
-    /// `maxToolCalls`: tool calls accepted per execution, cumulative over all batches.
+    /// `maxToolCalls`: tool calls accepted per execution, cumulative over all batches (default 32).
     pub max_tool_calls: u64,
-    /// `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms.
+    /// `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms, at most
+    /// 2147483647 (default 300000).
     pub max_duration_ms: u64,
     /// `maxModelOutputCharacters`: text + shown reasoning + tool-argument characters aggregated from one model
-    /// call, counted as Unicode scalar values.
+    /// call, counted as Unicode scalar values (default 100000).
     pub max_model_output_characters: u64,
-    /// `maxToolResultCharacters`: characters (Unicode scalar values) of one tool result's `content`.
+    /// `maxToolResultCharacters`: Unicode scalar values of one tool result's `content` (default 100000).
     pub max_tool_result_characters: u64,
 }
 

@@ -18,14 +18,19 @@ patchbridge_protocol::string_enum! {
 
 /// What `result` resolves with.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ExecutionResult {
     /// The outcome.
     pub outcome: Outcome,
-    /// The whole conversation: input messages plus every message that became stable (never a draft).
+    /// The whole conversation: input messages plus every message that became stable (never a draft). A
+    /// `cancelled` result that stopped between an assistant message's tool calls and their tool message ends with
+    /// a closing tool message: the results already published, and a not-run result (`isError: true`, content
+    /// starting with `[not run] `) for each call that never ran, so these messages are a valid next input.
     pub messages: Vec<Message>,
     /// The provider state after the last stable message (verbatim).
     pub model_state: Option<ModelState>,
     /// Usage summed over the model calls that completed.
+    #[cfg_attr(test, ts(type = "Required<Usage>"))]
     pub usage: Usage,
 }

@@ -26,6 +26,7 @@ pub const INVALID_ARGUMENTS_PREFIX: &str = "[invalid arguments] ";
 
 /// A validated tool result (what the model will see).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallResult {
     /// The call it answers.

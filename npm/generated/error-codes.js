@@ -1,0 +1,153 @@
+// Generated from the Rust types by controller-wasm/src/typescript/; do not edit.
+// After changing a type: PATCHBRIDGE_WRITE_TYPES=1 cargo test -p patchbridge-agent --lib typescript
+// Stable error codes (string constants, safe to compare and to log).
+
+/**
+ * `maxDurationMs` elapsed before the execution settled.
+ */
+export const AGENT_EXECUTION_TIMEOUT = 'AGENT_EXECUTION_TIMEOUT';
+
+/**
+ * A limit was exceeded while running; the error's `limit` names it.
+ */
+export const AGENT_LIMIT_EXCEEDED = 'AGENT_LIMIT_EXCEEDED';
+
+/**
+ * Limits given at construction are invalid (not a safe positive integer, unknown key, out of range).
+ */
+export const AGENT_INVALID_LIMITS = 'AGENT_INVALID_LIMITS';
+
+/**
+ * Options other than limits are invalid (for example a hook that is not an object).
+ */
+export const AGENT_INVALID_OPTIONS = 'AGENT_INVALID_OPTIONS';
+
+/**
+ * The model stream broke the event protocol of `docs/protocol.md` §3.
+ */
+export const AGENT_PROTOCOL_ERROR = 'AGENT_PROTOCOL_ERROR';
+
+/**
+ * The whole-batch tool precheck rejected an assistant message's tool calls; zero tools ran.
+ */
+export const AGENT_TOOL_PRECHECK_FAILED = 'AGENT_TOOL_PRECHECK_FAILED';
+
+/**
+ * A tool returned something that is not exactly `{ toolCallId, content, isError }` for its call.
+ */
+export const AGENT_INVALID_TOOL_RESULT = 'AGENT_INVALID_TOOL_RESULT';
+
+/**
+ * A tool threw or rejected.
+ */
+export const AGENT_TOOL_FAILED = 'AGENT_TOOL_FAILED';
+
+/**
+ * The model adapter threw, rejected or its stream failed.
+ */
+export const AGENT_MODEL_FAILED = 'AGENT_MODEL_FAILED';
+
+/**
+ * A model or tool interceptor threw or rejected.
+ */
+export const AGENT_INTERCEPTOR_FAILED = 'AGENT_INTERCEPTOR_FAILED';
+
+/**
+ * An interceptor called `next` a second time.
+ */
+export const AGENT_NEXT_CALLED_TWICE = 'AGENT_NEXT_CALLED_TWICE';
+
+/**
+ * A hook threw on a non-terminal lifecycle event.
+ */
+export const AGENT_HOOK_FAILED = 'AGENT_HOOK_FAILED';
+
+/**
+ * `respond` was called but no interrupt is pending.
+ */
+export const AGENT_NO_PENDING_INTERRUPT = 'AGENT_NO_PENDING_INTERRUPT';
+
+/**
+ * `respond` named another interrupt than the pending one.
+ */
+export const AGENT_INTERRUPT_MISMATCH = 'AGENT_INTERRUPT_MISMATCH';
+
+/**
+ * `respond` was called a second time for the same interrupt.
+ */
+export const AGENT_INTERRUPT_ALREADY_RESOLVED = 'AGENT_INTERRUPT_ALREADY_RESOLVED';
+
+/**
+ * The controller is already running a turn (or loading).
+ */
+export const AGENT_BUSY = 'AGENT_BUSY';
+
+/**
+ * The controller was destroyed.
+ */
+export const AGENT_DESTROYED = 'AGENT_DESTROYED';
+
+/**
+ * The conversation store holds a newer revision than the one this controller loaded.
+ */
+export const AGENT_REVISION_CONFLICT = 'AGENT_REVISION_CONFLICT';
+
+/**
+ * The stored conversation no longer parses or violates the message rules.
+ */
+export const AGENT_CONVERSATION_CORRUPT = 'AGENT_CONVERSATION_CORRUPT';
+
+/**
+ * The relay answered with an error (HTTP error or an `error` stream event).
+ */
+export const AGENT_RELAY_ERROR = 'AGENT_RELAY_ERROR';
+
+/**
+ * The relay refused the model call: one of the user's spending limits is reached (`details` names the
+ * limit and `retryAfterSeconds`).
+ */
+export const AGENT_SPENDING_LIMIT_REACHED = 'AGENT_SPENDING_LIMIT_REACHED';
+
+/**
+ * A tool definition is invalid (empty name, duplicate, schema not an object).
+ */
+export const AGENT_INVALID_TOOL = 'AGENT_INVALID_TOOL';
+
+/**
+ * Input given to `send` / `start` / `respond` is invalid.
+ */
+export const AGENT_INVALID_INPUT = 'AGENT_INVALID_INPUT';
+
+/**
+ * `<patchbridge-agent>` could not load the WebAssembly runtime. The element reports it (as an
+ * `AgentError` whose `cause` is the reason); the runtime itself never produces it.
+ */
+export const AGENT_RUNTIME_LOAD_FAILED = 'AGENT_RUNTIME_LOAD_FAILED';
+
+/** All codes, keyed by themselves: `ErrorCodes.AGENT_BUSY === 'AGENT_BUSY'`. */
+export const ErrorCodes = Object.freeze({
+  AGENT_EXECUTION_TIMEOUT,
+  AGENT_LIMIT_EXCEEDED,
+  AGENT_INVALID_LIMITS,
+  AGENT_INVALID_OPTIONS,
+  AGENT_PROTOCOL_ERROR,
+  AGENT_TOOL_PRECHECK_FAILED,
+  AGENT_INVALID_TOOL_RESULT,
+  AGENT_TOOL_FAILED,
+  AGENT_MODEL_FAILED,
+  AGENT_INTERCEPTOR_FAILED,
+  AGENT_NEXT_CALLED_TWICE,
+  AGENT_HOOK_FAILED,
+  AGENT_NO_PENDING_INTERRUPT,
+  AGENT_INTERRUPT_MISMATCH,
+  AGENT_INTERRUPT_ALREADY_RESOLVED,
+  AGENT_BUSY,
+  AGENT_DESTROYED,
+  AGENT_REVISION_CONFLICT,
+  AGENT_CONVERSATION_CORRUPT,
+  AGENT_RELAY_ERROR,
+  AGENT_SPENDING_LIMIT_REACHED,
+  AGENT_INVALID_TOOL,
+  AGENT_INVALID_INPUT,
+  AGENT_RUNTIME_LOAD_FAILED,
+});
