@@ -388,10 +388,80 @@ fn list_options(options: &JsValue) -> Result<(Option<u32>, Option<String>), Agen
     Ok((limit, cursor))
 }
 
+/// The class's methods, in the order of their operation codes (`CONTROLLER_METHODS` in `npm/index.js`, which
+/// defines each public method on the prototype as a call of `__call` with its index).
+const SUBSCRIBE: u32 = 0;
+const GET_STATE: u32 = 1;
+const SEND: u32 = 2;
+const RETRY: u32 = 3;
+const REGENERATE: u32 = 4;
+const EDIT_LAST_MESSAGE: u32 = 5;
+const SET_RUNTIME_OPTIONS: u32 = 6;
+const ABORT: u32 = 7;
+const APPROVE_TOOL: u32 = 8;
+const REJECT_TOOL: u32 = 9;
+const REGISTER_TOOL: u32 = 10;
+const UNREGISTER_TOOL: u32 = 11;
+const GET_TOOL_INSPECTION_SOURCE: u32 = 12;
+const LOAD_CONVERSATION: u32 = 13;
+const NEW_CONVERSATION: u32 = 14;
+const LIST_CONVERSATIONS: u32 = 15;
+const RENAME_CONVERSATION: u32 = 16;
+const DELETE_CONVERSATION: u32 = 17;
+const GET_MODEL_STATE: u32 = 18;
+const DESTROY: u32 = 19;
+
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
+    /// Every public method in one export: `op` names the method (the constants above), `a` and `b` are its
+    /// arguments. One entry instead of twenty keeps the wasm-bindgen shims (argument conversion, the borrow of
+    /// `self`, the error return) and their glue to one copy; the methods' bodies are unchanged.
+    #[wasm_bindgen(js_name = __call)]
+    pub fn call(&self, op: u32, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+        Ok(match op {
+            SUBSCRIBE => self.subscribe(a)?,
+            GET_STATE => self.get_state(),
+            SEND => self.send(a).into(),
+            RETRY => self.retry().into(),
+            REGENERATE => self.regenerate().into(),
+            EDIT_LAST_MESSAGE => self.edit_last_message(a).into(),
+            SET_RUNTIME_OPTIONS => {
+                self.set_runtime_options(a)?;
+                JsValue::UNDEFINED
+            }
+            ABORT => self.abort().into(),
+            APPROVE_TOOL => {
+                self.approve_tool()?;
+                JsValue::UNDEFINED
+            }
+            REJECT_TOOL => {
+                self.reject_tool(a)?;
+                JsValue::UNDEFINED
+            }
+            REGISTER_TOOL => self.register_tool(a)?.into(),
+            UNREGISTER_TOOL => self.unregister_tool(a)?.into(),
+            GET_TOOL_INSPECTION_SOURCE => self.get_tool_inspection_source(),
+            LOAD_CONVERSATION => self.load_conversation(a).into(),
+            NEW_CONVERSATION => {
+                self.new_conversation(a)?;
+                JsValue::UNDEFINED
+            }
+            LIST_CONVERSATIONS => self.list_conversations(a).into(),
+            RENAME_CONVERSATION => self.rename_conversation(a, b).into(),
+            DELETE_CONVERSATION => self.delete_conversation(a).into(),
+            GET_MODEL_STATE => self.get_model_state(),
+            DESTROY => {
+                self.destroy();
+                JsValue::UNDEFINED
+            }
+            _ => JsValue::UNDEFINED,
+        })
+    }
+}
+
+impl JsController {
     /// Calls `listener(state)` after changes (coalesced per microtask); returns the unsubscribe function.
-    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+    fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let listener: Function = listener.dyn_into().map_err(|_| {
             to_js(&AgentError::new(
                 ErrorCode::InvalidOptions,
@@ -417,14 +487,13 @@ impl JsController {
 
     /// The current state: `{ status, messages, draft, toolResults, pendingConfirmation, lastOutcome, error,
     /// conversation, toolRevision }`, deep-frozen.
-    #[wasm_bindgen(js_name = getState)]
-    pub fn get_state(&self) -> JsValue {
+    fn get_state(&self) -> JsValue {
         self.shared.current()
     }
 
     /// Sends a user message (a string, or an array of text/image blocks) and runs one turn. Resolves with the
     /// outcome (`completed`, `max-tokens`, `cancelled`); rejects with an `AgentError` (also in `state.error`).
-    pub fn send(&self, input: JsValue) -> Promise {
+    fn send(&self, input: JsValue) -> Promise {
         let blocks = match user_blocks(&input) {
             Ok(blocks) => blocks,
             Err(e) => return rejected(&e),
@@ -434,21 +503,20 @@ impl JsController {
 
     /// Runs the turn again from the stable messages without adding a user message (after a failed turn whose
     /// last stable message is the person's or a tool result). Resolves and rejects like `send`.
-    pub fn retry(&self) -> Promise {
+    fn retry(&self) -> Promise {
         turn_promise(self.shared.core.retry())
     }
 
     /// Answers the last user message again: the messages after it are dropped and the turn runs; the rewritten
     /// conversation is saved whole as the next revision. Rejects with `AGENT_BUSY` while a turn runs and with
     /// `AGENT_INVALID_INPUT` when there is no user message. Resolves and rejects like `send`.
-    pub fn regenerate(&self) -> Promise {
+    fn regenerate(&self) -> Promise {
         turn_promise(self.shared.core.regenerate())
     }
 
     /// Replaces the last user message and everything after it with a new user message (`send`'s input shapes)
     /// and runs the turn; saved and refused like `regenerate`.
-    #[wasm_bindgen(js_name = editLastMessage)]
-    pub fn edit_last_message(&self, input: JsValue) -> Promise {
+    fn edit_last_message(&self, input: JsValue) -> Promise {
         let blocks = match user_blocks(&input) {
             Ok(blocks) => blocks,
             Err(e) => return rejected(&e),
@@ -459,8 +527,7 @@ impl JsController {
     /// `setRuntimeOptions({ limits?, hooks?, onHookError?, modelInterceptors?, toolInterceptors? })`: the same
     /// shape as `createAgentController`'s `runtime` (limits a partial override of the defaults). Applies from the
     /// next turn; a running turn keeps its options. Throws `AgentError` on invalid options (nothing changes).
-    #[wasm_bindgen(js_name = setRuntimeOptions)]
-    pub fn set_runtime_options(&self, runtime: JsValue) -> Result<(), JsValue> {
+    fn set_runtime_options(&self, runtime: JsValue) -> Result<(), JsValue> {
         let options =
             options::runtime_options(&runtime, false, "runtimeOptions").map_err(|e| to_js(&e))?;
         self.shared
@@ -470,19 +537,17 @@ impl JsController {
     }
 
     /// Cancels the running turn; returns whether one was cancelled.
-    pub fn abort(&self) -> bool {
+    fn abort(&self) -> bool {
         self.shared.core.abort()
     }
 
     /// Approves the pending tool confirmation (throws `AGENT_NO_PENDING_INTERRUPT` when none is pending).
-    #[wasm_bindgen(js_name = approveTool)]
-    pub fn approve_tool(&self) -> Result<(), JsValue> {
+    fn approve_tool(&self) -> Result<(), JsValue> {
         self.shared.core.approve_tool().map_err(|e| to_js(&e))
     }
 
     /// Rejects the pending tool confirmation; the model sees an error tool result (with `reason`, if given).
-    #[wasm_bindgen(js_name = rejectTool)]
-    pub fn reject_tool(&self, reason: JsValue) -> Result<(), JsValue> {
+    fn reject_tool(&self, reason: JsValue) -> Result<(), JsValue> {
         let reason = if is_missing(&reason) {
             None
         } else {
@@ -496,8 +561,7 @@ impl JsController {
     }
 
     /// Registers a tool for the next turn; returns the registry revision.
-    #[wasm_bindgen(js_name = registerTool)]
-    pub fn register_tool(&self, definition: JsValue) -> Result<f64, JsValue> {
+    fn register_tool(&self, definition: JsValue) -> Result<f64, JsValue> {
         let (spec, handler) = options::tool(&definition).map_err(|e| to_js(&e))?;
         self.shared
             .core
@@ -507,8 +571,7 @@ impl JsController {
     }
 
     /// Unregisters a tool by name (next turn); returns whether it existed.
-    #[wasm_bindgen(js_name = unregisterTool)]
-    pub fn unregister_tool(&self, name: JsValue) -> Result<bool, JsValue> {
+    fn unregister_tool(&self, name: JsValue) -> Result<bool, JsValue> {
         let Some(name) = name.as_string() else {
             return Err(to_js(&invalid_input(
                 "unregisterTool(name): name must be a string".into(),
@@ -521,8 +584,7 @@ impl JsController {
     }
 
     /// `{ source: 'current-execution' | 'current-registry', snapshot: { revision, tools } }`.
-    #[wasm_bindgen(js_name = getToolInspectionSource)]
-    pub fn get_tool_inspection_source(&self) -> JsValue {
+    fn get_tool_inspection_source(&self) -> JsValue {
         let inspection = self.shared.core.tool_inspection_source();
         let value = serde_json::json!({
             "source": inspection.source,
@@ -532,8 +594,7 @@ impl JsController {
     }
 
     /// Loads a stored conversation (idle only); rejects with `AGENT_CONVERSATION_CORRUPT`, `AGENT_RELAY_ERROR`…
-    #[wasm_bindgen(js_name = loadConversation)]
-    pub fn load_conversation(&self, id: JsValue) -> Promise {
+    fn load_conversation(&self, id: JsValue) -> Promise {
         let Some(id) = id.as_string() else {
             return rejected(&AgentError::new(
                 ErrorCode::InvalidInput,
@@ -551,8 +612,7 @@ impl JsController {
 
     /// `newConversation(options?)`: starts a new, unsaved conversation (idle only; saved on the first completed
     /// turn). `{ keepMessages: true }` keeps the stable messages and drops the ModelState.
-    #[wasm_bindgen(js_name = newConversation)]
-    pub fn new_conversation(&self, options: JsValue) -> Result<(), JsValue> {
+    fn new_conversation(&self, options: JsValue) -> Result<(), JsValue> {
         let keep_messages = new_conversation_options(&options).map_err(|e| to_js(&e))?;
         self.shared
             .core
@@ -561,8 +621,7 @@ impl JsController {
     }
 
     /// `listConversations({ limit?, cursor? })` → `{ items: ConversationSummary[], nextCursor }` (frozen).
-    #[wasm_bindgen(js_name = listConversations)]
-    pub fn list_conversations(&self, options: JsValue) -> Promise {
+    fn list_conversations(&self, options: JsValue) -> Promise {
         let (limit, cursor) = match list_options(&options) {
             Ok(parsed) => parsed,
             Err(e) => return rejected(&e),
@@ -580,8 +639,7 @@ impl JsController {
     }
 
     /// `renameConversation(id, title)` → the renamed conversation's `{ id, title, revision }` (frozen).
-    #[wasm_bindgen(js_name = renameConversation)]
-    pub fn rename_conversation(&self, id: JsValue, title: JsValue) -> Promise {
+    fn rename_conversation(&self, id: JsValue, title: JsValue) -> Promise {
         let id = match conversation_id(&id, "renameConversation") {
             Ok(id) => id,
             Err(e) => return rejected(&e),
@@ -602,8 +660,7 @@ impl JsController {
     }
 
     /// `deleteConversation(id)`: resolves (undefined) once the relay confirmed the deletion with `204`.
-    #[wasm_bindgen(js_name = deleteConversation)]
-    pub fn delete_conversation(&self, id: JsValue) -> Promise {
+    fn delete_conversation(&self, id: JsValue) -> Promise {
         let id = match conversation_id(&id, "deleteConversation") {
             Ok(id) => id,
             Err(e) => return rejected(&e),
@@ -618,13 +675,12 @@ impl JsController {
     }
 
     /// The provider state that goes with the stable messages (for hosts that persist conversations themselves).
-    #[wasm_bindgen(js_name = getModelState)]
-    pub fn get_model_state(&self) -> JsValue {
+    fn get_model_state(&self) -> JsValue {
         frozen(&self.shared.core.model_state())
     }
 
     /// Cancels any running turn, drops subscribers and makes every later call fail with `AGENT_DESTROYED`.
-    pub fn destroy(&self) {
+    fn destroy(&self) {
         self.shared.core.destroy();
         self.shared.view.stale.set(true);
         self.shared.view.listeners.borrow_mut().clear();
