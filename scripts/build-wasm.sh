@@ -5,7 +5,7 @@
 #   -> scripts/wasm-dead-float-display.mjs (std's float formatting, linked by an arm of serde's error text that is
 #   never taken, is dropped when the binary shows nothing else reaches it) -> wasm-opt -Oz from the npm package
 #   `binaryen` (never Debian's, whose version drifts); the glue and npm/adapter.js are minified beside it
-#   (scripts/minify-js.mjs).
+#   (scripts/minify-js.mjs), and the glue's imports get short names (scripts/wasm-short-import-names.mjs).
 # The build is reproducible and names no folder of the machine that built it: rustc remaps the cargo home, the
 # rustup home, the checkout and the target directory to fixed names (panic locations of dependencies carry source
 # paths into the wasm), so two builds of one commit on any machine give the same bytes.
@@ -22,7 +22,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -89,6 +89,9 @@ node scripts/wasm-dead-float-display.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+# The glue's ~75 imports get short names in the wasm and the glue alike (their `__wbg_…_<hash>` names do not
+# compress).
+node scripts/wasm-short-import-names.mjs "$OUT.tmp"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 touch "$STAMP"
 # The builder's folders must not reach the package (the remapping above is what keeps them out).
