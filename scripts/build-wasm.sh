@@ -78,6 +78,12 @@ for (const alias of merged) {
 }
 const keys = [...text.matchAll(/^\s*("[^"]+"): import\d+,$/gm)].map((m) => m[1]);
 if (new Set(keys).size !== keys.length) throw new Error(`duplicate import-object keys remain: ${keys}`);
+// The classes get their public members from npm/adapter.js as the glue loads (see defineMembers there).
+for (const name of ["AgentController", "DefaultAgentRuntime", "AgentExecution"]) {
+  if (!new RegExp(`^(export )?class ${name} `, "m").test(text)) throw new Error(`glue has no class ${name}`);
+}
+text += "import { defineMembers as __pbDefineMembers } from \"./adapter.js\";\n"
+  + "__pbDefineMembers(AgentController, DefaultAgentRuntime, AgentExecution);\n";
 fs.writeFileSync(file, text);
 ' "$OUT.tmp/patchbridge_agent.js"
 # The JS the runtime loads ships minified (pkg/patchbridge_agent.js, pkg/adapter.js), without source maps
