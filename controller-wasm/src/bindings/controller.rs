@@ -1,17 +1,15 @@
 //! `createAgentController(options)` and the `AgentController` class over the core [`Controller`].
 //!
 //! State snapshots: the core notifies synchronously on every change (every delta); here changes only mark the
-//! snapshot stale and schedule one microtask that builds a new deep-frozen state object and hands it to the
-//! subscribers, so a batch of deltas costs one snapshot. `getState()` always returns the current state (built
-//! on demand when stale). The `messages` array is cached by the core's `Rc`, so an unchanged message list keeps
-//! its identity across snapshots, and message objects already shown are reused when messages are appended.
+//! snapshot stale and schedule one microtask that builds a new deep-frozen state object ([`View`]) and hands it
+//! to the subscribers, so a batch of deltas costs one snapshot. `getState()` always returns the current state
+//! (built on demand when stale).
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use js_sys::{Array, Function, Promise, Reflect};
-use patchbridge_protocol::{Block, Message};
+use js_sys::{Array, Function, Promise};
+use patchbridge_protocol::Block;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -20,6 +18,7 @@ use super::host::{JsModel, JsPlatform};
 use super::js;
 use super::options;
 use super::relay::FetchTransport;
+use super::snapshot::View;
 use super::values::{from_host, frozen, get, is_missing};
 use crate::core::json::to_text;
 use crate::core::relay::{RelayModel, RelayStore};
@@ -36,72 +35,6 @@ const OPTION_KEYS: [&str; 6] = [
     "conversationId",
     "runtime",
 ];
-
-/// The frozen messages array last built: the core's `Rc` it came from, the array, and its frozen elements.
-type MessagesCache = Option<(Rc<Vec<Message>>, JsValue, Vec<JsValue>)>;
-
-/// The JS-side view of the state: the last snapshot, whether it is stale, the cached messages, listeners.
-#[derive(Default)]
-struct View {
-    snapshot: RefCell<Option<JsValue>>,
-    stale: Cell<bool>,
-    scheduled: Cell<bool>,
-    messages: RefCell<MessagesCache>,
-    listeners: RefCell<Vec<(u32, Function)>>,
-    next_listener: Cell<u32>,
-}
-
-thread_local! {
-    static NO_MESSAGES: Rc<Vec<Message>> = Rc::new(Vec::new());
-}
-
-impl View {
-    /// The frozen messages array for `messages`, reusing the cached array when the core's `Rc` is unchanged and
-    /// the cached message objects for an unchanged prefix.
-    fn messages_js(&self, messages: &Rc<Vec<Message>>) -> JsValue {
-        let mut cache = self.messages.borrow_mut();
-        if let Some((rc, array, _)) = &*cache {
-            if Rc::ptr_eq(rc, messages) {
-                return array.clone();
-            }
-        }
-        let mut elements = Vec::with_capacity(messages.len());
-        let reusable = cache.as_ref();
-        for (i, message) in messages.iter().enumerate() {
-            let reused =
-                reusable.and_then(|(old, _, objects)| match (old.get(i), objects.get(i)) {
-                    (Some(previous), Some(object)) if previous == message => Some(object.clone()),
-                    _ => None,
-                });
-            elements.push(reused.unwrap_or_else(|| frozen(message)));
-        }
-        let array = Array::new();
-        for element in &elements {
-            array.push(element);
-        }
-        let array = js::deep_freeze(&array);
-        *cache = Some((messages.clone(), array.clone(), elements));
-        array
-    }
-
-    fn build(&self, state: &ControllerState) -> JsValue {
-        // The core's projection for everything but the messages (which are cached above) and the error (an
-        // AgentError instance rather than plain data).
-        let mut light = state.clone();
-        light.messages = NO_MESSAGES.with(Rc::clone);
-        light.error = None;
-        let object = js::parse_json(&to_text(&light.to_json()));
-        let _ = Reflect::set(
-            &object,
-            &JsValue::from_str("messages"),
-            &self.messages_js(&state.messages),
-        );
-        if let Some(error) = &state.error {
-            let _ = Reflect::set(&object, &JsValue::from_str("error"), &to_js(error));
-        }
-        js::deep_freeze(&object)
-    }
-}
 
 struct Shared {
     core: Controller,
