@@ -65,7 +65,13 @@ function keepReason() {
   // with spaces or brackets in double quotes).
   const nameAt = /^\$("[^"]*"|[^\s()]+)/;
   const unquote = (raw) => (raw.startsWith('"') ? raw.slice(1, -1) : raw);
-  for (const chunk of module.emitText().split('\n (func ').slice(1)) {
+  const [declarations, ...functions] = module.emitText().split('\n (func ');
+  // Globals and the like (everything but the function bodies and the element segments that define the slots).
+  const outside = declarations.split('\n').filter((line) => !line.startsWith(' (elem')).join('\n');
+  for (const slot of floatSlots) {
+    if (outside.includes(`(i32.const ${slot})`)) return `a declaration outside the functions holds the table slot of <f64 as Display>::fmt (${slot})`;
+  }
+  for (const chunk of functions) {
     const header = nameAt.exec(chunk);
     if (!header) return 'unreadable function text';
     const name = unquote(header[1]);

@@ -321,7 +321,7 @@ fn list_options(options: &JsValue) -> Result<(Option<u32>, Option<String>), Agen
     Ok((limit, cursor))
 }
 
-/// The class's methods, in the order of their operation codes (`CONTROLLER_METHODS` in `npm/index.js`, which
+/// The class's methods, in the order of their operation codes (`CONTROLLER_MEMBERS` in `npm/adapter.js`, which
 /// defines each public method on the prototype as a call of `__call` with its index).
 const SUBSCRIBE: u32 = 0;
 const GET_STATE: u32 = 1;

@@ -114,8 +114,8 @@ impl JsRuntime {
         Ok(JsRuntime { inner })
     }
 
-    /// `limits` (op 0) and `start(input, observer)` (op 1) in one export: `npm/index.js` defines the getter and
-    /// the method on the prototype as calls of `__call`.
+    /// `limits` (op 0) and `start(input, observer)` (op 1) in one export: `npm/adapter.js` defines the getter
+    /// and the method on the prototype as calls of `__call` (`RUNTIME_MEMBERS` there).
     #[wasm_bindgen(js_name = __call)]
     pub fn call(&self, op: u32, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
         if op == 0 {
@@ -178,7 +178,7 @@ impl JsExecution {
 }
 
 /// The class's getters and methods, in the order of their operation codes (`EXECUTION_MEMBERS` in
-/// `npm/index.js`, which defines each on the prototype as a call of `__call` with its index).
+/// `npm/adapter.js`, which defines each on the prototype as a call of `__call` with its index).
 const ID: u32 = 0;
 const RESULT: u32 = 1;
 const SETTLED: u32 = 2;
