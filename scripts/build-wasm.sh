@@ -2,8 +2,10 @@
 # Builds the npm package's WebAssembly part into npm/pkg/ (git-ignored):
 #   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (the CLI
 #   version must equal the wasm-bindgen crate's: pinned once, in controller-wasm/Cargo.toml, read from Cargo.lock)
-#   -> wasm-opt -Oz from the npm package `binaryen` (never Debian's, whose version drifts); the glue and
-#   npm/adapter.js are minified beside it (scripts/minify-js.mjs).
+#   -> scripts/wasm-dead-float-display.mjs (std's float formatting, linked by an arm of serde's error text that is
+#   never taken, is dropped when the binary shows nothing else reaches it) -> wasm-opt -Oz from the npm package
+#   `binaryen` (never Debian's, whose version drifts); the glue and npm/adapter.js are minified beside it
+#   (scripts/minify-js.mjs), and the glue's imports get short names (scripts/wasm-short-import-names.mjs).
 # The build is reproducible and names no folder of the machine that built it: rustc remaps the cargo home, the
 # rustup home, the checkout and the target directory to fixed names (panic locations of dependencies carry source
 # paths into the wasm), so two builds of one commit on any machine give the same bytes.
@@ -20,7 +22,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -51,8 +53,9 @@ rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
 # The licence notices of the crates compiled into the wasm ship beside it.
 node scripts/wasm-licenses.mjs "$OUT.tmp/THIRD_PARTY_LICENSES.md"
 # The declarations wasm-bindgen writes (pkg/*.d.ts, not shipped) let `tsc -p npm` type-check index.js against
-# the glue.
-wasm-bindgen --target web --out-dir "$OUT.tmp" \
+# the glue. The function names are kept (--keep-debug) for scripts/wasm-dead-float-display.mjs; wasm-opt
+# strips them below.
+wasm-bindgen --keep-debug --target web --out-dir "$OUT.tmp" \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
 # wasm-bindgen (--target web) gives every function the wasm imports directly from a JS module its own
 # `import * as importN` and its own key in the import object, so "../adapter.js" repeats there and bundlers warn
@@ -75,16 +78,26 @@ for (const alias of merged) {
 }
 const keys = [...text.matchAll(/^\s*("[^"]+"): import\d+,$/gm)].map((m) => m[1]);
 if (new Set(keys).size !== keys.length) throw new Error(`duplicate import-object keys remain: ${keys}`);
+// The classes get their public members from npm/adapter.js as the glue loads (see defineMembers there).
+for (const name of ["AgentController", "DefaultAgentRuntime", "AgentExecution"]) {
+  if (!new RegExp(`^(export )?class ${name} `, "m").test(text)) throw new Error(`glue has no class ${name}`);
+}
+text += "import { defineMembers as __pbDefineMembers } from \"./adapter.js\";\n"
+  + "__pbDefineMembers(AgentController, DefaultAgentRuntime, AgentExecution);\n";
 fs.writeFileSync(file, text);
 ' "$OUT.tmp/patchbridge_agent.js"
 # The JS the runtime loads ships minified (pkg/patchbridge_agent.js, pkg/adapter.js), without source maps
 # (npm/README.md, "What is in the package", says why).
 node scripts/minify-js.mjs "$OUT.tmp"
+node scripts/wasm-dead-float-display.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+# The glue's ~75 imports get short names in the wasm and the glue alike (their `__wbg_…_<hash>` names do not
+# compress).
+node scripts/wasm-short-import-names.mjs "$OUT.tmp"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 touch "$STAMP"
 # The builder's folders must not reach the package (the remapping above is what keeps them out).

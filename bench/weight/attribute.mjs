@@ -6,8 +6,10 @@
 // The data section is split into printable text and the rest. Build the name-keeping wasm first (the same code
 // as the shipped one; the build only keeps names):
 //   wasm-bindgen --keep-debug --target web --out-dir /tmp/wn "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
+//   node scripts/wasm-dead-float-display.mjs /tmp/wn/patchbridge_agent_bg.wasm /tmp/wn/patchbridge_agent_bg.wasm
 //   node_modules/.bin/wasm-opt -Oz -g --strip-dwarf --strip-producers <the features of scripts/build-wasm.sh> \
 //     -o /tmp/wn/named.wasm /tmp/wn/patchbridge_agent_bg.wasm
+// (The shipped import section is smaller: scripts/wasm-short-import-names.mjs runs after wasm-opt.)
 // Usage: node bench/weight/attribute.mjs /tmp/wn/named.wasm [--top N]  (N largest functions as well)
 import { readFileSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';

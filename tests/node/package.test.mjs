@@ -36,6 +36,26 @@ test('the package exports the documented API and ships its files', () => {
   for (const file of manifest.files) readFileSync(new URL(`../../npm/${file}`, import.meta.url));
 });
 
+test('the runtime classes have the documented methods and getters, as class members', () => {
+  const members = {
+    AgentController: ['subscribe', 'getState', 'send', 'retry', 'regenerate', 'editLastMessage', 'setRuntimeOptions',
+      'abort', 'approveTool', 'rejectTool', 'registerTool', 'unregisterTool', 'getToolInspectionSource',
+      'loadConversation', 'newConversation', 'listConversations', 'renameConversation', 'deleteConversation',
+      'getModelState', 'destroy', 'free'],
+    DefaultAgentRuntime: ['get limits', 'start', 'free'],
+    AgentExecution: ['get id', 'get result', 'get settled', 'get pendingInterrupt', 'cancel', 'respond', 'free'],
+  };
+  for (const [name, list] of Object.entries(members)) {
+    const { prototype } = agent[name];
+    assert.equal(Object.keys(prototype).length, 0, `${name}: no enumerable members`);
+    for (const member of list) {
+      const getter = member.startsWith('get ');
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, getter ? member.slice(4) : member);
+      assert.equal(typeof (getter ? descriptor?.get : descriptor?.value), 'function', `${name}.${member}`);
+    }
+  }
+});
+
 test('bundling the package with esbuild gives no warning (one import-object key per JS module in the glue)', async () => {
   const result = await build({
     entryPoints: [fileURLToPath(new URL('../../npm/index.js', import.meta.url))],

@@ -3,7 +3,7 @@
 // repeated keys in tool-call arguments are refused; surrogate pairs split across deltas arrive whole; events
 // with keys this version does not know are accepted; tools get a mutable copy of their arguments; a person can
 // always reject; a cancelled confirmation's not-run result is the same in the result, the state and storage;
-// callbacks and arguments of the wrong type are refused at the call.
+// callbacks and arguments of the wrong type are refused at the call; numbers in error texts read as written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agent, fullLimits, scriptedModel, textMessage, toolMessage, recordingTool, ok, userInput, until } from './helpers.mjs';
@@ -202,5 +202,23 @@ test('callbacks and arguments of the wrong type are refused at the call', async 
   assert.throws(() => createAgentController({ model: scriptedModel([]), runtime: { onHookError: {} } }), { code: 'AGENT_INVALID_OPTIONS' });
   assert.throws(() => createAgentController({ model: scriptedModel([]), runtime: { hooks: [{}] } }), { code: 'AGENT_INVALID_OPTIONS' });
   assert.throws(() => createAgentController({ model: scriptedModel([]), tools: [{ name: 't', inputSchema: {}, execute: {} }] }), { code: 'AGENT_INVALID_TOOL' });
+  controller.destroy();
+});
+
+test('error texts print fractional and exponent numbers as written, and name a number of the wrong type', async () => {
+  // The shipped wasm formats no float itself: numbers in error texts are the JSON text the host or model wrote.
+  const schema = { type: 'object', properties: { n: { type: 'integer' }, x: { type: 'number', exclusiveMaximum: 1.5 }, s: { type: 'string' } } };
+  const tool = recordingTool('measure', (args, ctx) => ok(ctx), { inputSchema: schema });
+  const model = scriptedModel([toolMessage([{ callId: 'c1', name: 'measure', input: { n: 2.5, x: 1.5, s: 1e-7 } }]), textMessage('done')]);
+  const result = await new DefaultAgentRuntime(model, { limits: fullLimits() }).start({ ...userInput('go'), tools: [tool] }).result;
+  const [refused] = result.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'tool-result');
+  assert.equal(tool.calls.length, 0);
+  for (const text of ['"/n"', 'got number 2.5', '1.5; got number 1.5', 'got number 1e-7']) assert.ok(refused.content.includes(text), `${text} in ${refused.content}`);
+
+  const controller = createAgentController({ model: scriptedModel([]) });
+  for (const [blocks, column] of [[[{ type: 'text', text: 2.5 }], 28], [[{ type: 'text', text: -1.25e-300 }], 35]]) {
+    await assert.rejects(controller.send(blocks), (error) => error.code === 'AGENT_INVALID_INPUT'
+      && error.message === `send: blocks: invalid type: number, expected a string at line 1 column ${column}`);
+  }
   controller.destroy();
 });

@@ -1,17 +1,15 @@
 //! `createAgentController(options)` and the `AgentController` class over the core [`Controller`].
 //!
 //! State snapshots: the core notifies synchronously on every change (every delta); here changes only mark the
-//! snapshot stale and schedule one microtask that builds a new deep-frozen state object and hands it to the
-//! subscribers, so a batch of deltas costs one snapshot. `getState()` always returns the current state (built
-//! on demand when stale). The `messages` array is cached by the core's `Rc`, so an unchanged message list keeps
-//! its identity across snapshots, and message objects already shown are reused when messages are appended.
+//! snapshot stale and schedule one microtask that builds a new deep-frozen state object ([`View`]) and hands it
+//! to the subscribers, so a batch of deltas costs one snapshot. `getState()` always returns the current state
+//! (built on demand when stale).
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use js_sys::{Array, Function, Promise, Reflect};
-use patchbridge_protocol::{Block, Message};
+use js_sys::{Array, Function, Promise};
+use patchbridge_protocol::Block;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -20,6 +18,7 @@ use super::host::{JsModel, JsPlatform};
 use super::js;
 use super::options;
 use super::relay::FetchTransport;
+use super::snapshot::View;
 use super::values::{from_host, frozen, get, is_missing};
 use crate::core::json::to_text;
 use crate::core::relay::{RelayModel, RelayStore};
@@ -36,72 +35,6 @@ const OPTION_KEYS: [&str; 6] = [
     "conversationId",
     "runtime",
 ];
-
-/// The frozen messages array last built: the core's `Rc` it came from, the array, and its frozen elements.
-type MessagesCache = Option<(Rc<Vec<Message>>, JsValue, Vec<JsValue>)>;
-
-/// The JS-side view of the state: the last snapshot, whether it is stale, the cached messages, listeners.
-#[derive(Default)]
-struct View {
-    snapshot: RefCell<Option<JsValue>>,
-    stale: Cell<bool>,
-    scheduled: Cell<bool>,
-    messages: RefCell<MessagesCache>,
-    listeners: RefCell<Vec<(u32, Function)>>,
-    next_listener: Cell<u32>,
-}
-
-thread_local! {
-    static NO_MESSAGES: Rc<Vec<Message>> = Rc::new(Vec::new());
-}
-
-impl View {
-    /// The frozen messages array for `messages`, reusing the cached array when the core's `Rc` is unchanged and
-    /// the cached message objects for an unchanged prefix.
-    fn messages_js(&self, messages: &Rc<Vec<Message>>) -> JsValue {
-        let mut cache = self.messages.borrow_mut();
-        if let Some((rc, array, _)) = &*cache {
-            if Rc::ptr_eq(rc, messages) {
-                return array.clone();
-            }
-        }
-        let mut elements = Vec::with_capacity(messages.len());
-        let reusable = cache.as_ref();
-        for (i, message) in messages.iter().enumerate() {
-            let reused =
-                reusable.and_then(|(old, _, objects)| match (old.get(i), objects.get(i)) {
-                    (Some(previous), Some(object)) if previous == message => Some(object.clone()),
-                    _ => None,
-                });
-            elements.push(reused.unwrap_or_else(|| frozen(message)));
-        }
-        let array = Array::new();
-        for element in &elements {
-            array.push(element);
-        }
-        let array = js::deep_freeze(&array);
-        *cache = Some((messages.clone(), array.clone(), elements));
-        array
-    }
-
-    fn build(&self, state: &ControllerState) -> JsValue {
-        // The core's projection for everything but the messages (which are cached above) and the error (an
-        // AgentError instance rather than plain data).
-        let mut light = state.clone();
-        light.messages = NO_MESSAGES.with(Rc::clone);
-        light.error = None;
-        let object = js::parse_json(&to_text(&light.to_json()));
-        let _ = Reflect::set(
-            &object,
-            &JsValue::from_str("messages"),
-            &self.messages_js(&state.messages),
-        );
-        if let Some(error) = &state.error {
-            let _ = Reflect::set(&object, &JsValue::from_str("error"), &to_js(error));
-        }
-        js::deep_freeze(&object)
-    }
-}
 
 struct Shared {
     core: Controller,
@@ -388,10 +321,80 @@ fn list_options(options: &JsValue) -> Result<(Option<u32>, Option<String>), Agen
     Ok((limit, cursor))
 }
 
+/// The class's methods, in the order of their operation codes (`CONTROLLER_MEMBERS` in `npm/adapter.js`, which
+/// defines each public method on the prototype as a call of `__call` with its index).
+const SUBSCRIBE: u32 = 0;
+const GET_STATE: u32 = 1;
+const SEND: u32 = 2;
+const RETRY: u32 = 3;
+const REGENERATE: u32 = 4;
+const EDIT_LAST_MESSAGE: u32 = 5;
+const SET_RUNTIME_OPTIONS: u32 = 6;
+const ABORT: u32 = 7;
+const APPROVE_TOOL: u32 = 8;
+const REJECT_TOOL: u32 = 9;
+const REGISTER_TOOL: u32 = 10;
+const UNREGISTER_TOOL: u32 = 11;
+const GET_TOOL_INSPECTION_SOURCE: u32 = 12;
+const LOAD_CONVERSATION: u32 = 13;
+const NEW_CONVERSATION: u32 = 14;
+const LIST_CONVERSATIONS: u32 = 15;
+const RENAME_CONVERSATION: u32 = 16;
+const DELETE_CONVERSATION: u32 = 17;
+const GET_MODEL_STATE: u32 = 18;
+const DESTROY: u32 = 19;
+
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
+    /// Every public method in one export: `op` names the method (the constants above), `a` and `b` are its
+    /// arguments. One entry instead of twenty keeps the wasm-bindgen shims (argument conversion, the borrow of
+    /// `self`, the error return) and their glue to one copy; the methods' bodies are unchanged.
+    #[wasm_bindgen(js_name = __call)]
+    pub fn call(&self, op: u32, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+        Ok(match op {
+            SUBSCRIBE => self.subscribe(a)?,
+            GET_STATE => self.get_state(),
+            SEND => self.send(a).into(),
+            RETRY => self.retry().into(),
+            REGENERATE => self.regenerate().into(),
+            EDIT_LAST_MESSAGE => self.edit_last_message(a).into(),
+            SET_RUNTIME_OPTIONS => {
+                self.set_runtime_options(a)?;
+                JsValue::UNDEFINED
+            }
+            ABORT => self.abort().into(),
+            APPROVE_TOOL => {
+                self.approve_tool()?;
+                JsValue::UNDEFINED
+            }
+            REJECT_TOOL => {
+                self.reject_tool(a)?;
+                JsValue::UNDEFINED
+            }
+            REGISTER_TOOL => self.register_tool(a)?.into(),
+            UNREGISTER_TOOL => self.unregister_tool(a)?.into(),
+            GET_TOOL_INSPECTION_SOURCE => self.get_tool_inspection_source(),
+            LOAD_CONVERSATION => self.load_conversation(a).into(),
+            NEW_CONVERSATION => {
+                self.new_conversation(a)?;
+                JsValue::UNDEFINED
+            }
+            LIST_CONVERSATIONS => self.list_conversations(a).into(),
+            RENAME_CONVERSATION => self.rename_conversation(a, b).into(),
+            DELETE_CONVERSATION => self.delete_conversation(a).into(),
+            GET_MODEL_STATE => self.get_model_state(),
+            DESTROY => {
+                self.destroy();
+                JsValue::UNDEFINED
+            }
+            _ => JsValue::UNDEFINED,
+        })
+    }
+}
+
+impl JsController {
     /// Calls `listener(state)` after changes (coalesced per microtask); returns the unsubscribe function.
-    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+    fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let listener: Function = listener.dyn_into().map_err(|_| {
             to_js(&AgentError::new(
                 ErrorCode::InvalidOptions,
@@ -417,14 +420,13 @@ impl JsController {
 
     /// The current state: `{ status, messages, draft, toolResults, pendingConfirmation, lastOutcome, error,
     /// conversation, toolRevision }`, deep-frozen.
-    #[wasm_bindgen(js_name = getState)]
-    pub fn get_state(&self) -> JsValue {
+    fn get_state(&self) -> JsValue {
         self.shared.current()
     }
 
     /// Sends a user message (a string, or an array of text/image blocks) and runs one turn. Resolves with the
     /// outcome (`completed`, `max-tokens`, `cancelled`); rejects with an `AgentError` (also in `state.error`).
-    pub fn send(&self, input: JsValue) -> Promise {
+    fn send(&self, input: JsValue) -> Promise {
         let blocks = match user_blocks(&input) {
             Ok(blocks) => blocks,
             Err(e) => return rejected(&e),
@@ -434,21 +436,20 @@ impl JsController {
 
     /// Runs the turn again from the stable messages without adding a user message (after a failed turn whose
     /// last stable message is the person's or a tool result). Resolves and rejects like `send`.
-    pub fn retry(&self) -> Promise {
+    fn retry(&self) -> Promise {
         turn_promise(self.shared.core.retry())
     }
 
     /// Answers the last user message again: the messages after it are dropped and the turn runs; the rewritten
     /// conversation is saved whole as the next revision. Rejects with `AGENT_BUSY` while a turn runs and with
     /// `AGENT_INVALID_INPUT` when there is no user message. Resolves and rejects like `send`.
-    pub fn regenerate(&self) -> Promise {
+    fn regenerate(&self) -> Promise {
         turn_promise(self.shared.core.regenerate())
     }
 
     /// Replaces the last user message and everything after it with a new user message (`send`'s input shapes)
     /// and runs the turn; saved and refused like `regenerate`.
-    #[wasm_bindgen(js_name = editLastMessage)]
-    pub fn edit_last_message(&self, input: JsValue) -> Promise {
+    fn edit_last_message(&self, input: JsValue) -> Promise {
         let blocks = match user_blocks(&input) {
             Ok(blocks) => blocks,
             Err(e) => return rejected(&e),
@@ -459,8 +460,7 @@ impl JsController {
     /// `setRuntimeOptions({ limits?, hooks?, onHookError?, modelInterceptors?, toolInterceptors? })`: the same
     /// shape as `createAgentController`'s `runtime` (limits a partial override of the defaults). Applies from the
     /// next turn; a running turn keeps its options. Throws `AgentError` on invalid options (nothing changes).
-    #[wasm_bindgen(js_name = setRuntimeOptions)]
-    pub fn set_runtime_options(&self, runtime: JsValue) -> Result<(), JsValue> {
+    fn set_runtime_options(&self, runtime: JsValue) -> Result<(), JsValue> {
         let options =
             options::runtime_options(&runtime, false, "runtimeOptions").map_err(|e| to_js(&e))?;
         self.shared
@@ -470,19 +470,17 @@ impl JsController {
     }
 
     /// Cancels the running turn; returns whether one was cancelled.
-    pub fn abort(&self) -> bool {
+    fn abort(&self) -> bool {
         self.shared.core.abort()
     }
 
     /// Approves the pending tool confirmation (throws `AGENT_NO_PENDING_INTERRUPT` when none is pending).
-    #[wasm_bindgen(js_name = approveTool)]
-    pub fn approve_tool(&self) -> Result<(), JsValue> {
+    fn approve_tool(&self) -> Result<(), JsValue> {
         self.shared.core.approve_tool().map_err(|e| to_js(&e))
     }
 
     /// Rejects the pending tool confirmation; the model sees an error tool result (with `reason`, if given).
-    #[wasm_bindgen(js_name = rejectTool)]
-    pub fn reject_tool(&self, reason: JsValue) -> Result<(), JsValue> {
+    fn reject_tool(&self, reason: JsValue) -> Result<(), JsValue> {
         let reason = if is_missing(&reason) {
             None
         } else {
@@ -496,8 +494,7 @@ impl JsController {
     }
 
     /// Registers a tool for the next turn; returns the registry revision.
-    #[wasm_bindgen(js_name = registerTool)]
-    pub fn register_tool(&self, definition: JsValue) -> Result<f64, JsValue> {
+    fn register_tool(&self, definition: JsValue) -> Result<f64, JsValue> {
         let (spec, handler) = options::tool(&definition).map_err(|e| to_js(&e))?;
         self.shared
             .core
@@ -507,8 +504,7 @@ impl JsController {
     }
 
     /// Unregisters a tool by name (next turn); returns whether it existed.
-    #[wasm_bindgen(js_name = unregisterTool)]
-    pub fn unregister_tool(&self, name: JsValue) -> Result<bool, JsValue> {
+    fn unregister_tool(&self, name: JsValue) -> Result<bool, JsValue> {
         let Some(name) = name.as_string() else {
             return Err(to_js(&invalid_input(
                 "unregisterTool(name): name must be a string".into(),
@@ -521,8 +517,7 @@ impl JsController {
     }
 
     /// `{ source: 'current-execution' | 'current-registry', snapshot: { revision, tools } }`.
-    #[wasm_bindgen(js_name = getToolInspectionSource)]
-    pub fn get_tool_inspection_source(&self) -> JsValue {
+    fn get_tool_inspection_source(&self) -> JsValue {
         let inspection = self.shared.core.tool_inspection_source();
         let value = serde_json::json!({
             "source": inspection.source,
@@ -532,8 +527,7 @@ impl JsController {
     }
 
     /// Loads a stored conversation (idle only); rejects with `AGENT_CONVERSATION_CORRUPT`, `AGENT_RELAY_ERROR`…
-    #[wasm_bindgen(js_name = loadConversation)]
-    pub fn load_conversation(&self, id: JsValue) -> Promise {
+    fn load_conversation(&self, id: JsValue) -> Promise {
         let Some(id) = id.as_string() else {
             return rejected(&AgentError::new(
                 ErrorCode::InvalidInput,
@@ -551,8 +545,7 @@ impl JsController {
 
     /// `newConversation(options?)`: starts a new, unsaved conversation (idle only; saved on the first completed
     /// turn). `{ keepMessages: true }` keeps the stable messages and drops the ModelState.
-    #[wasm_bindgen(js_name = newConversation)]
-    pub fn new_conversation(&self, options: JsValue) -> Result<(), JsValue> {
+    fn new_conversation(&self, options: JsValue) -> Result<(), JsValue> {
         let keep_messages = new_conversation_options(&options).map_err(|e| to_js(&e))?;
         self.shared
             .core
@@ -561,8 +554,7 @@ impl JsController {
     }
 
     /// `listConversations({ limit?, cursor? })` → `{ items: ConversationSummary[], nextCursor }` (frozen).
-    #[wasm_bindgen(js_name = listConversations)]
-    pub fn list_conversations(&self, options: JsValue) -> Promise {
+    fn list_conversations(&self, options: JsValue) -> Promise {
         let (limit, cursor) = match list_options(&options) {
             Ok(parsed) => parsed,
             Err(e) => return rejected(&e),
@@ -580,8 +572,7 @@ impl JsController {
     }
 
     /// `renameConversation(id, title)` → the renamed conversation's `{ id, title, revision }` (frozen).
-    #[wasm_bindgen(js_name = renameConversation)]
-    pub fn rename_conversation(&self, id: JsValue, title: JsValue) -> Promise {
+    fn rename_conversation(&self, id: JsValue, title: JsValue) -> Promise {
         let id = match conversation_id(&id, "renameConversation") {
             Ok(id) => id,
             Err(e) => return rejected(&e),
@@ -602,8 +593,7 @@ impl JsController {
     }
 
     /// `deleteConversation(id)`: resolves (undefined) once the relay confirmed the deletion with `204`.
-    #[wasm_bindgen(js_name = deleteConversation)]
-    pub fn delete_conversation(&self, id: JsValue) -> Promise {
+    fn delete_conversation(&self, id: JsValue) -> Promise {
         let id = match conversation_id(&id, "deleteConversation") {
             Ok(id) => id,
             Err(e) => return rejected(&e),
@@ -618,13 +608,12 @@ impl JsController {
     }
 
     /// The provider state that goes with the stable messages (for hosts that persist conversations themselves).
-    #[wasm_bindgen(js_name = getModelState)]
-    pub fn get_model_state(&self) -> JsValue {
+    fn get_model_state(&self) -> JsValue {
         frozen(&self.shared.core.model_state())
     }
 
     /// Cancels any running turn, drops subscribers and makes every later call fail with `AGENT_DESTROYED`.
-    pub fn destroy(&self) {
+    fn destroy(&self) {
         self.shared.core.destroy();
         self.shared.view.stale.set(true);
         self.shared.view.listeners.borrow_mut().clear();

@@ -13,6 +13,7 @@
 //! - [`relay`] — the relay model and conversation store over `fetch` (docs/protocol.md).
 //! - [`options`] — reading option objects, tool definitions and execution input.
 //! - [`runtime`] — `DefaultAgentRuntime` and `AgentExecution`.
+//! - [`snapshot`] — `AgentController`'s deep-frozen state snapshots.
 //! - [`controller`] — `createAgentController` and `AgentController` with its state snapshots.
 
 mod controller;
@@ -24,5 +25,6 @@ mod options;
 mod relay;
 mod runtime;
 mod signal;
+mod snapshot;
 mod stream;
 mod values;

@@ -114,15 +114,27 @@ impl JsRuntime {
         Ok(JsRuntime { inner })
     }
 
+    /// `limits` (op 0) and `start(input, observer)` (op 1) in one export: `npm/adapter.js` defines the getter
+    /// and the method on the prototype as calls of `__call` (`RUNTIME_MEMBERS` there).
+    #[wasm_bindgen(js_name = __call)]
+    pub fn call(&self, op: u32, a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+        if op == 0 {
+            Ok(self.limits())
+        } else {
+            self.start(a, b).map(JsValue::from)
+        }
+    }
+}
+
+impl JsRuntime {
     /// The validated limits (frozen).
-    #[wasm_bindgen(getter)]
-    pub fn limits(&self) -> JsValue {
+    fn limits(&self) -> JsValue {
         frozen(&self.inner.limits())
     }
 
     /// Starts an independent execution. `input` is `{ messages, modelState?, tools?, model?, conversationId?,
     /// traceId? }`; `observer(event)` sees draft stream events, completed messages, tool results and interrupts.
-    pub fn start(&self, input: JsValue, observer: JsValue) -> Result<JsExecution, JsValue> {
+    fn start(&self, input: JsValue, observer: JsValue) -> Result<JsExecution, JsValue> {
         // Checked here, once: a non-function observer would otherwise fail (and be reported) on every event.
         let observer = if observer.is_undefined() || observer.is_null() {
             None
@@ -165,47 +177,40 @@ impl JsExecution {
     }
 }
 
+/// The class's getters and methods, in the order of their operation codes (`EXECUTION_MEMBERS` in
+/// `npm/adapter.js`, which defines each on the prototype as a call of `__call` with its index).
+const ID: u32 = 0;
+const RESULT: u32 = 1;
+const SETTLED: u32 = 2;
+const PENDING_INTERRUPT: u32 = 3;
+const CANCEL: u32 = 4;
+const RESPOND: u32 = 5;
+
 #[wasm_bindgen(js_class = AgentExecution)]
 impl JsExecution {
-    /// The execution id.
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> String {
-        self.inner.id().to_owned()
-    }
-
-    /// A promise of `{ outcome, messages, modelState, usage }`; rejects with an `AgentError`.
-    #[wasm_bindgen(getter)]
-    pub fn result(&self) -> Promise {
-        self.result.clone()
-    }
-
-    /// Whether the outcome is decided.
-    #[wasm_bindgen(getter)]
-    pub fn settled(&self) -> bool {
-        self.inner.is_settled()
-    }
-
-    /// The pending interrupt `{ interruptId, kind, callId, tool, arguments }` or null.
-    #[wasm_bindgen(getter, js_name = pendingInterrupt)]
-    pub fn pending_interrupt(&self) -> JsValue {
-        match self.inner.pending_interrupt() {
-            Some(interrupt) => frozen(&interrupt),
-            None => JsValue::NULL,
-        }
-    }
-
-    /// Cancels (outcome `cancelled`) and aborts the signal; returns whether this call decided the outcome.
-    pub fn cancel(&self) -> bool {
-        self.inner.cancel()
-    }
-
-    /// Answers the pending interrupt: `{ interruptId, value }` with `value` true/false, "approve"/"reject" or
-    /// `{ approved, reason? }`. Throws `AgentError` on a wrong id, a second answer or nothing pending.
-    pub fn respond(&self, response: JsValue) -> Result<(), JsValue> {
-        let parsed = parse_response(&response).map_err(|e| to_js(&e))?;
-        self.inner
-            .respond(&parsed.0, parsed.1)
-            .map_err(|e| to_js(&e))
+    /// Every getter and method in one export: `id`, `result` (a promise of `{ outcome, messages, modelState,
+    /// usage }` that rejects with an `AgentError`), `settled`, `pendingInterrupt` (`{ interruptId, kind, callId,
+    /// tool, arguments }` or null), `cancel()` (outcome `cancelled`, aborts the signal; whether this call decided
+    /// the outcome) and `respond({ interruptId, value })` with `value` true/false, "approve"/"reject" or
+    /// `{ approved, reason? }` (throws `AgentError` on a wrong id, a second answer or nothing pending).
+    #[wasm_bindgen(js_name = __call)]
+    pub fn call(&self, op: u32, a: JsValue) -> Result<JsValue, JsValue> {
+        Ok(match op {
+            ID => JsValue::from_str(self.inner.id()),
+            RESULT => self.result.clone().into(),
+            SETTLED => self.inner.is_settled().into(),
+            PENDING_INTERRUPT => match self.inner.pending_interrupt() {
+                Some(interrupt) => frozen(&interrupt),
+                None => JsValue::NULL,
+            },
+            CANCEL => self.inner.cancel().into(),
+            RESPOND => {
+                let (id, response) = parse_response(&a).map_err(|e| to_js(&e))?;
+                self.inner.respond(&id, response).map_err(|e| to_js(&e))?;
+                JsValue::UNDEFINED
+            }
+            _ => JsValue::UNDEFINED,
+        })
     }
 }
 
