@@ -18,6 +18,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
+use super::formats::Format;
 use super::json::to_text;
 use super::schema::{
     decimal, pointer_push, Node, Rules, Schema, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT,
@@ -39,19 +40,180 @@ pub struct Violation {
     pub got: String,
 }
 
-/// Message text from its pieces, appended in order: the one writer every message uses (a `format!` per
-/// message would set up its own arguments at each call site).
-fn cat(parts: &[&str]) -> String {
-    let mut out = String::new();
-    for part in parts {
-        out.push_str(part);
-    }
-    out
+/// What the schema asks for where a violation is. Checks only name it; [`Expect::render`] writes the text,
+/// and only for the violations that are listed.
+enum Expect<'a> {
+    Text(&'static str),
+    Types(u8),
+    Required(&'a str),
+    NoProperty(&'a Rules, &'a str),
+    Enum(&'a [Value]),
+    Const(&'a Value),
+    /// A bound's operator (`>=`, `>`, `<=`, `<`) and value.
+    Bound(&'static str, &'a Decimal),
+    MultipleOf(&'a Decimal),
+    /// `at least ` / `at most `, the count, its unit.
+    Count(&'static str, u64, &'static str),
+    Unique(usize),
+    Pattern(&'a str),
+    Format(Format),
+    /// How many alternatives, and the keyword (`anyOf` / `oneOf`).
+    Alternatives(usize, &'static str),
 }
 
-/// A string as JSON text (quoted and escaped).
-fn quoted(text: &str) -> String {
-    to_text(&Value::String(text.to_owned()))
+/// What the arguments hold where a violation is (rendered like [`Expect`]).
+enum Got<'a> {
+    Value(ValueRef<'a>),
+    Text(&'static str),
+    /// A string and its length in characters.
+    Characters(&'a Value, u64),
+    /// An object's property count.
+    Properties(u64),
+    /// A value and how many `oneOf` alternatives it matches.
+    Matches(ValueRef<'a>, usize),
+    /// An array's item count.
+    Items(u64),
+    /// A number.
+    Number(&'a Number),
+}
+
+/// Appends `n` in decimal.
+fn push_number(out: &mut String, n: u64) {
+    out.push_str(&decimal(n));
+}
+
+/// Appends a string as JSON text (quoted and escaped).
+fn push_quoted(out: &mut String, text: &str) {
+    out.push_str(&to_text(&Value::String(text.to_owned())));
+}
+
+/// Appends `text` cut to `max` characters, with `…` when cut.
+fn push_cut(out: &mut String, text: &str, max: usize) {
+    let kept = prefix(text, max);
+    out.push_str(kept);
+    if kept.len() < text.len() {
+        out.push('…');
+    }
+}
+
+impl Expect<'_> {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        let o = &mut out;
+        match *self {
+            Expect::Text(text) => o.push_str(text),
+            Expect::Types(types) => push_types(o, types),
+            Expect::Required(name) => {
+                o.push_str("required property ");
+                push_quoted(o, name);
+            }
+            Expect::NoProperty(rules, key) => {
+                let mut allowed = String::new();
+                for (name, _) in &rules.properties {
+                    if !allowed.is_empty() {
+                        allowed.push_str(", ");
+                    }
+                    push_quoted(&mut allowed, name);
+                }
+                o.push_str("no property ");
+                push_quoted(o, key);
+                o.push_str(" (additionalProperties is false; allowed: ");
+                if allowed.is_empty() {
+                    o.push_str("none");
+                } else {
+                    push_cut(o, &allowed, 200);
+                }
+                o.push(')');
+            }
+            Expect::Enum(values) => {
+                let mut list = String::new();
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        list.push_str(", ");
+                    }
+                    list.push_str(&to_text(v));
+                }
+                o.push_str("one of [");
+                push_cut(o, &list, 200);
+                o.push(']');
+            }
+            Expect::Const(value) => {
+                o.push_str("exactly ");
+                push_cut(o, &to_text(value), 200);
+            }
+            Expect::Bound(op, value) => {
+                o.push_str("a number ");
+                o.push_str(op);
+                o.push(' ');
+                push_decimal(o, value);
+            }
+            Expect::MultipleOf(divisor) => {
+                o.push_str("a multiple of ");
+                push_decimal(o, divisor);
+            }
+            Expect::Count(word, n, unit) => {
+                o.push_str(word);
+                push_number(o, n);
+                o.push(' ');
+                o.push_str(unit);
+            }
+            Expect::Unique(j) => {
+                o.push_str("unique items (this one repeats item ");
+                push_number(o, j as u64);
+                o.push(')');
+            }
+            Expect::Pattern(text) => {
+                o.push_str("a string matching the pattern ");
+                push_quoted(o, text);
+            }
+            Expect::Format(format) => {
+                o.push_str("a string in the format ");
+                o.push_str(format.name());
+            }
+            Expect::Alternatives(count, keyword) => {
+                o.push_str("a value matching one of the ");
+                push_number(o, count as u64);
+                o.push_str(" alternatives of ");
+                o.push_str(keyword);
+                o.push_str("; the closest one needs what follows");
+            }
+        }
+        out
+    }
+}
+
+impl Got<'_> {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        let o = &mut out;
+        match *self {
+            Got::Value(value) => push_describe(o, value),
+            Got::Text(text) => o.push_str(text),
+            Got::Characters(value, n) => {
+                push_describe(o, ValueRef::Other(value));
+                o.push_str(" (");
+                push_number(o, n);
+                o.push_str(" characters)");
+            }
+            Got::Properties(n) => {
+                o.push_str("object with ");
+                push_number(o, n);
+                o.push_str(" properties");
+            }
+            Got::Matches(value, n) => {
+                push_describe(o, value);
+                o.push_str(" (matches ");
+                push_number(o, n as u64);
+                o.push_str(" of them)");
+            }
+            Got::Items(n) => push_items(o, n),
+            Got::Number(n) => {
+                o.push_str("number ");
+                o.push_str(n.as_str());
+            }
+        }
+        out
+    }
 }
 
 /// Where a value sits in the arguments; rendered as a JSON Pointer only when a violation is reported.
@@ -83,20 +245,20 @@ struct Found {
 
 impl Found {
     #[inline(never)]
-    fn add(&mut self, path: &Path<'_>, expected: String, got: String) {
+    fn add(&mut self, path: &Path<'_>, expected: Expect<'_>, got: Got<'_>) {
         self.total += 1;
+        if let Expect::Types(types) = expected {
+            if let Got::Value(ValueRef::Other(_)) = got {
+                self.wanted_types |= types;
+            }
+        }
         if self.listed.len() < MAX_LISTED {
             self.listed.push(Violation {
                 pointer: path.pointer(),
-                expected,
-                got,
+                expected: expected.render(),
+                got: got.render(),
             });
         }
-    }
-
-    fn add_type(&mut self, path: &Path<'_>, types: u8, got: String) {
-        self.wanted_types |= types;
-        self.add(path, expected_types(types), got);
     }
 }
 
@@ -113,13 +275,6 @@ impl ValueRef<'_> {
             (ValueRef::Object(a), Value::Object(b)) => object_equal(a, b),
             (ValueRef::Other(a), b) => json_equal(a, b),
             _ => false,
-        }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            ValueRef::Object(_) => "object".into(),
-            ValueRef::Other(value) => describe(value),
         }
     }
 }
@@ -154,32 +309,34 @@ impl Schema {
             Node::Bool(false) => {
                 return found.add(
                     path,
-                    "no value here (the schema is false)".into(),
-                    value.describe(),
+                    Expect::Text("no value here (the schema is false)"),
+                    Got::Value(value),
                 )
             }
             Node::Rules(rules) => rules,
         };
+        let types = rules.types;
+        if types != 0 {
+            let ok = match value {
+                ValueRef::Object(_) => types & OBJECT != 0,
+                ValueRef::Other(value) => has_type(value, types),
+            };
+            if !ok {
+                // An object is reported as `object`, and (unlike other values) does not count as only wanting
+                // another type when the alternatives of an `anyOf` are summed up.
+                return found.add(path, Expect::Types(types), Got::Value(value));
+            }
+        }
         match value {
-            ValueRef::Object(object) => {
-                if rules.types != 0 && rules.types & OBJECT == 0 {
-                    return found.add(path, expected_types(rules.types), "object".into());
-                }
-                self.check_object(rules, object, path, found);
+            ValueRef::Object(object) => self.check_object(rules, object, path, found),
+            ValueRef::Other(Value::Number(n))
+                if !rules.bounds.is_empty() || rules.multiple_of.is_some() =>
+            {
+                check_number(rules, n, path, found)
             }
-            ValueRef::Other(value) => {
-                if rules.types != 0 && !has_type(value, rules.types) {
-                    return found.add_type(path, rules.types, describe(value));
-                }
-                match value {
-                    Value::Number(n) if !rules.bounds.is_empty() || rules.multiple_of.is_some() => {
-                        check_number(rules, n, value, path, found)
-                    }
-                    Value::String(s) => check_string(rules, s, value, path, found),
-                    Value::Array(items) => self.check_array(rules, items, value, path, found),
-                    _ => {}
-                }
-            }
+            ValueRef::Other(v @ Value::String(s)) => check_string(rules, s, v, path, found),
+            ValueRef::Other(Value::Array(items)) => self.check_array(rules, items, path, found),
+            _ => {}
         }
         self.check_applicators(rules, value, path, found);
     }
@@ -193,27 +350,12 @@ impl Schema {
     ) {
         if let Some(allowed) = &rules.enumeration {
             if !allowed.iter().any(|a| value.equals(a)) {
-                let mut list = String::new();
-                for (i, a) in allowed.iter().enumerate() {
-                    if i > 0 {
-                        list.push_str(", ");
-                    }
-                    list.push_str(&to_text(a));
-                }
-                found.add(
-                    path,
-                    cat(&["one of [", &cut(&list, 200), "]"]),
-                    value.describe(),
-                );
+                found.add(path, Expect::Enum(allowed), Got::Value(value));
             }
         }
         if let Some(constant) = &rules.constant {
             if !value.equals(constant) {
-                found.add(
-                    path,
-                    cat(&["exactly ", &cut(&to_text(constant), 200)]),
-                    value.describe(),
-                );
+                found.add(path, Expect::Const(constant), Got::Value(value));
             }
         }
         if let Some(target) = rules.reference {
@@ -222,26 +364,33 @@ impl Schema {
         for &node in &rules.all_of {
             self.check_node(node, value, path, found);
         }
-        if !rules.any_of.is_empty() {
-            let (matching, failed) = self.alternatives(&rules.any_of, value, path, true);
-            if matching == 0 {
-                report_alternatives(rules.any_of.len(), "anyOf", failed, value, path, found);
+        for (nodes, keyword) in [(&rules.any_of, "anyOf"), (&rules.one_of, "oneOf")] {
+            if nodes.is_empty() {
+                continue;
             }
-        }
-        if !rules.one_of.is_empty() {
-            let (matching, failed) = self.alternatives(&rules.one_of, value, path, false);
+            let any = keyword == "anyOf";
+            let mut matching = 0;
+            let mut failed = Vec::new();
+            for &node in nodes {
+                let mut branch = Found::default();
+                self.check_node(node, value, path, &mut branch);
+                if branch.total == 0 {
+                    matching += 1;
+                    if any {
+                        break;
+                    }
+                } else {
+                    failed.push(branch);
+                }
+            }
             match matching {
+                0 => report_alternatives(nodes.len(), keyword, failed, value, path, found),
                 1 => {}
-                0 => report_alternatives(rules.one_of.len(), "oneOf", failed, value, path, found),
+                _ if any => {}
                 _ => found.add(
                     path,
-                    "a value matching exactly one alternative of oneOf".into(),
-                    cat(&[
-                        &value.describe(),
-                        " (matches ",
-                        &decimal(matching as u64),
-                        " of them)",
-                    ]),
+                    Expect::Text("a value matching exactly one alternative of oneOf"),
+                    Got::Matches(value, matching),
                 ),
             }
         }
@@ -251,37 +400,11 @@ impl Schema {
             if branch.total == 0 {
                 found.add(
                     path,
-                    "a value that does not match the schema under not".into(),
-                    value.describe(),
+                    Expect::Text("a value that does not match the schema under not"),
+                    Got::Value(value),
                 );
             }
         }
-    }
-
-    /// How many of `nodes` the value matches, and the violations of each one it does not (checking stops at the
-    /// first match when `first_match_is_enough`).
-    fn alternatives(
-        &self,
-        nodes: &[usize],
-        value: ValueRef<'_>,
-        path: &Path<'_>,
-        first_match_is_enough: bool,
-    ) -> (usize, Vec<Found>) {
-        let mut matching = 0;
-        let mut failed = Vec::new();
-        for &node in nodes {
-            let mut branch = Found::default();
-            self.check_node(node, value, path, &mut branch);
-            if branch.total == 0 {
-                matching += 1;
-                if first_match_is_enough {
-                    break;
-                }
-            } else {
-                failed.push(branch);
-            }
-        }
-        (matching, failed)
     }
 
     fn check_object(
@@ -299,11 +422,7 @@ impl Schema {
                 object.contains_key(name)
             };
             if !present {
-                found.add(
-                    path,
-                    cat(&["required property ", &quoted(name)]),
-                    "no such property".into(),
-                );
+                found.add(path, Expect::Required(name), Got::Text("no such property"));
             }
         }
         for (key, value) in object {
@@ -326,8 +445,8 @@ impl Schema {
                 if matches!(self.nodes[node], Node::Bool(false)) {
                     found.add(
                         &child,
-                        additional_refused(rules, key),
-                        describe(value),
+                        Expect::NoProperty(rules, key),
+                        Got::Value(ValueRef::Other(value)),
                     );
                 } else {
                     self.check_value(node, value, &child, found);
@@ -335,33 +454,25 @@ impl Schema {
             }
         }
         let n = object.len() as u64;
-        count_bounds(rules, 4, n, path, found, || {
-            cat(&["object with ", &decimal(n), " properties"])
-        });
+        count_bounds(rules, 4, n, path, found, Got::Properties(n));
     }
 
-    fn check_array(
-        &self,
-        rules: &Rules,
-        items: &[Value],
-        value: &Value,
-        path: &Path<'_>,
-        found: &mut Found,
-    ) {
+    fn check_array(&self, rules: &Rules, items: &[Value], path: &Path<'_>, found: &mut Found) {
         for (i, item) in items.iter().enumerate() {
             let node = rules.prefix_items.get(i).copied().or(rules.items);
             if let Some(node) = node {
                 self.check_value(node, item, &Path::Index(path, i), found);
             }
         }
-        count_bounds(rules, 2, items.len() as u64, path, found, || describe(value));
+        let n = items.len() as u64;
+        count_bounds(rules, 2, n, path, found, Got::Items(n));
         if rules.unique_items {
             for (i, a) in items.iter().enumerate() {
                 if let Some(j) = items[..i].iter().position(|b| json_equal(a, b)) {
                     found.add(
                         &Path::Index(path, i),
-                        cat(&["unique items (this one repeats item ", &decimal(j as u64), ")"]),
-                        describe(a),
+                        Expect::Unique(j),
+                        Got::Value(ValueRef::Other(a)),
                     );
                 }
             }
@@ -369,31 +480,8 @@ impl Schema {
     }
 }
 
-/// The expectation for a property `additionalProperties: false` refuses: it names the allowed ones.
-#[cold]
-fn additional_refused(rules: &Rules, key: &str) -> String {
-    let mut allowed = String::new();
-    for (i, (name, _)) in rules.properties.iter().enumerate() {
-        if i > 0 {
-            allowed.push_str(", ");
-        }
-        allowed.push_str(&quoted(name));
-    }
-    let allowed = if allowed.is_empty() {
-        "none".to_owned()
-    } else {
-        cut(&allowed, 200)
-    };
-    cat(&[
-        "no property ",
-        &quoted(key),
-        " (additionalProperties is false; allowed: ",
-        &allowed,
-        ")",
-    ])
-}
 
-fn check_number(rules: &Rules, number: &Number, value: &Value, path: &Path<'_>, found: &mut Found) {
+fn check_number(rules: &Rules, number: &Number, path: &Path<'_>, found: &mut Found) {
     let small = number.as_i64();
     let mut exact: Option<Decimal> = None;
     // Minimums first, then maximums, each in schema order.
@@ -411,25 +499,17 @@ fn check_number(rules: &Rules, number: &Number, value: &Value, path: &Path<'_>, 
             } else {
                 Ordering::Greater
             };
-            let ok = order == inside || (order == Ordering::Equal && !bound.exclusive);
-            if !ok {
-                let op = [">=", ">", "<=", "<"][usize::from(maximum) * 2 + usize::from(bound.exclusive)];
-                found.add(
-                    path,
-                    cat(&["a number ", op, " ", &decimal_text(&bound.value)]),
-                    describe(value),
-                );
+            if order != inside && (order != Ordering::Equal || bound.exclusive) {
+                let op = [">=", ">", "<=", "<"]
+                    [usize::from(maximum) * 2 + usize::from(bound.exclusive)];
+                found.add(path, Expect::Bound(op, &bound.value), Got::Number(number));
             }
         }
     }
     if let Some(divisor) = &rules.multiple_of {
         let n = exact.get_or_insert_with(|| Decimal::of(number));
         if n.is_multiple_of(divisor) == Some(false) {
-            found.add(
-                path,
-                cat(&["a multiple of ", &decimal_text(divisor)]),
-                describe(value),
-            );
+            found.add(path, Expect::MultipleOf(divisor), Got::Number(number));
         }
     }
 }
@@ -437,26 +517,16 @@ fn check_number(rules: &Rules, number: &Number, value: &Value, path: &Path<'_>, 
 fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &mut Found) {
     if rules.counts[..2] != [0, UNBOUNDED] {
         let n = s.chars().count() as u64;
-        count_bounds(rules, 0, n, path, found, || {
-            cat(&[&describe(value), " (", &decimal(n), " characters)"])
-        });
+        count_bounds(rules, 0, n, path, found, Got::Characters(value, n));
     }
     if let Some((text, pattern)) = &rules.pattern {
         if !pattern.is_match(s) {
-            found.add(
-                path,
-                cat(&["a string matching the pattern ", &quoted(text)]),
-                describe(value),
-            );
+            found.add(path, Expect::Pattern(text), Got::Value(ValueRef::Other(value)));
         }
     }
     if let Some(format) = rules.format {
         if !format.accepts(s) {
-            found.add(
-                path,
-                cat(&["a string in the format ", format.name()]),
-                describe(value),
-            );
+            found.add(path, Expect::Format(format), Got::Value(ValueRef::Other(value)));
         }
     }
 }
@@ -465,18 +535,28 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
 const UNITS: [&str; 3] = ["characters", "items", "properties"];
 
 /// Checks `n` against the count pair at `at` of [`Rules::counts`].
-fn count_bounds(
-    rules: &Rules,
-    at: usize,
-    n: u64,
-    path: &Path<'_>,
-    found: &mut Found,
-    got: impl Fn() -> String,
-) {
+fn count_bounds(rules: &Rules, at: usize, n: u64, path: &Path<'_>, found: &mut Found, got: Got<'_>) {
     let (min, max) = (rules.counts[at], rules.counts[at + 1]);
-    for (broken, word, bound) in [(n < min, "at least ", min), (n > max, "at most ", max)] {
-        if broken {
-            found.add(path, cat(&[word, &decimal(bound), " ", UNITS[at / 2]]), got());
+    let unit = UNITS[at / 2];
+    if n < min {
+        found.add(path, Expect::Count("at least ", min, unit), got.again());
+    }
+    if n > max {
+        found.add(path, Expect::Count("at most ", max, unit), got);
+    }
+}
+
+impl<'a> Got<'a> {
+    /// A copy, for a second violation of the same value.
+    fn again(&self) -> Got<'a> {
+        match *self {
+            Got::Value(v) => Got::Value(v),
+            Got::Text(t) => Got::Text(t),
+            Got::Characters(v, n) => Got::Characters(v, n),
+            Got::Properties(n) => Got::Properties(n),
+            Got::Matches(v, n) => Got::Matches(v, n),
+            Got::Items(n) => Got::Items(n),
+            Got::Number(n) => Got::Number(n),
         }
     }
 }
@@ -486,37 +566,31 @@ fn count_bounds(
 /// line says so and the alternative with the fewest violations lists what it needs.
 fn report_alternatives(
     count: usize,
-    keyword: &str,
+    keyword: &'static str,
     failed: Vec<Found>,
     value: ValueRef<'_>,
     path: &Path<'_>,
     found: &mut Found,
 ) {
     let here = path.pointer();
-    let only_types = failed
-        .iter()
-        .all(|f| f.total == 1 && f.wanted_types != 0 && f.listed[0].pointer == here);
-    if only_types {
-        let types = failed.iter().fold(0, |bits, f| bits | f.wanted_types);
-        return found.add_type(path, types, value.describe());
-    }
-    found.add(
-        path,
-        cat(&[
-            "a value matching one of the ",
-            &decimal(count as u64),
-            " alternatives of ",
-            keyword,
-            "; the closest one needs what follows",
-        ]),
-        value.describe(),
-    );
+    let mut types = 0;
     let mut closest: Option<Found> = None;
     for f in failed {
+        if types != u8::MAX {
+            types = if f.total == 1 && f.wanted_types != 0 && f.listed[0].pointer == here {
+                types | f.wanted_types
+            } else {
+                u8::MAX
+            };
+        }
         if closest.as_ref().is_none_or(|c| f.total < c.total) {
             closest = Some(f);
         }
     }
+    if types != u8::MAX {
+        return found.add(path, Expect::Types(types), Got::Value(value));
+    }
+    found.add(path, Expect::Alternatives(count, keyword), Got::Value(value));
     for violation in closest.map(|c| c.listed).unwrap_or_default() {
         found.total += 1;
         if found.listed.len() < MAX_LISTED {
@@ -563,9 +637,12 @@ fn has_type(value: &Value, types: u8) -> bool {
 }
 
 /// `type a`, `type a or b`, `type a, b or c`.
-fn expected_types(types: u8) -> String {
-    let mut out = String::from("type ");
+fn push_types(out: &mut String, types: u8) {
     let mut names = TYPE_NAMES.iter().filter(|(bit, _)| types & bit != 0).peekable();
+    if names.peek().is_none() {
+        return out.push_str("no type");
+    }
+    out.push_str("type ");
     let mut first = true;
     while let Some((_, name)) = names.next() {
         if !first {
@@ -574,29 +651,37 @@ fn expected_types(types: u8) -> String {
         out.push_str(name);
         first = false;
     }
-    if first {
-        return "no type".into();
+}
+
+fn push_items(out: &mut String, n: u64) {
+    out.push_str("array of ");
+    push_number(out, n);
+    out.push_str(" items");
+}
+
+fn push_describe(out: &mut String, value: ValueRef<'_>) {
+    match value {
+        ValueRef::Object(_) => out.push_str("object"),
+        ValueRef::Other(value) => out.push_str(&describe(value)),
     }
-    out
 }
 
 /// A short description of a value: its type and, for scalars, its JSON text (long strings cut).
 pub fn describe(value: &Value) -> String {
+    let mut out = String::new();
     match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => cat(&["boolean ", if *b { "true" } else { "false" }]),
-        Value::Number(n) => cat(&["number ", n.as_str()]),
-        Value::String(_) => cat(&["string ", &cut(&to_text(value), 60)]),
-        Value::Array(items) => cat(&["array of ", &decimal(items.len() as u64), " items"]),
-        Value::Object(_) => "object".into(),
-    }
-}
-
-/// `text` cut to `max` characters, with `…` when cut.
-fn cut(text: &str, max: usize) -> String {
-    let mut out = prefix(text, max).to_owned();
-    if out.len() < text.len() {
-        out.push('…');
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "boolean true" } else { "boolean false" }),
+        Value::Number(n) => {
+            out.push_str("number ");
+            out.push_str(n.as_str());
+        }
+        Value::String(_) => {
+            out.push_str("string ");
+            push_cut(&mut out, &to_text(value), 60);
+        }
+        Value::Array(items) => push_items(&mut out, items.len() as u64),
+        Value::Object(_) => out.push_str("object"),
     }
     out
 }
@@ -609,56 +694,68 @@ fn prefix(text: &str, max: usize) -> &str {
     }
 }
 
-fn decimal_text(n: &Decimal) -> String {
+/// Appends a bound's value as JavaScript would print it (`0.01`, `1e+21` is `0.1e22` here: exact digits).
+fn push_decimal(out: &mut String, n: &Decimal) {
     if n.is_zero() {
-        return "0".into();
+        return out.push('0');
     }
-    let mut digits = String::new();
-    for d in &n.digits {
-        digits.push(char::from(b'0' + d));
+    if n.negative {
+        out.push('-');
     }
-    let zeros = |count: i64| "0".repeat(count as usize);
-    let sign = if n.negative { "-" } else { "" };
     let e = n.exponent;
     let len = n.digits.len() as i64;
+    let digits = |out: &mut String, from: usize, to: usize| {
+        for d in &n.digits[from..to] {
+            out.push(char::from(b'0' + d));
+        }
+    };
+    let zeros = |out: &mut String, count: i64| {
+        for _ in 0..count {
+            out.push('0');
+        }
+    };
+    let all = n.digits.len();
     if (0..=21).contains(&e) && len <= e {
-        cat(&[sign, &digits, &zeros(e - len)])
+        digits(out, 0, all);
+        zeros(out, e - len);
     } else if e > 0 && e < len {
-        let (int, frac) = digits.split_at(e as usize);
-        cat(&[sign, int, ".", frac])
+        digits(out, 0, e as usize);
+        out.push('.');
+        digits(out, e as usize, all);
     } else if (-6..=0).contains(&e) {
-        cat(&[sign, "0.", &zeros(-e), &digits])
+        out.push_str("0.");
+        zeros(out, -e);
+        digits(out, 0, all);
     } else {
-        let exponent = if e < 0 {
-            cat(&["-", &decimal(e.unsigned_abs())])
-        } else {
-            decimal(e as u64)
-        };
-        cat(&[sign, "0.", &digits, "e", &exponent])
+        out.push_str("0.");
+        digits(out, 0, all);
+        out.push('e');
+        if e < 0 {
+            out.push('-');
+        }
+        push_number(out, e.unsigned_abs());
     }
 }
 
 /// The error result's content for a call to `tool` whose arguments broke `listed` (of `total`) rules, cut to
 /// `max` characters.
 pub fn invalid_arguments_text(tool: &str, listed: &[Violation], total: usize, max: u64) -> String {
-    let mut text = cat(&[
-        INVALID_ARGUMENTS_PREFIX,
-        "The call to ",
-        tool,
-        " was not run: its arguments do not match the tool's inputSchema. Correct them and call the tool again.",
-    ]);
+    let mut text = String::from(INVALID_ARGUMENTS_PREFIX);
+    text.push_str("The call to ");
+    text.push_str(tool);
+    text.push_str(" was not run: its arguments do not match the tool's inputSchema. Correct them and call the tool again.");
     for v in listed {
-        text.push_str(&cat(&[
-            "\n- ",
-            &quoted(&v.pointer),
-            ": expected ",
-            &v.expected,
-            "; got ",
-            &v.got,
-        ]));
+        text.push_str("\n- ");
+        push_quoted(&mut text, &v.pointer);
+        text.push_str(": expected ");
+        text.push_str(&v.expected);
+        text.push_str("; got ");
+        text.push_str(&v.got);
     }
     if total > listed.len() {
-        text.push_str(&cat(&["\n- … and ", &decimal((total - listed.len()) as u64), " more"]));
+        text.push_str("\n- … and ");
+        push_number(&mut text, (total - listed.len()) as u64);
+        text.push_str(" more");
     }
     prefix(&text, usize::try_from(max).unwrap_or(usize::MAX)).to_owned()
 }

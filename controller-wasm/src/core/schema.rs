@@ -279,7 +279,34 @@ impl<'a> Compiler<'a> {
         self.at.push((pointer.clone(), index));
         let node = match value {
             Value::Bool(b) => Node::Bool(*b),
-            Value::Object(map) => Node::Rules(Box::new(self.rules(map, &pointer)?)),
+            Value::Object(map) => {
+                // Read into its final place: a refusal then leaves nothing half-built to drop on each of the
+                // reader's many error paths.
+                let mut rules = Box::new(Rules {
+                    types: 0,
+                    properties: Vec::new(),
+                    pattern_properties: Vec::new(),
+                    additional_properties: None,
+                    required: Vec::new(),
+                    prefix_items: Vec::new(),
+                    items: None,
+                    enumeration: None,
+                    constant: None,
+                    any_of: Vec::new(),
+                    all_of: Vec::new(),
+                    one_of: Vec::new(),
+                    not: None,
+                    reference: None,
+                    bounds: Vec::new(),
+                    multiple_of: None,
+                    counts: [0, UNBOUNDED, 0, UNBOUNDED, 0, UNBOUNDED],
+                    unique_items: false,
+                    pattern: None,
+                    format: None,
+                });
+                self.rules(&mut rules, map, &pointer)?;
+                Node::Rules(rules)
+            }
             _ => {
                 return Err(error(
                     keyword,
@@ -333,29 +360,12 @@ impl<'a> Compiler<'a> {
     }
 
     /// One pass over the schema object's keywords; the few that depend on a sibling are settled after it.
-    fn rules(&mut self, map: &'a Map<String, Value>, pointer: &str) -> Result<Rules, SchemaError> {
-        let mut rules = Rules {
-            types: 0,
-            properties: Vec::new(),
-            pattern_properties: Vec::new(),
-            additional_properties: None,
-            required: Vec::new(),
-            prefix_items: Vec::new(),
-            items: None,
-            enumeration: None,
-            constant: None,
-            any_of: Vec::new(),
-            all_of: Vec::new(),
-            one_of: Vec::new(),
-            not: None,
-            reference: None,
-            bounds: Vec::new(),
-            multiple_of: None,
-            counts: [0, UNBOUNDED, 0, UNBOUNDED, 0, UNBOUNDED],
-            unique_items: false,
-            pattern: None,
-            format: None,
-        };
+    fn rules(
+        &mut self,
+        rules: &mut Rules,
+        map: &'a Map<String, Value>,
+        pointer: &str,
+    ) -> Result<(), SchemaError> {
         let mut nullable = false;
         let mut tuple_items = false;
         let mut additional_items = None;
@@ -481,7 +491,7 @@ impl<'a> Compiler<'a> {
         for bound in &mut rules.bounds {
             bound.exclusive |= exclusive[usize::from(bound.maximum)];
         }
-        Ok(rules)
+        Ok(())
     }
 
     /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
