@@ -416,12 +416,7 @@ impl Schema {
     ) {
         for name in &rules.required {
             // Arguments objects are small: comparing keys beats hashing the name with SipHash.
-            let present = if object.len() <= 16 {
-                object.keys().any(|key| key == name)
-            } else {
-                object.contains_key(name)
-            };
-            if !present {
+            if !object.keys().any(|key| key == name) {
                 found.add(path, Expect::Required(name), Got::Text("no such property"));
             }
         }
@@ -480,7 +475,6 @@ impl Schema {
     }
 }
 
-
 fn check_number(rules: &Rules, number: &Number, path: &Path<'_>, found: &mut Found) {
     let small = number.as_i64();
     let mut exact: Option<Decimal> = None;
@@ -500,8 +494,8 @@ fn check_number(rules: &Rules, number: &Number, path: &Path<'_>, found: &mut Fou
                 Ordering::Greater
             };
             if order != inside && (order != Ordering::Equal || bound.exclusive) {
-                let op = [">=", ">", "<=", "<"]
-                    [usize::from(maximum) * 2 + usize::from(bound.exclusive)];
+                let op =
+                    [">=", ">", "<=", "<"][usize::from(maximum) * 2 + usize::from(bound.exclusive)];
                 found.add(path, Expect::Bound(op, &bound.value), Got::Number(number));
             }
         }
@@ -521,12 +515,20 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
     }
     if let Some((text, pattern)) = &rules.pattern {
         if !pattern.is_match(s) {
-            found.add(path, Expect::Pattern(text), Got::Value(ValueRef::Other(value)));
+            found.add(
+                path,
+                Expect::Pattern(text),
+                Got::Value(ValueRef::Other(value)),
+            );
         }
     }
     if let Some(format) = rules.format {
         if !format.accepts(s) {
-            found.add(path, Expect::Format(format), Got::Value(ValueRef::Other(value)));
+            found.add(
+                path,
+                Expect::Format(format),
+                Got::Value(ValueRef::Other(value)),
+            );
         }
     }
 }
@@ -535,7 +537,14 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
 const UNITS: [&str; 3] = ["characters", "items", "properties"];
 
 /// Checks `n` against the count pair at `at` of [`Rules::counts`].
-fn count_bounds(rules: &Rules, at: usize, n: u64, path: &Path<'_>, found: &mut Found, got: Got<'_>) {
+fn count_bounds(
+    rules: &Rules,
+    at: usize,
+    n: u64,
+    path: &Path<'_>,
+    found: &mut Found,
+    got: Got<'_>,
+) {
     let (min, max) = (rules.counts[at], rules.counts[at + 1]);
     let unit = UNITS[at / 2];
     if n < min {
@@ -590,7 +599,11 @@ fn report_alternatives(
     if types != u8::MAX {
         return found.add(path, Expect::Types(types), Got::Value(value));
     }
-    found.add(path, Expect::Alternatives(count, keyword), Got::Value(value));
+    found.add(
+        path,
+        Expect::Alternatives(count, keyword),
+        Got::Value(value),
+    );
     for violation in closest.map(|c| c.listed).unwrap_or_default() {
         found.total += 1;
         if found.listed.len() < MAX_LISTED {
@@ -638,7 +651,10 @@ fn has_type(value: &Value, types: u8) -> bool {
 
 /// `type a`, `type a or b`, `type a, b or c`.
 fn push_types(out: &mut String, types: u8) {
-    let mut names = TYPE_NAMES.iter().filter(|(bit, _)| types & bit != 0).peekable();
+    let mut names = TYPE_NAMES
+        .iter()
+        .filter(|(bit, _)| types & bit != 0)
+        .peekable();
     if names.peek().is_none() {
         return out.push_str("no type");
     }

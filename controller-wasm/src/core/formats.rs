@@ -91,11 +91,9 @@ fn all_parts(text: &[u8], sep: u8, part: fn(&[u8]) -> bool) -> bool {
 }
 
 fn date(t: &[u8]) -> bool {
-    let (Some(year), Some(month), Some(day)) = (
-        number(t.get(..4).unwrap_or_default()),
-        two(t, 5),
-        two(t, 8),
-    ) else {
+    let (Some(year), Some(month), Some(day)) =
+        (number(t.get(..4).unwrap_or_default()), two(t, 5), two(t, 8))
+    else {
         return false;
     };
     if t.len() != 10 || t[4] != b'-' || t[7] != b'-' {
@@ -240,7 +238,9 @@ fn email(t: &[u8]) -> bool {
 }
 
 fn octet(part: &[u8]) -> bool {
-    number(part).is_some_and(|n| n <= 255) && part.len() <= 3 && (part.len() == 1 || part[0] != b'0')
+    number(part).is_some_and(|n| n <= 255)
+        && part.len() <= 3
+        && (part.len() == 1 || part[0] != b'0')
 }
 
 fn ipv4(t: &[u8]) -> bool {
@@ -275,7 +275,14 @@ fn ipv6(t: &[u8]) -> bool {
                 return false;
             }
             let head = &t[..=at];
-            (if head.ends_with(b"::") { head } else { &t[..at] }, 2)
+            (
+                if head.ends_with(b"::") {
+                    head
+                } else {
+                    &t[..at]
+                },
+                2,
+            )
         }
         _ => (t, 0),
     };

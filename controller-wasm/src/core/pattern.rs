@@ -40,7 +40,13 @@ enum Inst {
 impl Inst {
     /// The instruction with its jump targets moved by `by` (for targets at or after `from`).
     fn moved(self, from: u32, by: i64) -> Inst {
-        let at = |t: u32| if t >= from { (i64::from(t) + by) as u32 } else { t };
+        let at = |t: u32| {
+            if t >= from {
+                (i64::from(t) + by) as u32
+            } else {
+                t
+            }
+        };
         match self {
             Inst::Split(a, b) => Inst::Split(at(a), at(b)),
             Inst::Jump(t) => Inst::Jump(at(t)),
@@ -131,9 +137,7 @@ impl Pattern {
                     let step = match self.program[pc] {
                         Inst::Char(x) => x == c,
                         Inst::Any => !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'),
-                        Inst::Class(start, end, negated) => {
-                            self.in_class(start, end, c) != negated
-                        }
+                        Inst::Class(start, end, negated) => self.in_class(start, end, c) != negated,
                         _ => false,
                     };
                     if step && self.add(next, seen, pc + 1, &ahead) {
