@@ -2,7 +2,7 @@
 //!
 //! JSON Schema patterns are ECMA-262 regular expressions, matched anywhere in the string. The regex crates that
 //! fit a browser bundle were measured and do not fit the validator's size budget (`regex-lite` alone adds about
-//! 28 KiB gzip, `regress` 117 KiB; docs/adr/006), so this is a small Thompson-NFA matcher for the syntax tool
+//! 28 KiB gzip, `regress` 117 KiB; docs/adr/008), so this is a small Thompson-NFA matcher for the syntax tool
 //! schemas use: literals and escapes, `.`, classes (`[a-z]`, `[^…]`, `\d \w \s` and their negations), groups
 //! (capturing, `(?:…)`, `(?<name>…)`), alternation, the quantifiers `* + ? {n} {n,} {n,m}` (greedy or lazy:
 //! only whether a match exists is asked), and the assertions `^ $ \b \B`. It runs in time linear in the text
