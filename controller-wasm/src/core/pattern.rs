@@ -216,26 +216,15 @@ fn is_space(c: char) -> bool {
     )
 }
 
-/// The value of hexadecimal digits (at least one; `None` on overflow).
-fn hex_value(digits: &[char]) -> Option<u32> {
+/// The value of `radix` digits (at least one; `None` for any other character or on overflow), as
+/// `u32::from_str_radix` reads digit-only text.
+fn digits_value(digits: &[char], radix: u32) -> Option<u32> {
     if digits.is_empty() {
         return None;
     }
     let mut n: u32 = 0;
     for c in digits {
-        n = n.checked_mul(16)?.checked_add(c.to_digit(16)?)?;
-    }
-    Some(n)
-}
-
-/// The value of decimal digits (at least one; `None` on overflow), as `u32::from_str` reads them.
-fn decimal_value(digits: &[char]) -> Option<u32> {
-    if digits.is_empty() {
-        return None;
-    }
-    let mut n: u32 = 0;
-    for c in digits {
-        n = n.checked_mul(10)?.checked_add(c.to_digit(10)?)?;
+        n = n.checked_mul(radix)?.checked_add(c.to_digit(radix)?)?;
     }
     Some(n)
 }
@@ -299,9 +288,6 @@ impl Parser {
                 let at = branch as usize;
                 for inst in &mut self.program[at..] {
                     *inst = inst.moved(branch, 1);
-                }
-                for jump in &mut jumps {
-                    *jump += u32::from(*jump >= branch);
                 }
                 self.program.insert(at, Inst::Split(branch + 1, 0));
                 jumps.push(self.here());
@@ -404,12 +390,7 @@ impl Parser {
         let window = &self.chars[self.at + 1..self.chars.len().min(self.at + 24)];
         let close = window.iter().position(|&c| c == '}')?;
         let inner = &window[..close];
-        let digits = |s: &[char]| -> Option<u32> {
-            s.iter()
-                .all(char::is_ascii_digit)
-                .then(|| decimal_value(s))
-                .flatten()
-        };
+        let digits = |s: &[char]| digits_value(s, 10);
         let bounds = match inner.iter().position(|&c| c == ',') {
             None => {
                 let n = digits(inner)?;
@@ -561,7 +542,7 @@ impl Parser {
                     .take_while(|c| c.is_ascii_hexdigit())
                     .count();
                 let digits = &self.chars[self.at..self.at + count];
-                let value = hex_value(digits);
+                let value = digits_value(digits, 16);
                 self.at += count;
                 if !self.eat('}') {
                     return Err("a \\u{…} escape is not closed");
@@ -590,11 +571,7 @@ impl Parser {
 
     fn hex(&mut self, count: usize) -> Result<char, &'static str> {
         let digits = self.chars.get(self.at..self.at + count).unwrap_or_default();
-        let value = match digits.iter().all(char::is_ascii_hexdigit) {
-            true => hex_value(digits),
-            false => None,
-        };
-        let Some(value) = value else {
+        let Some(value) = digits_value(digits, 16) else {
             return Err("a \\x or \\u escape needs hexadecimal digits");
         };
         self.at += count;
