@@ -359,6 +359,18 @@ fn the_pattern_engine_matches_like_ecmascript_for_the_supported_syntax() {
             &["aaaab"],
             &["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],
         ),
+        // Alternations nested in repeated groups, counted repetitions of groups holding alternations.
+        (
+            "^(a|bc|d(e|f){2})+$",
+            &["a", "bca", "dfe", "adeebc"],
+            &["", "b", "de", "dfg"],
+        ),
+        (
+            "^(?:x(y|z)?){2,3}$",
+            &["xx", "xyxz", "xxzx"],
+            &["x", "xxxx", "xyy"],
+        ),
+        ("^[\\d-]{3}|q$", &["1-2", "12-x", "aq"], &["12", "q1"]),
     ];
     for (pattern, matching, not_matching) in cases {
         let compiled = Pattern::new(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));

@@ -1,95 +1,102 @@
 //! The string `format`s that tool-argument validation checks (pure): the ones model providers document for tool
 //! schemas and that need no large dependency. Other format names are annotations and are not checked.
+//!
+//! Every check works on the text's bytes with plain loops: the formats are ASCII, a non-ASCII byte simply fails
+//! the test it meets, and `str`'s pattern searches (`split`, `find`, `rsplit_once` …) would each add their own
+//! generic searcher to the wasm bundle.
 
-/// A checked format (closed set).
+/// The checked formats' names; a [`Format`] is an index into it.
+const NAMES: [&str; 9] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// A checked format (closed set): RFC 3339 `date-time`, `date` (full-date), `time` (full-time), `duration`
+/// (ISO 8601 as in RFC 3339 appendix A), `email` (RFC 5321 mailbox, dot-atom local part), `hostname`
+/// (RFC 1123), `ipv4` (dotted quad), `ipv6` (RFC 4291), `uuid` (RFC 4122, `8-4-4-4-12` hexadecimal digits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// RFC 3339 `date-time` (`2026-12-01T09:30:00Z`).
-    DateTime,
-    /// RFC 3339 `full-date` (`2026-12-01`).
-    Date,
-    /// RFC 3339 `full-time` (`09:30:00+01:00`).
-    Time,
-    /// ISO 8601 duration as in RFC 3339 appendix A (`P1DT2H`).
-    Duration,
-    /// An e-mail address (`name@example.com`; RFC 5321 mailbox, dot-atom local part).
-    Email,
-    /// An RFC 1123 host name.
-    Hostname,
-    /// A dotted-quad IPv4 address.
-    Ipv4,
-    /// An RFC 4291 IPv6 address.
-    Ipv6,
-    /// An RFC 4122 UUID (`8-4-4-4-12` hexadecimal digits).
-    Uuid,
-}
+pub struct Format(u8);
 
 impl Format {
     /// The checked format called `name`; `None` for formats this runtime does not check.
     pub fn named(name: &str) -> Option<Format> {
-        Some(match name {
-            "date-time" => Format::DateTime,
-            "date" => Format::Date,
-            "time" => Format::Time,
-            "duration" => Format::Duration,
-            "email" => Format::Email,
-            "hostname" => Format::Hostname,
-            "ipv4" => Format::Ipv4,
-            "ipv6" => Format::Ipv6,
-            "uuid" => Format::Uuid,
-            _ => return None,
-        })
+        NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| Format(i as u8))
     }
 
     /// The format's name.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::DateTime => "date-time",
-            Format::Date => "date",
-            Format::Time => "time",
-            Format::Duration => "duration",
-            Format::Email => "email",
-            Format::Hostname => "hostname",
-            Format::Ipv4 => "ipv4",
-            Format::Ipv6 => "ipv6",
-            Format::Uuid => "uuid",
-        }
+        NAMES[usize::from(self.0)]
     }
 
     /// Whether `text` is in this format.
     pub fn accepts(self, text: &str) -> bool {
-        match self {
-            Format::DateTime => date_time(text),
-            Format::Date => date(text),
-            Format::Time => time(text),
-            Format::Duration => duration(text),
-            Format::Email => email(text),
-            Format::Hostname => hostname(text),
-            Format::Ipv4 => ipv4(text),
-            Format::Ipv6 => ipv6(text),
-            Format::Uuid => uuid(text),
+        let t = text.as_bytes();
+        match self.0 {
+            0 => date_time(t),
+            1 => date(t),
+            2 => time(t),
+            3 => duration(t),
+            4 => email(t),
+            5 => hostname(t),
+            6 => ipv4(t),
+            7 => ipv6(t),
+            _ => uuid(t),
         }
     }
 }
 
-/// Exactly `n` ASCII digits as a number.
-fn digits(text: &str, n: usize) -> Option<u32> {
-    (text.len() == n && text.bytes().all(|b| b.is_ascii_digit())).then(|| {
-        text.bytes()
-            .fold(0, |acc, b| acc * 10 + u32::from(b - b'0'))
-    })
+/// The value of `text` when it is one or more ASCII digits (saturated; callers bound the length).
+fn number(text: &[u8]) -> Option<u32> {
+    if text.is_empty() {
+        return None;
+    }
+    let mut n: u32 = 0;
+    for &b in text {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n.saturating_mul(10).saturating_add(u32::from(b - b'0'));
+    }
+    Some(n)
 }
 
-fn date(text: &str) -> bool {
-    let (Some(year), Some(month), Some(day)) = (
-        text.get(0..4).and_then(|s| digits(s, 4)),
-        text.get(5..7).and_then(|s| digits(s, 2)),
-        text.get(8..).and_then(|s| digits(s, 2)),
-    ) else {
+/// Exactly two digits at `at` (`None` past the end).
+fn two(text: &[u8], at: usize) -> Option<u32> {
+    number(text.get(at..at + 2)?)
+}
+
+/// Where `b` first occurs in `text`.
+fn find(text: &[u8], b: u8) -> Option<usize> {
+    text.iter().position(|&x| x == b)
+}
+
+/// The leading ASCII digits' count.
+fn digit_run(text: &[u8]) -> usize {
+    text.iter().take_while(|b| b.is_ascii_digit()).count()
+}
+
+/// Whether every `sep`-separated part of `text` passes `part` (one part when `sep` does not occur).
+fn all_parts(text: &[u8], sep: u8, part: fn(&[u8]) -> bool) -> bool {
+    text.split(|&b| b == sep).all(part)
+}
+
+fn date(t: &[u8]) -> bool {
+    let (Some(year), Some(month), Some(day)) =
+        (number(t.get(..4).unwrap_or_default()), two(t, 5), two(t, 8))
+    else {
         return false;
     };
-    let bytes = text.as_bytes();
-    if bytes[4] != b'-' || bytes[7] != b'-' {
+    if t.len() != 10 || t[4] != b'-' || t[7] != b'-' {
         return false;
     }
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
@@ -103,45 +110,38 @@ fn date(text: &str) -> bool {
     (1..=days).contains(&day)
 }
 
-fn time(text: &str) -> bool {
-    let (Some(hour), Some(minute), Some(second)) = (
-        text.get(0..2).and_then(|s| digits(s, 2)),
-        text.get(3..5).and_then(|s| digits(s, 2)),
-        text.get(6..8).and_then(|s| digits(s, 2)),
-    ) else {
+fn time(t: &[u8]) -> bool {
+    let (Some(hour), Some(minute), Some(second)) = (two(t, 0), two(t, 3), two(t, 6)) else {
         return false;
     };
-    let bytes = text.as_bytes();
-    if bytes[2] != b':' || bytes[5] != b':' {
+    if t[2] != b':' || t[5] != b':' {
         return false;
     }
-    let mut rest = &text[8..];
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let n = fraction.bytes().take_while(u8::is_ascii_digit).count();
+    let mut rest = &t[8..];
+    if rest.first() == Some(&b'.') {
+        let n = digit_run(&rest[1..]);
         if n == 0 {
             return false;
         }
-        rest = &fraction[n..];
+        rest = &rest[1 + n..];
     }
     let offset_minutes: i64 = match rest {
-        "Z" | "z" => 0,
-        _ => {
-            let sign = match rest.as_bytes().first() {
-                Some(b'+') => 1,
-                Some(b'-') => -1,
-                _ => return false,
-            };
-            let (Some(h), Some(m)) = (
-                rest.get(1..3).and_then(|s| digits(s, 2)),
-                rest.get(4..).and_then(|s| digits(s, 2)),
-            ) else {
+        b"Z" | b"z" => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let (Some(h), Some(m)) = (two(rest, 1), two(rest, 4)) else {
                 return false;
             };
-            if rest.as_bytes()[3] != b':' || h > 23 || m > 59 {
+            if h > 23 || m > 59 {
                 return false;
             }
-            sign * i64::from(h * 60 + m)
+            let minutes = i64::from(h * 60 + m);
+            if *sign == b'-' {
+                -minutes
+            } else {
+                minutes
+            }
         }
+        _ => return false,
     };
     if hour > 23 || minute > 59 || second > 60 {
         return false;
@@ -151,151 +151,156 @@ fn time(text: &str) -> bool {
     second < 60 || utc == 23 * 60 + 59
 }
 
-fn date_time(text: &str) -> bool {
-    match text.find(['T', 't']) {
-        Some(at) => date(&text[..at]) && time(&text[at + 1..]),
+fn date_time(t: &[u8]) -> bool {
+    match t.iter().position(|&b| b == b'T' || b == b't') {
+        Some(at) => date(&t[..at]) && time(&t[at + 1..]),
         None => false,
     }
 }
 
-fn duration(text: &str) -> bool {
-    let Some(rest) = text.strip_prefix('P') else {
+/// A duration part: number+designator pairs with the designators in the order of `designators`; how many.
+fn units(part: &[u8], designators: &[u8]) -> Option<usize> {
+    let mut count = 0;
+    let mut allowed = designators;
+    let mut rest = part;
+    while !rest.is_empty() {
+        let n = digit_run(rest);
+        let at = find(allowed, *rest.get(n)?)?;
+        if n == 0 {
+            return None;
+        }
+        allowed = &allowed[at + 1..];
+        rest = &rest[n + 1..];
+        count += 1;
+    }
+    Some(count)
+}
+
+fn duration(t: &[u8]) -> bool {
+    let Some((b'P', rest)) = t.split_first() else {
         return false;
     };
-    let (date_part, time_part) = match rest.split_once('T') {
-        Some((d, t)) => (d, Some(t)),
+    let (date_part, time_part) = match find(rest, b'T') {
+        Some(at) => (&rest[..at], Some(&rest[at + 1..])),
         None => (rest, None),
     };
-    // Each part is a sequence of number+designator with the designators in order.
-    let units = |part: &str, designators: &str| -> Option<usize> {
-        let mut count = 0;
-        let mut allowed = designators;
-        let mut rest = part;
-        while !rest.is_empty() {
-            let n = rest.bytes().take_while(u8::is_ascii_digit).count();
-            let designator = rest[n..].chars().next()?;
-            let at = allowed.find(designator)?;
-            if n == 0 {
-                return None;
-            }
-            allowed = &allowed[at + 1..];
-            rest = &rest[n + 1..];
-            count += 1;
-        }
-        Some(count)
-    };
-    if let Some(weeks) = date_part.strip_suffix('W') {
-        return time_part.is_none()
-            && !weeks.is_empty()
-            && weeks.bytes().all(|b| b.is_ascii_digit());
+    if let Some((b'W', weeks)) = date_part.split_last() {
+        return time_part.is_none() && number(weeks).is_some();
     }
-    let Some(date_units) = units(date_part, "YMD") else {
+    let Some(date_units) = units(date_part, b"YMD") else {
         return false;
     };
     match time_part {
         None => date_units > 0,
-        Some(time_part) => units(time_part, "HMS").is_some_and(|n| n > 0),
+        Some(time_part) => units(time_part, b"HMS").is_some_and(|n| n > 0),
     }
 }
 
-fn hostname(text: &str) -> bool {
-    let text = text.strip_suffix('.').unwrap_or(text);
-    !text.is_empty()
-        && text.len() <= 253
-        && text.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        })
+fn label(l: &[u8]) -> bool {
+    !l.is_empty()
+        && l.len() <= 63
+        && l[0] != b'-'
+        && l[l.len() - 1] != b'-'
+        && l.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
-fn email(text: &str) -> bool {
-    let Some((local, domain)) = text.rsplit_once('@') else {
+fn hostname(t: &[u8]) -> bool {
+    let t = t.strip_suffix(b".").unwrap_or(t);
+    !t.is_empty() && t.len() <= 253 && all_parts(t, b'.', label)
+}
+
+fn atom(part: &[u8]) -> bool {
+    !part.is_empty()
+        && part
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&b))
+}
+
+fn email(t: &[u8]) -> bool {
+    let Some(at) = t.iter().rposition(|&b| b == b'@') else {
         return false;
     };
-    let atom = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&b);
-    let local_ok = if local.len() >= 2 && local.starts_with('"') && local.ends_with('"') {
-        local[1..local.len() - 1]
-            .bytes()
-            .all(|b| b != b'"' && b != b'\\' && (b' '..=b'~').contains(&b))
-    } else {
-        !local.is_empty()
-            && local
-                .split('.')
-                .all(|part| !part.is_empty() && part.bytes().all(atom))
+    let (local, domain) = (&t[..at], &t[at + 1..]);
+    let local_ok = match local {
+        [b'"', quoted @ .., b'"'] => quoted
+            .iter()
+            .all(|&b| b != b'"' && b != b'\\' && (b' '..=b'~').contains(&b)),
+        _ => all_parts(local, b'.', atom),
     };
-    let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
-        Some(literal) => match literal.strip_prefix("IPv6:") {
+    let domain_ok = match domain {
+        [b'[', literal @ .., b']'] => match literal.strip_prefix(b"IPv6:") {
             Some(v6) => ipv6(v6),
             None => ipv4(literal),
         },
-        None => hostname(domain),
+        _ => hostname(domain),
     };
     local_ok && domain_ok && local.len() <= 64
 }
 
-fn ipv4(text: &str) -> bool {
-    let parts: Vec<&str> = text.split('.').collect();
-    parts.len() == 4
-        && parts.iter().all(|part| {
-            !part.is_empty()
-                && part.len() <= 3
-                && part.bytes().all(|b| b.is_ascii_digit())
-                && (part.len() == 1 || !part.starts_with('0'))
-                && part.parse::<u16>().is_ok_and(|n| n <= 255)
-        })
+fn octet(part: &[u8]) -> bool {
+    number(part).is_some_and(|n| n <= 255)
+        && part.len() <= 3
+        && (part.len() == 1 || part[0] != b'0')
 }
 
-fn ipv6(text: &str) -> bool {
-    // An IPv4 tail counts as two groups.
-    let (head, tail_groups) = match text.rfind(':') {
-        Some(at) if text[at + 1..].contains('.') => {
-            if !ipv4(&text[at + 1..]) {
+fn ipv4(t: &[u8]) -> bool {
+    t.iter().filter(|&&b| b == b'.').count() == 3 && all_parts(t, b'.', octet)
+}
+
+/// The count of `:`-separated hexadecimal groups of `part` (0 when empty), `None` when one is not a group.
+fn groups(part: &[u8]) -> Option<usize> {
+    if part.is_empty() {
+        return Some(0);
+    }
+    let mut n = 0;
+    for g in part.split(|&b| b == b':') {
+        if g.is_empty() || g.len() > 4 || !g.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
+/// Where `::` first occurs.
+fn double_colon(t: &[u8]) -> Option<usize> {
+    t.windows(2).position(|w| w == b"::")
+}
+
+fn ipv6(t: &[u8]) -> bool {
+    // An IPv4 tail counts as two groups; the head keeps a `::` before it, and drops a single `:`.
+    let (head, tail_groups) = match t.iter().rposition(|&b| b == b':') {
+        Some(at) if find(&t[at + 1..], b'.').is_some() => {
+            if !ipv4(&t[at + 1..]) {
                 return false;
             }
-            (&text[..=at], 2)
+            let head = &t[..=at];
+            (
+                if head.ends_with(b"::") {
+                    head
+                } else {
+                    &t[..at]
+                },
+                2,
+            )
         }
-        _ => (text, 0),
+        _ => (t, 0),
     };
-    let group = |g: &str| !g.is_empty() && g.len() <= 4 && g.bytes().all(|b| b.is_ascii_hexdigit());
-    // A tail after the IPv4 split leaves `head` ending in ':'; give it a placeholder group back.
-    let head = if tail_groups > 0 {
-        match head.strip_suffix(':') {
-            Some(h) if h.ends_with(':') => format!("{h}:"),
-            Some(h) => h.to_owned(),
-            None => return false,
-        }
-    } else {
-        head.to_owned()
-    };
-    let count = |part: &str| -> Option<usize> {
-        if part.is_empty() {
-            return Some(0);
-        }
-        part.split(':')
-            .try_fold(0, |n, g| group(g).then_some(n + 1))
-    };
-    let double_colon = |s: &str| s.as_bytes().windows(2).position(|w| w == b"::");
-    match double_colon(&head) {
+    match double_colon(head) {
         Some(at) => {
             let (left, right) = (&head[..at], &head[at + 2..]);
             if double_colon(right).is_some() {
                 return false;
             }
-            matches!((count(left), count(right)), (Some(l), Some(r)) if l + r + tail_groups <= 7)
+            matches!((groups(left), groups(right)), (Some(l), Some(r)) if l + r + tail_groups <= 7)
         }
-        None => count(&head).is_some_and(|n| n + tail_groups == 8),
+        None => groups(head).is_some_and(|n| n + tail_groups == 8),
     }
 }
 
-fn uuid(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(i, &b)| match i {
+fn uuid(t: &[u8]) -> bool {
+    t.len() == 36
+        && t.iter().enumerate().all(|(i, &b)| match i {
             8 | 13 | 18 | 23 => b == b'-',
             _ => b.is_ascii_hexdigit(),
         })

@@ -23,8 +23,10 @@
 //! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
 //! - [`relay`] — the relay client ([`RelayModel`], [`RelayStore`]) over a host's [`RelayTransport`].
 //! - [`pattern`] — [`pattern::Pattern`], the regular expressions of JSON Schema's `pattern` (pure).
+//! - [`pointer`] — JSON Pointers of schemas and arguments, and the validator's digit reader and writer (pure).
 //! - [`formats`] — the string `format`s argument validation checks (pure).
 //! - [`schema`] — [`schema::Schema`], a tool's `inputSchema` compiled at registration (unusable ones refused).
+//! - [`violations`] — the text of argument violations and of the error result carrying them (pure).
 //! - [`arguments`] — tool-call arguments checked against a [`schema::Schema`], and the error result (pure).
 //! - [`registry`] — [`ToolRegistry`], [`ToolSpec`], per-turn [`ToolRegistrySnapshot`].
 //! - [`precheck`] — the whole-batch tool precheck (pure).
@@ -62,6 +64,7 @@ pub mod messages;
 pub mod options;
 pub mod outcome;
 pub mod pattern;
+pub mod pointer;
 pub mod precheck;
 pub mod registry;
 pub mod relay;
@@ -69,6 +72,7 @@ pub mod request;
 pub mod runtime;
 pub mod schema;
 pub mod tool_result;
+pub mod violations;
 
 mod agent_loop;
 mod driver;

@@ -2,15 +2,20 @@
 //!
 //! JSON Schema patterns are ECMA-262 regular expressions, matched anywhere in the string. The regex crates that
 //! fit a browser bundle were measured and do not fit the validator's size budget (`regex-lite` alone adds about
-//! 28 KiB gzip, `regress` 117 KiB; docs/adr/006), so this is a small Thompson-NFA matcher for the syntax tool
+//! 28 KiB gzip, `regress` 117 KiB; docs/adr/008), so this is a small Thompson-NFA matcher for the syntax tool
 //! schemas use: literals and escapes, `.`, classes (`[a-z]`, `[^…]`, `\d \w \s` and their negations), groups
 //! (capturing, `(?:…)`, `(?<name>…)`), alternation, the quantifiers `* + ? {n} {n,} {n,m}` (greedy or lazy:
 //! only whether a match exists is asked), and the assertions `^ $ \b \B`. It runs in time linear in the text
 //! (a Pike VM, no backtracking), so no pattern can hang a page. Lookaround, backreferences and `\p{…}` are
 //! refused when the tool is registered, never guessed.
+//!
+//! The parser emits the program directly (no syntax tree): an alternation inserts its split in front of the
+//! branch already emitted, a quantifier copies its atom's instructions. Instructions are `Copy` (a class names
+//! a range of one member table), and the VM keeps its thread lists as bit sets, on the stack for programs of up
+//! to 256 instructions, so a match allocates nothing for the patterns tool schemas use.
 
 /// One class member: a range of characters or a predefined class (negated or not).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Member {
     Range(char, char),
     Digit(bool),
@@ -18,35 +23,49 @@ enum Member {
     Space(bool),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Inst {
     Char(char),
     Any,
-    Class(Vec<Member>, bool),
-    Split(usize, usize),
-    Jump(usize),
+    /// The members `start..end` of [`Pattern::members`], negated or not.
+    Class(u32, u32, bool),
+    Split(u32, u32),
+    Jump(u32),
     Start,
     End,
     WordBoundary(bool),
     Match,
 }
 
-#[derive(Debug, Clone)]
-enum Node {
-    Empty,
-    Inst(Inst),
-    Concat(Vec<Node>),
-    Alt(Vec<Node>),
-    Repeat(Box<Node>, u32, Option<u32>),
+impl Inst {
+    /// The instruction with its jump targets moved by `by` (for targets at or after `from`).
+    fn moved(self, from: u32, by: i64) -> Inst {
+        let at = |t: u32| {
+            if t >= from {
+                (i64::from(t) + by) as u32
+            } else {
+                t
+            }
+        };
+        match self {
+            Inst::Split(a, b) => Inst::Split(at(a), at(b)),
+            Inst::Jump(t) => Inst::Jump(at(t)),
+            other => other,
+        }
+    }
 }
 
 /// Instructions a pattern may compile to (counted repetitions are expanded): bounds the work per character.
 const MAX_PROGRAM: usize = 5000;
 
+/// Words of the thread sets kept on the stack: programs of up to 256 instructions match without allocating.
+const STACK_WORDS: usize = 4;
+
 /// A compiled pattern.
 #[derive(Debug, Clone)]
 pub struct Pattern {
     program: Vec<Inst>,
+    members: Vec<Member>,
 }
 
 impl Pattern {
@@ -55,54 +74,75 @@ impl Pattern {
         let mut parser = Parser {
             chars: text.chars().collect(),
             at: 0,
+            program: Vec::new(),
+            members: Vec::new(),
+            too_large: false,
         };
-        let node = parser.alternation()?;
+        parser.alternation()?;
         if parser.at < parser.chars.len() {
             return Err("unbalanced ')'");
         }
-        let mut program = Vec::new();
-        emit(&node, &mut program)?;
-        program.push(Inst::Match);
-        Ok(Pattern { program })
+        if parser.too_large {
+            return Err("the pattern is too large once its counted repetitions are expanded");
+        }
+        parser.program.push(Inst::Match);
+        Ok(Pattern {
+            program: parser.program,
+            members: parser.members,
+        })
     }
 
     /// Whether the pattern matches somewhere in `text`.
     pub fn is_match(&self, text: &str) -> bool {
-        let n = self.program.len();
-        let mut current: Vec<usize> = Vec::with_capacity(n);
-        let mut next: Vec<usize> = Vec::with_capacity(n);
-        let mut seen = vec![usize::MAX; n];
+        let words = self.program.len().div_ceil(64);
+        let mut stack = [0u64; 3 * STACK_WORDS];
+        let mut heap = Vec::new();
+        let sets: &mut [u64] = if words <= STACK_WORDS {
+            &mut stack[..3 * words]
+        } else {
+            heap.resize(3 * words, 0);
+            &mut heap
+        };
+        let (mut current, rest) = sets.split_at_mut(words);
+        let (mut next, seen) = rest.split_at_mut(words);
         let mut chars = text.chars();
         let mut here = Here {
-            at: 0,
+            start: true,
             before: None,
             after: chars.next(),
         };
         // A pattern starting with `^` can only match at the start; any other starts a thread at every position.
         let anchored = matches!(self.program.first(), Some(Inst::Start));
         loop {
-            if (!anchored || here.at == 0) && self.add(&mut current, &mut seen, 0, &here) {
+            // `seen` holds the threads already added at this position (by the step before, or here).
+            if (!anchored || here.start) && self.add(current, seen, 0, &here) {
                 return true;
             }
             let Some(c) = here.after else { break };
-            if anchored && current.is_empty() {
+            if anchored && current.iter().all(|&w| w == 0) {
                 break;
             }
             let ahead = Here {
-                at: here.at + 1,
+                start: false,
                 before: Some(c),
                 after: chars.next(),
             };
-            next.clear();
-            for &pc in &current {
-                let step = match &self.program[pc] {
-                    Inst::Char(x) => *x == c,
-                    Inst::Any => !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'),
-                    Inst::Class(members, negated) => in_class(members, c) != *negated,
-                    _ => false,
-                };
-                if step && self.add(&mut next, &mut seen, pc + 1, &ahead) {
-                    return true;
+            next.fill(0);
+            seen.fill(0);
+            for (w, &word) in current.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let pc = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let step = match self.program[pc] {
+                        Inst::Char(x) => x == c,
+                        Inst::Any => !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'),
+                        Inst::Class(start, end, negated) => self.in_class(start, end, c) != negated,
+                        _ => false,
+                    };
+                    if step && self.add(next, seen, pc + 1, &ahead) {
+                        return true;
+                    }
                 }
             }
             std::mem::swap(&mut current, &mut next);
@@ -112,33 +152,48 @@ impl Pattern {
     }
 
     /// Adds the thread at `pc` and everything reachable without consuming a character; true when one matches.
-    fn add(&self, list: &mut Vec<usize>, seen: &mut [usize], pc: usize, here: &Here) -> bool {
-        if seen[pc] == here.at {
+    fn add(&self, list: &mut [u64], seen: &mut [u64], pc: usize, here: &Here) -> bool {
+        let (word, bit) = (pc / 64, 1u64 << (pc % 64));
+        if seen[word] & bit != 0 {
             return false;
         }
-        seen[pc] = here.at;
-        match &self.program[pc] {
+        seen[word] |= bit;
+        let next = |this: &Self, list: &mut [u64], seen: &mut [u64], to: u32| {
+            this.add(list, seen, to as usize, here)
+        };
+        match self.program[pc] {
             Inst::Match => true,
-            Inst::Jump(to) => self.add(list, seen, *to, here),
-            Inst::Split(a, b) => self.add(list, seen, *a, here) || self.add(list, seen, *b, here),
+            Inst::Jump(to) => next(self, list, seen, to),
+            Inst::Split(a, b) => next(self, list, seen, a) || next(self, list, seen, b),
             Inst::Start => here.before.is_none() && self.add(list, seen, pc + 1, here),
             Inst::End => here.after.is_none() && self.add(list, seen, pc + 1, here),
             Inst::WordBoundary(expected) => {
                 let before = here.before.is_some_and(is_word);
                 let after = here.after.is_some_and(is_word);
-                (before != after) == *expected && self.add(list, seen, pc + 1, here)
+                (before != after) == expected && self.add(list, seen, pc + 1, here)
             }
             _ => {
-                list.push(pc);
+                list[word] |= bit;
                 false
             }
         }
     }
+
+    fn in_class(&self, start: u32, end: u32, c: char) -> bool {
+        self.members[start as usize..end as usize]
+            .iter()
+            .any(|m| match *m {
+                Member::Range(a, b) => a <= c && c <= b,
+                Member::Digit(negated) => c.is_ascii_digit() != negated,
+                Member::Word(negated) => is_word(c) != negated,
+                Member::Space(negated) => is_space(c) != negated,
+            })
+    }
 }
 
-/// A position in the text: its index (in characters) and the characters on either side.
+/// A position in the text: whether it is the start, and the characters on either side.
 struct Here {
-    at: usize,
+    start: bool,
     before: Option<char>,
     after: Option<char>,
 }
@@ -161,82 +216,28 @@ fn is_space(c: char) -> bool {
     )
 }
 
-fn in_class(members: &[Member], c: char) -> bool {
-    members.iter().any(|m| match *m {
-        Member::Range(a, b) => a <= c && c <= b,
-        Member::Digit(negated) => c.is_ascii_digit() != negated,
-        Member::Word(negated) => is_word(c) != negated,
-        Member::Space(negated) => is_space(c) != negated,
-    })
+/// The value of `radix` digits (at least one; `None` for any other character or on overflow), as
+/// `u32::from_str_radix` reads digit-only text.
+fn digits_value(digits: &[char], radix: u32) -> Option<u32> {
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u32 = 0;
+    for c in digits {
+        n = n.checked_mul(radix)?.checked_add(c.to_digit(radix)?)?;
+    }
+    Some(n)
 }
 
-fn emit(node: &Node, program: &mut Vec<Inst>) -> Result<(), &'static str> {
-    if program.len() > MAX_PROGRAM {
-        return Err("the pattern is too large once its counted repetitions are expanded");
-    }
-    match node {
-        Node::Empty => {}
-        Node::Inst(inst) => program.push(inst.clone()),
-        Node::Concat(items) => {
-            for item in items {
-                emit(item, program)?;
-            }
-        }
-        Node::Alt(branches) => {
-            // split L1, next; L1: branch; jump end; next: split … ; the last branch falls through.
-            let mut jumps = Vec::new();
-            for (i, branch) in branches.iter().enumerate() {
-                if i + 1 < branches.len() {
-                    let split = program.len();
-                    program.push(Inst::Split(split + 1, 0));
-                    emit(branch, program)?;
-                    jumps.push(program.len());
-                    program.push(Inst::Jump(0));
-                    let here = program.len();
-                    program[split] = Inst::Split(split + 1, here);
-                } else {
-                    emit(branch, program)?;
-                }
-            }
-            let end = program.len();
-            for jump in jumps {
-                program[jump] = Inst::Jump(end);
-            }
-        }
-        Node::Repeat(item, min, max) => {
-            for _ in 0..*min {
-                emit(item, program)?;
-            }
-            match max {
-                None => {
-                    let split = program.len();
-                    program.push(Inst::Split(split + 1, 0));
-                    emit(item, program)?;
-                    program.push(Inst::Jump(split));
-                    let end = program.len();
-                    program[split] = Inst::Split(split + 1, end);
-                }
-                Some(max) => {
-                    let mut splits = Vec::new();
-                    for _ in *min..*max {
-                        splits.push(program.len());
-                        program.push(Inst::Split(0, 0));
-                        emit(item, program)?;
-                    }
-                    let end = program.len();
-                    for split in splits {
-                        program[split] = Inst::Split(split + 1, end);
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
+/// The parser, emitting the program as it reads.
 struct Parser {
     chars: Vec<char>,
     at: usize,
+    program: Vec<Inst>,
+    members: Vec<Member>,
+    /// Set when the expanded program passed [`MAX_PROGRAM`]: expansion stops, and the pattern is refused once
+    /// it has been read (a syntax error found later is the one reported, as for any pattern).
+    too_large: bool,
 }
 
 impl Parser {
@@ -252,44 +253,86 @@ impl Parser {
         found
     }
 
-    fn alternation(&mut self) -> Result<Node, &'static str> {
-        let mut branches = vec![self.sequence()?];
-        while self.eat('|') {
-            branches.push(self.sequence()?);
-        }
-        Ok(if branches.len() == 1 {
-            branches.pop().unwrap_or(Node::Empty)
-        } else {
-            Node::Alt(branches)
-        })
+    fn here(&self) -> u32 {
+        self.program.len() as u32
     }
 
-    fn sequence(&mut self) -> Result<Node, &'static str> {
-        let mut items = Vec::new();
+    /// Appends `inst`, unless the program is already too large.
+    fn emit(&mut self, inst: Inst) {
+        if self.program.len() > MAX_PROGRAM {
+            self.too_large = true;
+        } else {
+            self.program.push(inst);
+        }
+    }
+
+    /// Appends a copy of `body` (emitted at `origin`), its internal targets moved to where it lands.
+    fn emit_copy(&mut self, body: &[Inst], origin: u32) {
+        if self.program.len() > MAX_PROGRAM {
+            self.too_large = true;
+            return;
+        }
+        let by = i64::from(self.here()) - i64::from(origin);
+        for inst in body {
+            self.program.push(inst.moved(origin, by));
+        }
+    }
+
+    fn alternation(&mut self) -> Result<(), &'static str> {
+        // split L1, next; L1: branch; jump end; next: split … ; the last branch falls through.
+        let mut jumps = Vec::new();
+        let mut branch = self.here();
+        self.sequence()?;
+        while self.eat('|') {
+            if !self.too_large {
+                let at = branch as usize;
+                for inst in &mut self.program[at..] {
+                    *inst = inst.moved(branch, 1);
+                }
+                self.program.insert(at, Inst::Split(branch + 1, 0));
+                jumps.push(self.here());
+                self.emit(Inst::Jump(0));
+                let next = self.here();
+                self.program[at] = Inst::Split(branch + 1, next);
+            }
+            branch = self.here();
+            self.sequence()?;
+        }
+        if !self.too_large {
+            let end = self.here();
+            for jump in jumps {
+                self.program[jump as usize] = Inst::Jump(end);
+            }
+        }
+        Ok(())
+    }
+
+    fn sequence(&mut self) -> Result<(), &'static str> {
         while let Some(c) = self.peek() {
             if c == '|' || c == ')' {
                 break;
             }
-            let (atom, repeatable) = self.atom()?;
-            let atom = self.quantified(atom, repeatable)?;
-            items.push(atom);
+            let start = self.here();
+            let repeatable = self.atom()?;
+            self.quantified(start, repeatable)?;
         }
-        Ok(Node::Concat(items))
+        Ok(())
     }
 
-    fn quantified(&mut self, atom: Node, repeatable: bool) -> Result<Node, &'static str> {
-        let start = self.at;
+    /// A quantifier after the atom emitted from `start` (if one follows), expanding the atom.
+    fn quantified(&mut self, start: u32, repeatable: bool) -> Result<(), &'static str> {
+        let at = self.at;
         let (min, max) = match self.peek() {
             Some('*') => (0, None),
             Some('+') => (1, None),
             Some('?') => (0, Some(1)),
             Some('{') => match self.braces() {
                 Some(bounds) => bounds,
-                None => return Ok(atom),
+                None => return Ok(()),
             },
-            _ => return Ok(atom),
+            _ => return Ok(()),
         };
-        if self.at == start {
+        if self.at == at {
             self.at += 1;
         }
         if !repeatable {
@@ -302,41 +345,74 @@ impl Parser {
         if matches!(self.peek(), Some('*' | '+' | '?')) {
             return Err("a quantifier follows a quantifier");
         }
-        Ok(Node::Repeat(Box::new(atom), min, max))
+        if self.too_large {
+            return Ok(());
+        }
+        let body = self.program.split_off(start as usize);
+        for _ in 0..min {
+            if self.too_large {
+                break;
+            }
+            self.emit_copy(&body, start);
+        }
+        let mut splits = Vec::new();
+        match max {
+            None => {
+                let split = self.here();
+                self.emit(Inst::Split(split + 1, 0));
+                self.emit_copy(&body, start);
+                self.emit(Inst::Jump(split));
+                splits.push(split);
+            }
+            Some(max) => {
+                for _ in min..max {
+                    if self.too_large {
+                        break;
+                    }
+                    splits.push(self.here());
+                    self.emit(Inst::Split(0, 0));
+                    self.emit_copy(&body, start);
+                }
+            }
+        }
+        if !self.too_large {
+            let end = self.here();
+            for split in splits {
+                self.program[split as usize] = Inst::Split(split + 1, end);
+            }
+        }
+        Ok(())
     }
 
     /// `{n}`, `{n,}` or `{n,m}` (consumed); `None` (nothing consumed) when the brace is a literal.
     fn braces(&mut self) -> Option<(u32, Option<u32>)> {
-        let rest: String = self.chars[self.at..].iter().take(24).collect();
-        let close = rest.find('}')?;
-        let inner = &rest[1..close];
-        let number = |s: &str| -> Option<u32> {
-            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| s.parse::<u32>().ok())
-                .flatten()
-        };
-        let bounds = match inner.split_once(',') {
+        // The closing brace is looked for among the next 23 characters only.
+        let window = &self.chars[self.at + 1..self.chars.len().min(self.at + 24)];
+        let close = window.iter().position(|&c| c == '}')?;
+        let inner = &window[..close];
+        let digits = |s: &[char]| digits_value(s, 10);
+        let bounds = match inner.iter().position(|&c| c == ',') {
             None => {
-                let n = number(inner)?;
+                let n = digits(inner)?;
                 (n, Some(n))
             }
-            Some((min, "")) => (number(min)?, None),
-            Some((min, max)) => (number(min)?, Some(number(max)?)),
+            Some(comma) if comma + 1 == inner.len() => (digits(&inner[..comma])?, None),
+            Some(comma) => (digits(&inner[..comma])?, Some(digits(&inner[comma + 1..])?)),
         };
-        self.at += inner.chars().count() + 2;
+        self.at += close + 2;
         Some(bounds)
     }
 
-    /// One atom and whether a quantifier may follow it.
-    fn atom(&mut self) -> Result<(Node, bool), &'static str> {
+    /// Emits one atom; whether a quantifier may follow it.
+    fn atom(&mut self) -> Result<bool, &'static str> {
         let Some(c) = self.peek() else {
             return Err("unexpected end");
         };
         self.at += 1;
-        Ok(match c {
-            '^' => (Node::Inst(Inst::Start), false),
-            '$' => (Node::Inst(Inst::End), false),
-            '.' => (Node::Inst(Inst::Any), true),
+        let inst = match c {
+            '^' => Inst::Start,
+            '$' => Inst::End,
+            '.' => Inst::Any,
             '(' => {
                 if self.eat('?') {
                     if self.eat(':') {
@@ -355,17 +431,24 @@ impl Parser {
                         );
                     }
                 }
-                let inner = self.alternation()?;
+                self.alternation()?;
                 if !self.eat(')') {
                     return Err("unbalanced '('");
                 }
-                (inner, true)
+                return Ok(true);
             }
-            '[' => (Node::Inst(self.class()?), true),
+            '[' => self.class()?,
             '\\' => match self.escape(false)? {
-                Escaped::Member(member) => (Node::Inst(Inst::Class(vec![member], false)), true),
-                Escaped::Char(c) => (Node::Inst(Inst::Char(c)), true),
-                Escaped::Boundary(b) => (Node::Inst(Inst::WordBoundary(b)), false),
+                Escaped::Member(member) => {
+                    let start = self.members.len() as u32;
+                    self.members.push(member);
+                    Inst::Class(start, start + 1, false)
+                }
+                Escaped::Char(c) => Inst::Char(c),
+                Escaped::Boundary(b) => {
+                    self.emit(Inst::WordBoundary(b));
+                    return Ok(false);
+                }
             },
             '*' | '+' | '?' => return Err("a quantifier follows nothing it can repeat"),
             '{' => {
@@ -374,28 +457,30 @@ impl Parser {
                     return Err("a quantifier follows nothing it can repeat");
                 }
                 self.at += 1;
-                (Node::Inst(Inst::Char('{')), true)
+                Inst::Char('{')
             }
-            other => (Node::Inst(Inst::Char(other)), true),
-        })
+            other => Inst::Char(other),
+        };
+        self.emit(inst);
+        Ok(!matches!(inst, Inst::Start | Inst::End))
     }
 
     fn class(&mut self) -> Result<Inst, &'static str> {
         let negated = self.eat('^');
-        let mut members = Vec::new();
+        let start = self.members.len() as u32;
         loop {
             let Some(c) = self.peek() else {
                 return Err("unbalanced '['");
             };
             self.at += 1;
             if c == ']' {
-                return Ok(Inst::Class(members, negated));
+                return Ok(Inst::Class(start, self.members.len() as u32, negated));
             }
             let low = match c {
                 '\\' => match self.escape(true)? {
                     Escaped::Char(c) => c,
                     Escaped::Member(member) => {
-                        members.push(member);
+                        self.members.push(member);
                         continue;
                     }
                     Escaped::Boundary(_) => unreachable!("\\b is a backspace inside a class"),
@@ -421,9 +506,9 @@ impl Parser {
                 if high < low {
                     return Err("a class range is out of order");
                 }
-                members.push(Member::Range(low, high));
+                self.members.push(Member::Range(low, high));
             } else {
-                members.push(Member::Range(low, low));
+                self.members.push(Member::Range(low, low));
             }
         }
     }
@@ -452,17 +537,18 @@ impl Parser {
             '0' if !self.peek().is_some_and(|c| c.is_ascii_digit()) => Escaped::Char('\0'),
             'x' => Escaped::Char(self.hex(2)?),
             'u' if self.eat('{') => {
-                let digits: String = self.chars[self.at..]
+                let count = self.chars[self.at..]
                     .iter()
                     .take_while(|c| c.is_ascii_hexdigit())
-                    .collect();
-                self.at += digits.len();
+                    .count();
+                let digits = &self.chars[self.at..self.at + count];
+                let value = digits_value(digits, 16);
+                self.at += count;
                 if !self.eat('}') {
                     return Err("a \\u{…} escape is not closed");
                 }
                 Escaped::Char(
-                    u32::from_str_radix(&digits, 16)
-                        .ok()
+                    value
                         .and_then(char::from_u32)
                         .ok_or("a \\u{…} escape is not a character")?,
                 )
@@ -484,15 +570,12 @@ impl Parser {
     }
 
     fn hex(&mut self, count: usize) -> Result<char, &'static str> {
-        let digits: String = self.chars[self.at..].iter().take(count).collect();
-        if digits.chars().count() != count || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+        let digits = self.chars.get(self.at..self.at + count).unwrap_or_default();
+        let Some(value) = digits_value(digits, 16) else {
             return Err("a \\x or \\u escape needs hexadecimal digits");
-        }
+        };
         self.at += count;
-        u32::from_str_radix(&digits, 16)
-            .ok()
-            .and_then(char::from_u32)
-            .ok_or("a \\u escape names half of a surrogate pair")
+        char::from_u32(value).ok_or("a \\u escape names half of a surrogate pair")
     }
 }
 

@@ -13,12 +13,17 @@
 //! shape, a `$ref` that is not a pointer inside the schema (remote, or an anchor), a pointer to nothing, a nested
 //! `$id` (which would change what `#` means below it), a pattern this runtime cannot run, or a `$ref` cycle that
 //! never reaches the arguments (`{"$ref": "#"}`: checking it would never end).
+//!
+//! The reader is driven by one keyword table ([`KEYWORDS`]): a keyword is looked up once and handled by the arm
+//! of its group (counts, bounds, schema lists, single schemas, named schemas), so each shape of keyword has one
+//! piece of code in the wasm bundle rather than one per keyword.
 
 use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Value};
 
 use super::formats::Format;
 use super::pattern::Pattern;
+use super::pointer::{decimal, index_value, percent_decode, pointer_push, unescape};
 
 /// JSON types, as the bits of a [`Types`] set.
 pub const NULL: u8 = 1;
@@ -46,23 +51,28 @@ pub const TYPE_NAMES: [(u8, &str); 7] = [
     (NULL, "null"),
 ];
 
-/// A numeric bound: its value, and whether the value itself is excluded.
+/// A numeric bound: its value, which side it bounds, and whether the value itself is excluded.
 #[derive(Debug, Clone)]
 pub struct Bound {
     /// The bound.
     pub value: Decimal,
-    /// `exclusiveMinimum` / `exclusiveMaximum`.
+    /// `maximum` / `exclusiveMaximum` (otherwise a minimum).
+    pub maximum: bool,
+    /// `exclusiveMinimum` / `exclusiveMaximum`, or the older boolean flag beside `minimum` / `maximum`.
     pub exclusive: bool,
     /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
     /// without building a [`Decimal`].
     pub small: Option<i64>,
 }
 
+/// No upper count: `maxLength` and the like when absent.
+pub const UNBOUNDED: u64 = u64::MAX;
+
 /// The checks of one schema object. Sub-schemas are indices into [`Schema::nodes`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Rules {
-    /// Allowed types (bits); `None` when `type` is absent.
-    pub types: Option<u8>,
+    /// Allowed types (bits); 0 when `type` is absent.
+    pub types: u8,
     /// `properties`, in schema order.
     pub properties: Vec<(String, usize)>,
     /// `patternProperties`.
@@ -89,18 +99,13 @@ pub struct Rules {
     pub not: Option<usize>,
     /// `$ref`, resolved.
     pub reference: Option<usize>,
-    /// `minimum` / `exclusiveMinimum` (the stricter when both are given).
-    pub minimum: Vec<Bound>,
-    /// `maximum` / `exclusiveMaximum`.
-    pub maximum: Vec<Bound>,
+    /// `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum`, in schema order.
+    pub bounds: Vec<Bound>,
     /// `multipleOf`.
     pub multiple_of: Option<Decimal>,
-    /// `minLength` / `maxLength` (characters).
-    pub length: (Option<u64>, Option<u64>),
-    /// `minItems` / `maxItems`.
-    pub item_count: (Option<u64>, Option<u64>),
-    /// `minProperties` / `maxProperties`.
-    pub property_count: (Option<u64>, Option<u64>),
+    /// `minLength`, `maxLength` (characters), `minItems`, `maxItems`, `minProperties`, `maxProperties`; absent
+    /// ones are 0 and [`UNBOUNDED`], which nothing breaks.
+    pub counts: [u64; 6],
     /// `uniqueItems: true`.
     pub unique_items: bool,
     /// `pattern`, with its text for messages.
@@ -136,21 +141,6 @@ pub struct SchemaError {
     pub problem: &'static str,
 }
 
-/// Appends `token` to `pointer`, escaped (`~` → `~0`, `/` → `~1`).
-pub fn pointer_push(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
-    out.push_str(pointer);
-    out.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 impl Schema {
     /// Compiles `root`; the error names the keyword and where it is.
     pub fn compile(root: &Value) -> Result<Schema, SchemaError> {
@@ -174,7 +164,7 @@ struct Compiler<'a> {
     at: Vec<(String, usize)>,
 }
 
-// Not inlined: one call per refusal keeps the keyword reader small (it has some forty of them).
+// Not inlined: one call per refusal keeps the keyword reader small.
 #[cold]
 #[inline(never)]
 fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaError {
@@ -184,6 +174,49 @@ fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaE
         problem,
     }
 }
+
+/// The keywords the reader acts on, grouped by shape: the index ranges below pick the arm that reads each.
+const KEYWORDS: [&str; 33] = [
+    // 0..6: counts, the index into `Rules::counts`.
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    // 6..10: bounds, the index minus 6 being `maximum × 2 + exclusive`.
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    // 10..14: arrays of schemas.
+    "anyOf",
+    "allOf",
+    "oneOf",
+    "prefixItems",
+    // 14..17: one schema.
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    // 17..21: objects of named schemas.
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    // 21..: one each.
+    "items",
+    "type",
+    "nullable",
+    "required",
+    "enum",
+    "const",
+    "$ref",
+    "multipleOf",
+    "uniqueItems",
+    "pattern",
+    "format",
+    "$id",
+];
 
 impl<'a> Compiler<'a> {
     /// Compiles the schema `value` found at `pointer` (once per location), `keyword` being what holds it.
@@ -201,7 +234,34 @@ impl<'a> Compiler<'a> {
         self.at.push((pointer.clone(), index));
         let node = match value {
             Value::Bool(b) => Node::Bool(*b),
-            Value::Object(map) => Node::Rules(Box::new(self.rules(map, &pointer)?)),
+            Value::Object(map) => {
+                // Read into its final place: a refusal then leaves nothing half-built to drop on each of the
+                // reader's many error paths.
+                let mut rules = Box::new(Rules {
+                    types: 0,
+                    properties: Vec::new(),
+                    pattern_properties: Vec::new(),
+                    additional_properties: None,
+                    required: Vec::new(),
+                    prefix_items: Vec::new(),
+                    items: None,
+                    enumeration: None,
+                    constant: None,
+                    any_of: Vec::new(),
+                    all_of: Vec::new(),
+                    one_of: Vec::new(),
+                    not: None,
+                    reference: None,
+                    bounds: Vec::new(),
+                    multiple_of: None,
+                    counts: [0, UNBOUNDED, 0, UNBOUNDED, 0, UNBOUNDED],
+                    unique_items: false,
+                    pattern: None,
+                    format: None,
+                });
+                self.rules(&mut rules, map, &pointer)?;
+                Node::Rules(rules)
+            }
             _ => {
                 return Err(error(
                     keyword,
@@ -228,7 +288,7 @@ impl<'a> Compiler<'a> {
         let base = pointer_push(pointer, key);
         let mut nodes = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            nodes.push(self.node(item, pointer_push(&base, &i.to_string()), key)?);
+            nodes.push(self.node(item, pointer_push(&base, &decimal(i as u64)), key)?);
         }
         Ok(nodes)
     }
@@ -239,7 +299,7 @@ impl<'a> Compiler<'a> {
         value: &'a Value,
         pointer: &str,
         key: &'static str,
-    ) -> Result<Vec<(&'a str, usize)>, SchemaError> {
+    ) -> Result<Vec<(String, usize)>, SchemaError> {
         let Value::Object(members) = value else {
             return Err(error(key, pointer, "must be an object of schemas"));
         };
@@ -247,7 +307,7 @@ impl<'a> Compiler<'a> {
         let mut nodes = Vec::with_capacity(members.len());
         for (name, schema) in members {
             nodes.push((
-                name.as_str(),
+                name.clone(),
                 self.node(schema, pointer_push(&base, name), key)?,
             ));
         }
@@ -255,133 +315,138 @@ impl<'a> Compiler<'a> {
     }
 
     /// One pass over the schema object's keywords; the few that depend on a sibling are settled after it.
-    fn rules(&mut self, map: &'a Map<String, Value>, pointer: &str) -> Result<Rules, SchemaError> {
-        let mut rules = Rules::default();
+    fn rules(
+        &mut self,
+        rules: &mut Rules,
+        map: &'a Map<String, Value>,
+        pointer: &str,
+    ) -> Result<(), SchemaError> {
         let mut nullable = false;
         let mut tuple_items = false;
         let mut additional_items = None;
         let mut exclusive = [false, false];
         for (key, value) in map {
-            let child = |this: &mut Self, key: &'static str| {
-                this.node(value, pointer_push(pointer, key), key).map(Some)
+            let Some(k) = KEYWORDS.iter().position(|w| w == key) else {
+                continue;
             };
-            match key.as_str() {
-                "$id" if !pointer.is_empty() => {
-                    return Err(error(
-                        "$id",
-                        pointer,
-                        "a nested $id (a second schema resource) is not supported; move the definition under $defs",
-                    ))
-                }
-                "$defs" => drop(self.named(value, pointer, "$defs")?),
-                "definitions" => drop(self.named(value, pointer, "definitions")?),
-                "type" => rules.types = Some(type_bits(value, pointer)?),
-                "nullable" => nullable = flag(value, "nullable", pointer)?,
-                "properties" => {
-                    for (name, node) in self.named(value, pointer, "properties")? {
-                        rules.properties.push((name.to_owned(), node));
+            let keyword = KEYWORDS[k];
+            match k {
+                0..=5 => {
+                    rules.counts[k] = match value.as_number().map(Decimal::of) {
+                        Some(n) if !n.negative && n.is_integer() => count_value(&n),
+                        _ => return Err(error(keyword, pointer, "must be a non-negative integer")),
                     }
                 }
-                "patternProperties" => {
-                    for (text, node) in self.named(value, pointer, "patternProperties")? {
-                        let pattern = Pattern::new(text)
-                            .map_err(|problem| error("patternProperties", pointer, problem))?;
-                        rules.pattern_properties.push((pattern, node));
-                    }
-                }
-                "additionalProperties" => {
-                    rules.additional_properties = child(self, "additionalProperties")?
-                }
-                "required" => rules.required = names(value, pointer)?,
-                "prefixItems" => rules.prefix_items = self.list(value, pointer, "prefixItems")?,
-                "items" if value.is_array() => {
-                    tuple_items = true;
-                    rules.prefix_items = self.list(value, pointer, "items")?;
-                }
-                "items" => rules.items = child(self, "items")?,
-                "additionalItems" => additional_items = child(self, "additionalItems")?,
-                "enum" => match value {
-                    Value::Array(values) => rules.enumeration = Some(values.clone()),
-                    _ => return Err(error("enum", pointer, "must be an array")),
-                },
-                "const" => rules.constant = Some(value.clone()),
-                "anyOf" => rules.any_of = self.list(value, pointer, "anyOf")?,
-                "allOf" => rules.all_of = self.list(value, pointer, "allOf")?,
-                "oneOf" => rules.one_of = self.list(value, pointer, "oneOf")?,
-                "not" => rules.not = child(self, "not")?,
-                "$ref" => rules.reference = Some(self.reference(value, pointer)?),
-                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
-                    let maximum = key.ends_with("aximum");
-                    let is_exclusive = key.starts_with('e');
+                6..=9 => {
+                    let maximum = k >= 8;
+                    let is_exclusive = k % 2 == 1;
                     if let (true, Value::Bool(b)) = (is_exclusive, value) {
                         // The older (draft 4) form: a flag on `minimum` / `maximum`.
                         exclusive[usize::from(maximum)] = *b;
                         continue;
                     }
-                    let keyword = KEYWORDS[usize::from(maximum) * 2 + usize::from(is_exclusive)];
-                    let bound = Bound {
+                    rules.bounds.push(Bound {
                         value: number(value, keyword, pointer)?,
+                        maximum,
                         exclusive: is_exclusive,
                         small: value.as_i64(),
-                    };
-                    if maximum {
-                        rules.maximum.push(bound);
-                    } else {
-                        rules.minimum.push(bound);
+                    });
+                }
+                10..=13 => {
+                    let list = self.list(value, pointer, keyword)?;
+                    *[
+                        &mut rules.any_of,
+                        &mut rules.all_of,
+                        &mut rules.one_of,
+                        &mut rules.prefix_items,
+                    ][k - 10] = list;
+                }
+                14..=16 => {
+                    let node = Some(self.node(value, pointer_push(pointer, keyword), keyword)?);
+                    *[
+                        &mut rules.additional_properties,
+                        &mut additional_items,
+                        &mut rules.not,
+                    ][k - 14] = node;
+                }
+                17..=20 => {
+                    let named = self.named(value, pointer, keyword)?;
+                    if k == 17 {
+                        rules.properties = named;
+                    } else if k == 18 {
+                        for (text, node) in named {
+                            let pattern = Pattern::new(&text)
+                                .map_err(|problem| error(keyword, pointer, problem))?;
+                            rules.pattern_properties.push((pattern, node));
+                        }
                     }
                 }
-                "multipleOf" => {
-                    let divisor = number(value, "multipleOf", pointer)?;
+                21 if value.is_array() => {
+                    tuple_items = true;
+                    rules.prefix_items = self.list(value, pointer, keyword)?;
+                }
+                21 => rules.items = Some(self.node(value, pointer_push(pointer, keyword), keyword)?),
+                22 => rules.types = type_bits(value, pointer)?,
+                23 | 29 => {
+                    let Value::Bool(flag) = value else {
+                        return Err(error(keyword, pointer, "must be a boolean"));
+                    };
+                    if k == 23 {
+                        nullable = *flag;
+                    } else {
+                        rules.unique_items = *flag;
+                    }
+                }
+                24 => rules.required = names(value, pointer)?,
+                25 => match value {
+                    Value::Array(values) => rules.enumeration = Some(values.clone()),
+                    _ => return Err(error(keyword, pointer, "must be an array")),
+                },
+                26 => rules.constant = Some(value.clone()),
+                27 => rules.reference = Some(self.reference(value, pointer)?),
+                28 => {
+                    let divisor = number(value, keyword, pointer)?;
                     if divisor.negative || divisor.is_zero() || divisor.digits.len() > 9 {
                         return Err(error(
-                            "multipleOf",
+                            keyword,
                             pointer,
                             "must be a number above 0 with at most 9 significant digits",
                         ));
                     }
                     rules.multiple_of = Some(divisor);
                 }
-                "minLength" => rules.length.0 = Some(count(value, "minLength", pointer)?),
-                "maxLength" => rules.length.1 = Some(count(value, "maxLength", pointer)?),
-                "minItems" => rules.item_count.0 = Some(count(value, "minItems", pointer)?),
-                "maxItems" => rules.item_count.1 = Some(count(value, "maxItems", pointer)?),
-                "minProperties" => {
-                    rules.property_count.0 = Some(count(value, "minProperties", pointer)?)
-                }
-                "maxProperties" => {
-                    rules.property_count.1 = Some(count(value, "maxProperties", pointer)?)
-                }
-                "uniqueItems" => rules.unique_items = flag(value, "uniqueItems", pointer)?,
-                "pattern" => {
+                30 | 31 => {
                     let Value::String(text) = value else {
-                        return Err(error("pattern", pointer, "must be a string"));
+                        return Err(error(keyword, pointer, "must be a string"));
                     };
-                    let pattern =
-                        Pattern::new(text).map_err(|problem| error("pattern", pointer, problem))?;
-                    rules.pattern = Some((text.clone(), pattern));
+                    if k == 30 {
+                        let pattern = Pattern::new(text)
+                            .map_err(|problem| error(keyword, pointer, problem))?;
+                        rules.pattern = Some((text.clone(), pattern));
+                    } else {
+                        rules.format = Format::named(text);
+                    }
                 }
-                "format" => match value {
-                    Value::String(name) => rules.format = Format::named(name),
-                    _ => return Err(error("format", pointer, "must be a string")),
-                },
+                _ if !pointer.is_empty() => {
+                    return Err(error(
+                        keyword,
+                        pointer,
+                        "a nested $id (a second schema resource) is not supported; move the definition under $defs",
+                    ))
+                }
                 _ => {}
             }
         }
-        if nullable {
-            rules.types = rules.types.map(|bits| bits | NULL);
+        if nullable && rules.types != 0 {
+            rules.types |= NULL;
         }
         if tuple_items {
             rules.items = additional_items;
         }
-        for (bounds, flag) in [
-            (&mut rules.minimum, exclusive[0]),
-            (&mut rules.maximum, exclusive[1]),
-        ] {
-            for bound in bounds.iter_mut() {
-                bound.exclusive |= flag;
-            }
+        for bound in &mut rules.bounds {
+            bound.exclusive |= exclusive[usize::from(bound.maximum)];
         }
-        Ok(rules)
+        Ok(())
     }
 
     /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
@@ -411,7 +476,7 @@ impl<'a> Compiler<'a> {
             let token = unescape(token);
             value = match value {
                 Value::Object(map) => map.get(&token),
-                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Value::Array(items) => index_value(&token).and_then(|i| items.get(i)),
                 _ => None,
             }
             .ok_or_else(|| error("$ref", pointer, "points to nothing in the schema"))?;
@@ -436,25 +501,24 @@ impl<'a> Compiler<'a> {
     fn visit(&self, index: usize, state: &mut [u8]) -> Result<(), SchemaError> {
         state[index] = 1;
         if let Node::Rules(rules) = &self.nodes[index] {
-            let same_place = rules
-                .reference
-                .iter()
-                .chain(&rules.any_of)
-                .chain(&rules.all_of)
-                .chain(&rules.one_of)
-                .chain(&rules.not);
-            for &next in same_place {
+            let mut same_place: Vec<usize> = Vec::new();
+            same_place.extend(rules.reference);
+            same_place.extend_from_slice(&rules.any_of);
+            same_place.extend_from_slice(&rules.all_of);
+            same_place.extend_from_slice(&rules.one_of);
+            same_place.extend(rules.not);
+            for next in same_place {
                 match state[next] {
                     1 => {
                         let pointer = self
                             .at
                             .iter()
                             .find(|(_, i)| *i == index)
-                            .map(|(p, _)| p.clone())
+                            .map(|(p, _)| p.as_str())
                             .unwrap_or_default();
                         return Err(error(
                             "$ref",
-                            &pointer,
+                            pointer,
                             "the schema refers back to itself without descending into a property or item (a cycle without a base case)",
                         ));
                     }
@@ -465,16 +529,6 @@ impl<'a> Compiler<'a> {
         }
         state[index] = 2;
         Ok(())
-    }
-}
-
-/// The bound keywords, indexed by `maximum × 2 + exclusive`.
-const KEYWORDS: [&str; 4] = ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"];
-
-fn flag(value: &Value, key: &'static str, pointer: &str) -> Result<bool, SchemaError> {
-    match value {
-        Value::Bool(b) => Ok(*b),
-        _ => Err(error(key, pointer, "must be a boolean")),
     }
 }
 
@@ -506,31 +560,20 @@ fn names(value: &Value, pointer: &str) -> Result<Vec<String>, SchemaError> {
     let mut names = Vec::new();
     if let Value::Array(items) = value {
         for item in items {
-            match item {
-                Value::String(name) => names.push(name.clone()),
-                _ => {
-                    return Err(error(
-                        "required",
-                        pointer,
-                        "must be an array of property names",
-                    ))
-                }
-            }
+            let Value::String(name) = item else {
+                break;
+            };
+            names.push(name.clone());
         }
-        return Ok(names);
+        if names.len() == items.len() {
+            return Ok(names);
+        }
     }
     Err(error(
         "required",
         pointer,
         "must be an array of property names",
     ))
-}
-
-fn count(value: &Value, key: &'static str, pointer: &str) -> Result<u64, SchemaError> {
-    match value.as_number().map(Decimal::of) {
-        Some(n) if !n.negative && n.is_integer() => Ok(count_value(&n)),
-        _ => Err(error(key, pointer, "must be a non-negative integer")),
-    }
 }
 
 fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, SchemaError> {
@@ -554,43 +597,4 @@ fn count_value(n: &Decimal) -> u64 {
         value = value.saturating_mul(10).saturating_add(digit);
     }
     value
-}
-
-/// A JSON Pointer token's text (`~1` → `/`, `~0` → `~`).
-fn unescape(token: &str) -> String {
-    let mut out = String::with_capacity(token.len());
-    let mut chars = token.chars();
-    while let Some(c) = chars.next() {
-        if c == '~' {
-            match chars.next() {
-                Some('1') => out.push('/'),
-                Some('0') => out.push('~'),
-                Some(other) => {
-                    out.push('~');
-                    out.push(other);
-                }
-                None => out.push('~'),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
