@@ -183,9 +183,7 @@ fn loading_restores_messages_model_state_and_revision_for_the_next_save() {
             Message {
                 id: "a1".into(),
                 role: Role::Assistant,
-                blocks: vec![Block::Text {
-                    text: "reply".into(),
-                }],
+                blocks: vec![Block::text("reply")],
             },
         ],
         model_state: Some(ModelState {

@@ -22,7 +22,7 @@ fn events() -> Vec<StreamEvent> {
             index: 0,
             delta: "think".into(),
         },
-        StreamEvent::BlockStop { index: 0 },
+        StreamEvent::block_stop(0),
         StreamEvent::BlockStart {
             index: 1,
             block: BlockKind::Text,
@@ -35,7 +35,7 @@ fn events() -> Vec<StreamEvent> {
             index: 1,
             delta: "lo 😀".into(),
         },
-        StreamEvent::BlockStop { index: 1 },
+        StreamEvent::block_stop(1),
         StreamEvent::BlockStart {
             index: 2,
             block: tool,

@@ -56,7 +56,7 @@ fn a_100k_delta_stream_aggregates_into_one_stable_text_block() {
     let (result, deltas) = run_deltas(100_000);
     assert_eq!(deltas, 100_000);
     match &result.messages[1].blocks[0] {
-        Block::Text { text } => {
+        Block::Text { text, .. } => {
             assert_eq!(text.chars().count(), 50_000 * 4 + 50_000 * 3);
             assert!(text.starts_with("tok én tok "));
         }

@@ -17,7 +17,7 @@ fn texts(messages: &[Message]) -> Vec<String> {
             m.blocks
                 .iter()
                 .filter_map(|b| match b {
-                    Block::Text { text } => Some(text.as_str()),
+                    Block::Text { text, .. } => Some(text.as_str()),
                     _ => None,
                 })
                 .collect::<String>()
@@ -74,9 +74,10 @@ fn edit_last_message_replaces_it_and_everything_after_it_with_a_new_message() {
     s.send("q1");
     s.send("q2");
     let old_id = s.controller.state().messages[2].id.clone();
-    let outcome = s.spawn(s.controller.edit_last_message(vec![Block::Text {
-        text: "q2 edited".into(),
-    }]));
+    let outcome = s.spawn(
+        s.controller
+            .edit_last_message(vec![Block::text("q2 edited")]),
+    );
     assert_eq!(
         outcome.borrow().clone().unwrap().unwrap(),
         Outcome::Completed
@@ -112,7 +113,7 @@ fn rewriting_the_tail_is_refused_while_a_turn_runs_and_without_a_user_message() 
     assert_eq!(empty.unwrap_err().code, ErrorCode::InvalidInput);
     let empty = s
         .controller
-        .edit_last_message(vec![Block::Text { text: "x".into() }])
+        .edit_last_message(vec![Block::text("x")])
         .now_or_never()
         .unwrap();
     assert_eq!(empty.unwrap_err().code, ErrorCode::InvalidInput);
@@ -123,7 +124,7 @@ fn rewriting_the_tail_is_refused_while_a_turn_runs_and_without_a_user_message() 
     assert_eq!(busy.unwrap_err().code, ErrorCode::Busy);
     let busy = s
         .controller
-        .edit_last_message(vec![Block::Text { text: "x".into() }])
+        .edit_last_message(vec![Block::text("x")])
         .now_or_never()
         .unwrap();
     assert_eq!(busy.unwrap_err().code, ErrorCode::Busy);

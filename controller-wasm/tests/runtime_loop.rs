@@ -46,9 +46,7 @@ fn blocks_are_aggregated_in_order_and_become_stable_only_after_message_stop() {
             Block::Reasoning {
                 text: "thinking".into()
             },
-            Block::Text {
-                text: "Hello".into()
-            }
+            Block::text("Hello")
         ]
     );
     // Deltas reach the observer (the draft) but the stable message appears once, after message-stop.
@@ -122,9 +120,7 @@ fn tool_call_arguments_become_a_parsed_json_object() {
     assert_eq!(model.requests.borrow()[1].messages.len(), 3);
     assert_eq!(
         result.messages.last().unwrap().blocks,
-        vec![Block::Text {
-            text: "done".into()
-        }]
+        vec![Block::text("done")]
     );
 }
 
@@ -329,9 +325,7 @@ fn outcomes_follow_the_stop_reason() {
         // max-tokens keeps the sealed message.
         assert_eq!(
             result.unwrap().messages[1].blocks,
-            vec![Block::Text {
-                text: "partial".into()
-            }]
+            vec![Block::text("partial")]
         );
     }
 }

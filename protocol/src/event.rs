@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::message::{ModelState, Usage};
+use crate::source::Source;
 
 /// One event of a model stream: what the relay sends as SSE and what a custom model yields.
 // `Deserialize` is hand-written (`tagged.rs`) with the behaviour the attributes below describe.
@@ -25,6 +26,10 @@ pub enum StreamEvent {
     },
     BlockStop {
         index: u32,
+        /// The sources of a text block (`docs/protocol.md` §1), sent when it ends.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        sources: Vec<Source>,
     },
     #[serde(rename_all = "camelCase")]
     MessageStop {
@@ -43,6 +48,16 @@ pub enum StreamEvent {
         #[cfg_attr(feature = "ts", ts(optional))]
         retryable: Option<bool>,
     },
+}
+
+impl StreamEvent {
+    /// A `block-stop` without sources.
+    pub fn block_stop(index: u32) -> StreamEvent {
+        StreamEvent::BlockStop {
+            index,
+            sources: Vec::new(),
+        }
+    }
 }
 
 /// What kind of block a `block-start` opens.

@@ -3,6 +3,7 @@
 //!
 //! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`ModelState`], [`Usage`], [`ToolDefinition`].
 //! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
+//! - [`source`]: [`Source`], what a text block cites (title, safe link, snippet).
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
 //! - [`conversation`]: [`ConversationContext`], [`ConversationSnapshot`], [`ConversationSummary`],
 //!   [`ConversationPage`], and the request bodies [`CreateConversation`], [`SaveConversation`].
@@ -25,6 +26,7 @@ pub mod message;
 pub mod models;
 pub mod number;
 pub mod request;
+pub mod source;
 mod string_enum;
 mod tagged;
 pub mod unique;
@@ -45,6 +47,7 @@ pub use event::{BlockKind, StopReason, StreamEvent};
 pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
 pub use models::{Capabilities, ModelInfo, ModelsDocument};
 pub use request::ModelRequest;
+pub use source::Source;
 
 /// The protocol version reported by `GET {base}/models`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::source::Source;
+
 /// Who produced a message. `Tool` messages carry the `tool-result` blocks answering the previous assistant
 /// message's tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +34,10 @@ pub struct Message {
 pub enum Block {
     Text {
         text: String,
+        /// What the text cites (assistant text only); empty for most text, and then not written.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        sources: Vec<Source>,
     },
     Image {
         source: ImageSource,
@@ -54,6 +60,16 @@ pub enum Block {
         content: String,
         is_error: bool,
     },
+}
+
+impl Block {
+    /// A text block without sources.
+    pub fn text(text: impl Into<String>) -> Block {
+        Block::Text {
+            text: text.into(),
+            sources: Vec::new(),
+        }
+    }
 }
 
 /// Where an image comes from.

@@ -290,17 +290,28 @@ impl<'de> Deserialize<'de> for Block {
         let Tagged { variant, fields } =
             read_tagged(deserializer, "internally tagged enum Block", BLOCK_TAGS)?;
         match variant {
-            0 | 2 => {
+            0 => {
+                let (mut text, mut sources) = (None, None);
+                walk(fields, &["text", "sources"], STRICT, |i, v| {
+                    match i {
+                        0 => text = Some(value(v)?),
+                        _ => sources = Some(value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(Block::Text {
+                    text: required(text, "text")?,
+                    sources: sources.unwrap_or_default(),
+                })
+            }
+            2 => {
                 let mut text = None;
                 walk(fields, &["text"], STRICT, |_, v| {
                     text = Some(value(v)?);
                     Ok(())
                 })?;
-                let text = required(text, "text")?;
-                Ok(if variant == 0 {
-                    Block::Text { text }
-                } else {
-                    Block::Reasoning { text }
+                Ok(Block::Reasoning {
+                    text: required(text, "text")?,
                 })
             }
             1 => {
@@ -478,13 +489,17 @@ impl<'de> Deserialize<'de> for StreamEvent {
                 })
             }
             3 => {
-                let mut index = None;
-                walk(fields, &["index"], LENIENT, |_, v| {
-                    index = Some(block_index(v)?);
+                let (mut index, mut sources) = (None, None);
+                walk(fields, &["index", "sources"], LENIENT, |i, v| {
+                    match i {
+                        0 => index = Some(block_index(v)?),
+                        _ => sources = Some(value(v)?),
+                    }
                     Ok(())
                 })?;
                 Ok(StreamEvent::BlockStop {
                     index: required(index, "index")?,
+                    sources: sources.unwrap_or_default(),
                 })
             }
             4 => {

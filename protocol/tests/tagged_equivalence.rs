@@ -27,6 +27,8 @@ mod reference {
     pub enum Block {
         Text {
             text: String,
+            #[serde(default)]
+            sources: Vec<p::Source>,
         },
         Image {
             source: ImageSource,
@@ -81,6 +83,8 @@ mod reference {
         },
         BlockStop {
             index: u32,
+            #[serde(default)]
+            sources: Vec<p::Source>,
         },
         #[serde(rename_all = "camelCase")]
         MessageStop {
@@ -166,6 +170,16 @@ const BLOCKS: &[&str] = &[
     r#"{"type":"text","text":"hi"}"#,
     r#"{"text":"hi","type":"text"}"#,
     r#"{"type":"reasoning","text":"why"}"#,
+    r#"{"type":"text","text":"a","sources":[{"url":"https://e.org/a","title":"E","citedText":"c"}]}"#,
+    r#"{"type":"text","sources":[{"title":"T"}],"text":"a"}"#,
+    r#"{"type":"text","text":"a","sources":[]}"#,
+    r#"{"type":"text","text":"a","sources":null}"#,
+    r#"{"type":"text","text":"a","sources":[{"url":"javascript:alert(1)","title":"x"}]}"#,
+    r#"{"type":"text","text":"a","sources":[{"citedText":"only a snippet"}]}"#,
+    r#"{"type":"text","text":"a","sources":[{"title":"t","kind":"web"}]}"#,
+    r#"{"type":"text","text":"a","sources":[{"title":""}]}"#,
+    r#"{"type":"text","text":"a","sources":[],"sources":[]}"#,
+    r#"{"type":"reasoning","text":"a","sources":[]}"#,
     r#"{"type":"text"}"#,
     r#"{"type":"text","text":5}"#,
     r#"{"type":"text","text":null}"#,
@@ -252,6 +266,10 @@ const EVENTS: &[&str] = &[
     r#"{"type":"block-delta","index":0,"delta":["a"]}"#,
     r#"{"type":"block-stop","index":0}"#,
     r#"{"type":"block-stop","index":"0"}"#,
+    r#"{"type":"block-stop","index":0,"sources":[{"url":"https://e.org","title":"E"}]}"#,
+    r#"{"type":"block-stop","index":0,"sources":[{"url":"javascript:alert(1)"}]}"#,
+    r#"{"type":"block-stop","index":0,"sources":{}}"#,
+    r#"{"type":"block-stop","index":0,"sources":[{"title":"t","extra":1}]}"#,
     r#"{"type":"message-stop","stopReason":"end-turn","modelState":null}"#,
     r#"{"type":"message-stop","stopReason":"tool-use","usage":{"inputTokens":3,"outputTokens":4},"modelState":{"format":"f/v1","data":{"k":[1]}}}"#,
     r#"{"type":"message-stop","stopReason":"end-turn"}"#,

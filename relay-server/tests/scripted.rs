@@ -28,7 +28,7 @@ fn text_of(a: &Assembled) -> String {
         .blocks
         .iter()
         .filter_map(|b| match b {
-            Block::Text { text } => Some(text.as_str()),
+            Block::Text { text, .. } => Some(text.as_str()),
             _ => None,
         })
         .collect()

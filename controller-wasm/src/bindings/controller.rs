@@ -236,7 +236,7 @@ fn rejected(error: &AgentError) -> Promise {
 
 fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
     if let Some(text) = input.as_string() {
-        return Ok(vec![Block::Text { text }]);
+        return Ok(vec![Block::text(text)]);
     }
     if !Array::is_array(input) {
         return Err(AgentError::new(

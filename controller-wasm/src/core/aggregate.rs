@@ -6,7 +6,7 @@
 //! growth. Tool-call arguments are parsed to a JSON object once, when the message is sealed; a parse failure is
 //! recorded and reported by the batch precheck (so a batch with bad arguments executes zero tools).
 
-use patchbridge_protocol::{BlockKind, ModelState, StopReason, StreamEvent, Usage};
+use patchbridge_protocol::{BlockKind, ModelState, Source, StopReason, StreamEvent, Usage};
 use serde_json::{Map, Value};
 
 use super::draft::{Draft, DraftBlock};
@@ -15,8 +15,8 @@ use super::error::{relay_error_details, AgentError, ErrorCode, LimitName};
 /// A block of a sealed message. Tool-call arguments carry their parse outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SealedBlock {
-    /// Text.
-    Text(String),
+    /// Text and its sources.
+    Text(String, Vec<Source>),
     /// Shown reasoning.
     Reasoning(String),
     /// A tool call; `input` is the parsed object or why it is not one.
@@ -171,23 +171,20 @@ impl Aggregator {
             StreamEvent::BlockDelta { index, delta } => {
                 self.open_block(*index, "block-delta")?;
                 // O(delta): count scalar values, compare, append.
-                let added = delta.chars().count() as u64;
-                let total = self.characters.saturating_add(added);
-                if total > self.max_characters {
-                    return Err(AgentError::limit_exceeded(
-                        LimitName::MaxModelOutputCharacters,
-                        format!(
-                            "model output exceeded maxModelOutputCharacters ({}): {total} characters",
-                            self.max_characters
-                        ),
-                    ));
-                }
-                self.characters = total;
+                self.count(delta.chars().count() as u64)?;
                 self.draft.apply(event);
                 Ok(Accepted::Block)
             }
-            StreamEvent::BlockStop { index } => {
+            StreamEvent::BlockStop { index, sources } => {
                 self.open_block(*index, "block-stop")?;
+                if !sources.is_empty() {
+                    if self.draft.blocks[*index as usize].kind != BlockKind::Text {
+                        return Err(protocol(format!(
+                            "block-stop {index} carries sources, but only text blocks have sources"
+                        )));
+                    }
+                    self.count(sources.iter().map(Source::characters).sum())?;
+                }
                 self.draft.apply(event);
                 self.open = None;
                 Ok(Accepted::Block)
@@ -205,6 +202,22 @@ impl Aggregator {
                 Ok(Accepted::MessageStopped)
             }
         }
+    }
+
+    /// Counts `added` output characters against `maxModelOutputCharacters`.
+    fn count(&mut self, added: u64) -> Result<(), AgentError> {
+        let total = self.characters.saturating_add(added);
+        if total > self.max_characters {
+            return Err(AgentError::limit_exceeded(
+                LimitName::MaxModelOutputCharacters,
+                format!(
+                    "model output exceeded maxModelOutputCharacters ({}): {total} characters",
+                    self.max_characters
+                ),
+            ));
+        }
+        self.characters = total;
+        Ok(())
     }
 
     /// Checks that `index` is the open block.
@@ -234,7 +247,7 @@ impl Aggregator {
             .blocks
             .into_iter()
             .map(|block| match block.kind {
-                BlockKind::Text => SealedBlock::Text(block.buffer),
+                BlockKind::Text => SealedBlock::Text(block.buffer, block.sources),
                 BlockKind::Reasoning => SealedBlock::Reasoning(block.buffer),
                 BlockKind::ToolCall { call_id, name } => SealedBlock::ToolCall {
                     call_id,

@@ -167,9 +167,7 @@ impl Controller {
 
     /// Sends a user message with plain text.
     pub fn send_text(&self, text: &str) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
-        self.send(vec![Block::Text {
-            text: text.to_string(),
-        }])
+        self.send(vec![Block::text(text.to_string())])
     }
 
     /// Sends a user message (text and image blocks) and runs one turn. The checks and the state change to
@@ -239,7 +237,7 @@ impl Controller {
         }
         if blocks
             .iter()
-            .all(|b| matches!(b, Block::Text { text } if text.trim().is_empty()))
+            .all(|b| matches!(b, Block::Text { text, .. } if text.trim().is_empty()))
         {
             return Err(AgentError::new(
                 ErrorCode::InvalidInput,
@@ -744,7 +742,7 @@ fn title_of(messages: &[Message]) -> String {
         .find(|m| m.role == Role::User)
         .and_then(|m| {
             m.blocks.iter().find_map(|b| match b {
-                Block::Text { text } if !text.trim().is_empty() => Some(text.trim()),
+                Block::Text { text, .. } if !text.trim().is_empty() => Some(text.trim()),
                 _ => None,
             })
         });

@@ -1,7 +1,7 @@
 //! The assistant message being streamed (pure data), built from validated block events in one place: the
 //! loop's aggregator and the controller's state both apply the same events with [`Draft::apply`].
 
-use patchbridge_protocol::{BlockKind, StreamEvent};
+use patchbridge_protocol::{BlockKind, Source, StreamEvent};
 use serde_json::{json, Value};
 
 /// One block of the draft.
@@ -13,6 +13,8 @@ pub struct DraftBlock {
     pub buffer: String,
     /// Whether `block-stop` arrived.
     pub stopped: bool,
+    /// A text block's sources (they arrive with `block-stop`).
+    pub sources: Vec<Source>,
 }
 
 /// The assistant message being streamed (never persisted).
@@ -41,15 +43,17 @@ impl Draft {
                 kind: block.clone(),
                 buffer: String::new(),
                 stopped: false,
+                sources: Vec::new(),
             }),
             StreamEvent::BlockDelta { index, delta } => {
                 if let Some(block) = self.blocks.get_mut(*index as usize) {
                     block.buffer.push_str(delta);
                 }
             }
-            StreamEvent::BlockStop { index } => {
+            StreamEvent::BlockStop { index, sources } => {
                 if let Some(block) = self.blocks.get_mut(*index as usize) {
                     block.stopped = true;
+                    block.sources.clone_from(sources);
                 }
             }
             _ => {}
@@ -57,12 +61,15 @@ impl Draft {
     }
 
     /// `{ id, role: "assistant", blocks: [...] }` with each block's `type`, `text` (or `callId`, `name`,
-    /// `argumentsText`) and `complete`.
+    /// `argumentsText`) and `complete`, and a finished text block's `sources` when it has any.
     pub fn to_json(&self) -> Value {
         let blocks: Vec<Value> = self
             .blocks
             .iter()
             .map(|block| match &block.kind {
+                BlockKind::Text if !block.sources.is_empty() => json!({
+                    "type": "text", "text": block.buffer, "complete": block.stopped, "sources": block.sources,
+                }),
                 BlockKind::Text => {
                     json!({ "type": "text", "text": block.buffer, "complete": block.stopped })
                 }

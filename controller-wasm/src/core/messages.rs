@@ -37,6 +37,14 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
                 ),
                 Role::Tool => matches!(block, Block::ToolResult { .. }),
             };
+            // Sources are what a model's text cites: a person's own text has none.
+            if let (Role::User, Block::Text { sources, .. }) = (message.role, block) {
+                if !sources.is_empty() {
+                    return Err(format!(
+                        "messages[{index}].blocks[{block_index}]: a user text block cannot carry sources"
+                    ));
+                }
+            }
             if !allowed {
                 return Err(format!(
                     "messages[{index}].blocks[{block_index}]: a {:?} message cannot carry this block type",

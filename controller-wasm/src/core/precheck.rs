@@ -142,7 +142,7 @@ pub fn precheck(
         .blocks
         .into_iter()
         .map(|block| match block {
-            SealedBlock::Text(text) => Block::Text { text },
+            SealedBlock::Text(text, sources) => Block::Text { text, sources },
             SealedBlock::Reasoning(text) => Block::Reasoning { text },
             SealedBlock::ToolCall {
                 call_id,

@@ -254,7 +254,7 @@ pub fn delta(index: u32, text: &str) -> Step {
 }
 
 pub fn block_stop(index: u32) -> Step {
-    ev(StreamEvent::BlockStop { index })
+    ev(StreamEvent::block_stop(index))
 }
 
 pub fn stop(reason: StopReason) -> Step {
@@ -303,9 +303,7 @@ pub fn user(text: &str) -> Message {
     Message {
         id: format!("u-{text}"),
         role: Role::User,
-        blocks: vec![Block::Text {
-            text: text.to_string(),
-        }],
+        blocks: vec![Block::text(text.to_string())],
     }
 }
 

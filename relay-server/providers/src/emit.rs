@@ -6,8 +6,12 @@
 //! emitted whole (start, one delta with the arguments, stop) once the provider has finished them, because a
 //! tool call cut off by the token limit must be droppable and the runtime requires complete JSON at
 //! `block-stop`.
+//!
+//! Sources (citations, search results; `docs/protocol.md` §1) go on the `block-stop` of the text block they
+//! annotate: the decoders hand them over as they arrive, and those that arrive while no text block is open wait
+//! for the next one.
 
-use patchbridge_protocol::{BlockKind, StopReason, StreamEvent, Usage};
+use patchbridge_protocol::{BlockKind, Source, StopReason, StreamEvent, Usage};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -29,6 +33,8 @@ pub(crate) struct Emitter {
     stopped: bool,
     next_index: u32,
     open: Option<(u32, LiveKind)>,
+    /// Sources of the open text block, or held for the next text block while none is open.
+    sources: Vec<Source>,
 }
 
 impl Emitter {
@@ -110,10 +116,24 @@ impl Emitter {
         Ok(Some(index))
     }
 
-    /// Stops the open streaming block, if any (the provider's block ended).
+    /// Stops the open streaming block, if any (the provider's block ended). A text block takes its sources.
     pub(crate) fn close(&mut self, out: &mut Vec<StreamEvent>) {
-        if let Some((index, _)) = self.open.take() {
-            out.push(StreamEvent::BlockStop { index });
+        if let Some((index, kind)) = self.open.take() {
+            let sources = match kind {
+                LiveKind::Text => std::mem::take(&mut self.sources),
+                LiveKind::Reasoning => Vec::new(),
+            };
+            out.push(StreamEvent::BlockStop { index, sources });
+        }
+    }
+
+    /// Adds sources to the open text block, or holds them for the next text block of the message. A source the
+    /// block already has is not repeated.
+    pub(crate) fn sources(&mut self, sources: impl IntoIterator<Item = Source>) {
+        for source in sources {
+            if !self.sources.contains(&source) {
+                self.sources.push(source);
+            }
         }
     }
 
@@ -151,7 +171,7 @@ impl Emitter {
             index,
             delta: arguments,
         });
-        out.push(StreamEvent::BlockStop { index });
+        out.push(StreamEvent::block_stop(index));
         Ok(index)
     }
 
@@ -169,6 +189,8 @@ impl Emitter {
         let id = self.message_id.clone().expect("a live message has started");
         let model_state = continuation.next_state(entry.map(|entry| (id, entry)))?;
         self.close(out);
+        // Sources no text block followed are dropped with the message's end.
+        self.sources.clear();
         self.stopped = true;
         out.push(StreamEvent::MessageStop {
             stop_reason,
@@ -177,6 +199,21 @@ impl Emitter {
         });
         Ok(())
     }
+}
+
+/// A [`Source`] from a provider's citation or search result object: the URL from the first of `url_keys` that
+/// holds a string, the title likewise, and the snippet from `cited_text` (`Source::from_provider` drops what may
+/// not be shown).
+pub(crate) fn source_from(value: &Value, url_keys: &[&str], title_keys: &[&str]) -> Option<Source> {
+    let first = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|key| value.get(*key).and_then(Value::as_str))
+    };
+    Source::from_provider(
+        first(url_keys),
+        first(title_keys),
+        value.get("cited_text").and_then(Value::as_str),
+    )
 }
 
 /// The arguments to send on as the tool call's delta, or `None` when they are not a JSON object. Provider

@@ -54,7 +54,7 @@ fn recorded_text_stream_decodes_exactly() {
                 index: 0,
                 delta: "!".into()
             },
-            StreamEvent::BlockStop { index: 0 },
+            StreamEvent::block_stop(0),
             StreamEvent::MessageStop {
                 stop_reason: StopReason::EndTurn,
                 usage: Usage {
@@ -254,7 +254,7 @@ fn max_tokens_keeps_shown_text_and_drops_the_cut_tool_call() {
     assert_eq!(a.stop_reason, StopReason::MaxTokens);
     assert_eq!(a.message.blocks.len(), 1);
     assert!(
-        matches!(&a.message.blocks[0], Block::Text { text } if text.ends_with("Let me do that for you now."))
+        matches!(&a.message.blocks[0], Block::Text { text, .. } if text.ends_with("Let me do that for you now."))
     );
 }
 
@@ -566,4 +566,125 @@ fn any_history_encodes_with_model_state_null() {
     new_turn.messages.push(user("u3", "thanks"));
     let body = encode_request(KIND, &thinking, &new_turn).unwrap().body;
     assert_eq!(body["thinking"]["type"], json!("enabled"));
+}
+
+#[test]
+fn web_search_results_and_citations_become_sources_of_the_text_they_belong_to() {
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("web_search_citations.sse"),
+    ));
+    assert_eq!(
+        cited(&a),
+        vec![
+            // The search results go on the first text after the search; a result whose URL is not a web link
+            // keeps only its title.
+            (
+                "Here is what I found. ".into(),
+                vec![
+                    "https://www.example.org/eclipse-2026".into(),
+                    "https://safety.example.net/eclipse-glasses".into(),
+                    "A result whose URL is not a web link".into(),
+                ]
+            ),
+            // Two citations of one passage (different encrypted_index) are one source.
+            (
+                "The total eclipse of 12 August 2026 crosses Greenland, Iceland and Spain".into(),
+                vec!["https://www.example.org/eclipse-2026".into()]
+            ),
+            (". ".into(), vec![]),
+            (
+                "Watch the partial phases only through certified eclipse glasses".into(),
+                vec!["https://safety.example.net/eclipse-glasses".into()]
+            ),
+            (".".into(), vec![]),
+        ]
+    );
+    let Block::Text { sources, .. } = &a.message.blocks[1] else {
+        panic!("text expected")
+    };
+    assert_eq!(
+        sources[0].cited_text.as_deref(),
+        Some("The total eclipse of 12 August 2026 crosses Greenland, Iceland and Spain.")
+    );
+}
+
+#[test]
+fn citation_internals_stay_out_of_the_blocks_and_search_results_stay_in_model_state() {
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("web_search_citations.sse"),
+    ));
+    // What can be shown: no `javascript:` URL, no provider-private field.
+    let blocks = serde_json::to_string(&a.message).unwrap();
+    for private in [
+        "javascript:",
+        "encrypted_index",
+        "EpABCioICBgCIiRiY2Jj",
+        "encrypted_content",
+    ] {
+        assert!(!blocks.contains(private), "{private} in {blocks}");
+    }
+    // The search result block goes back to Anthropic verbatim, from ModelState.
+    let state = serde_json::to_string(&a.model_state).unwrap();
+    assert!(
+        state.contains("EqgfCioIARgBIiQ3YTAwMjMxMC1kYjE3LTQ1"),
+        "{state}"
+    );
+}
+
+#[test]
+fn document_citations_become_sources_named_by_the_document_title() {
+    let a = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("document_citations.sse"),
+    ));
+    assert_eq!(
+        cited(&a)
+            .into_iter()
+            .flat_map(|(_, s)| s)
+            .collect::<Vec<_>>(),
+        vec![
+            "Example Document".to_owned(),
+            "Weather report.pdf".to_owned()
+        ]
+    );
+    let Block::Text { sources, .. } = &a.message.blocks[3] else {
+        panic!("text expected")
+    };
+    assert_eq!(sources[0].url, None);
+    assert_eq!(sources[0].cited_text.as_deref(), Some("The sky is blue."));
+}
+
+#[test]
+fn sources_are_never_sent_back_to_anthropic() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(KIND, &first, &f("web_search_citations.sse")));
+    let body = encode_request(KIND, &options(), &next_turn(&first, &a))
+        .unwrap()
+        .body
+        .to_string();
+    assert!(
+        !body.contains("citations") && !body.contains("sources"),
+        "{body}"
+    );
+    assert!(body.contains("Watch the partial phases only through certified eclipse glasses"));
+}
+
+#[test]
+fn a_citations_delta_outside_a_text_block_is_a_protocol_error() {
+    let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_x\",\"usage\":{\"input_tokens\":1}}}\n\n\
+event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n\
+event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":{\"type\":\"web_search_result_location\",\"url\":\"https://e.org\",\"title\":\"E\"}}}\n\n";
+    let mut decoder = patchbridge_providers::Decoder::new(KIND, &first_turn()).unwrap();
+    let mut out = Vec::new();
+    let error = sse_messages(stream)
+        .into_iter()
+        .find_map(|(event, data)| decoder.feed(&event, &data, &mut out).err())
+        .expect("refused");
+    assert_eq!(error.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
+    assert!(error.to_string().contains("not a text block"), "{error}");
 }

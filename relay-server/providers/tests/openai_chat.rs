@@ -66,7 +66,7 @@ fn recorded_tool_call_split_across_chunks() {
                 index: 0,
                 delta: "{\"city\":\"New York City\"}".into()
             },
-            StreamEvent::BlockStop { index: 0 },
+            StreamEvent::block_stop(0),
         ]
     );
     assert_eq!(assemble(&events).stop_reason, StopReason::ToolUse);
@@ -149,7 +149,7 @@ fn recorded_refusal_deltas_are_text_with_refusal_stop() {
     ));
     assert_eq!(a.stop_reason, StopReason::Refusal);
     assert!(
-        matches!(&a.message.blocks[..], [Block::Text { text }] if text.starts_with("I'm sorry"))
+        matches!(&a.message.blocks[..], [Block::Text { text, .. }] if text.starts_with("I'm sorry"))
     );
 }
 
@@ -172,7 +172,7 @@ fn only_the_first_choice_is_decoded_when_a_server_sends_several() {
                 .then(|| c["delta"]["content"].as_str().unwrap_or("").to_owned())
         })
         .collect();
-    assert_eq!(a.message.blocks, vec![Block::Text { text: expected }]);
+    assert_eq!(a.message.blocks, vec![Block::text(expected)]);
 }
 
 #[test]
@@ -585,4 +585,25 @@ fn any_history_encodes_with_model_state_null() {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, vec!["user", "user"]);
+}
+
+#[test]
+fn url_citation_annotations_of_the_message_become_sources_of_its_text() {
+    let events = decode_ok(KIND, &first_turn(), &f("url_citation_annotations.sse"));
+    let a = assemble(&events);
+    assert_eq!(
+        cited(&a),
+        vec![(
+            "The Berlin marathon is on 27 September 2026 ([example.org](https://www.example.org/marathon))."
+                .to_owned(),
+            // The `data:` URL is dropped; its title stays.
+            vec![
+                "https://www.example.org/marathon".to_owned(),
+                "Not a web link".to_owned()
+            ]
+        )]
+    );
+    assert!(!serde_json::to_string(&events)
+        .unwrap()
+        .contains("data:text"));
 }

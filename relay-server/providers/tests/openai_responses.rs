@@ -576,3 +576,34 @@ fn a_huge_reasoning_part_index_is_reasoning_text_not_an_overflow() {
         .collect();
     assert_eq!(shown, "thinkingthinking");
 }
+
+#[test]
+fn url_citation_annotations_become_sources_of_the_text_part_and_unsafe_urls_are_dropped() {
+    let a = assemble(&decode_ok(KIND, &first_turn(), &f("url_citations.sse")));
+    let cited = cited(&a);
+    assert_eq!(cited.len(), 1);
+    assert_eq!(
+        cited[0].1,
+        vec![
+            "https://www.example.org/berlin-art-week".to_owned(),
+            "https://visit.example.com/events".to_owned(),
+            // `javascript:` URL dropped, its title kept.
+            "Not a web link".to_owned(),
+        ]
+    );
+    let wire =
+        serde_json::to_string(&decode_ok(KIND, &first_turn(), &f("url_citations.sse"))).unwrap();
+    assert!(!wire.contains("javascript:"));
+}
+
+#[test]
+fn annotations_of_the_finished_part_are_read_when_none_streamed() {
+    let streamed = assemble(&decode_ok(KIND, &first_turn(), &f("url_citations.sse")));
+    let on_done = assemble(&decode_ok(
+        KIND,
+        &first_turn(),
+        &f("url_citations_on_done_only.sse"),
+    ));
+    assert_eq!(cited(&on_done), cited(&streamed));
+    assert_eq!(on_done.message.blocks, streamed.message.blocks);
+}

@@ -56,7 +56,7 @@ pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
                 index: 1,
                 delta: Value::Object(input).to_string(),
             });
-            out.push(StreamEvent::BlockStop { index: 1 });
+            out.push(StreamEvent::block_stop(1));
             StopReason::ToolUse
         }
         None => StopReason::EndTurn,
@@ -91,7 +91,7 @@ fn push_text(out: &mut Vec<StreamEvent>, index: u32, text: &str) {
             delta: piece,
         });
     }
-    out.push(StreamEvent::BlockStop { index });
+    out.push(StreamEvent::block_stop(index));
 }
 
 type Call = (String, Map<String, Value>);
@@ -111,7 +111,7 @@ fn decide(request: &ModelRequest) -> (String, Option<Call>) {
                 .blocks
                 .iter()
                 .filter_map(|b| match b {
-                    Block::Text { text } => Some(text.as_str()),
+                    Block::Text { text, .. } => Some(text.as_str()),
                     _ => None,
                 })
                 .collect::<Vec<_>>()

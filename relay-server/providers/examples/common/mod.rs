@@ -20,7 +20,7 @@ pub fn one_message_request() -> ModelRequest {
         messages: vec![Message {
             id: "u1".into(),
             role: Role::User,
-            blocks: vec![Block::Text { text: "hi".into() }],
+            blocks: vec![Block::text("hi")],
         }],
         model_state: None,
         tools: vec![],

@@ -187,7 +187,7 @@ mod tests {
                     (r#"{"text_delta":null}"#, "text"),
                 ][..],
             ),
-            pick(&["\"t\"", "\"t\"", "\"\"", "null", "1", "\"{\\\"a\\\"\"", "\"\\ud800\""]),
+            pick(&["\"t\"", "\"t\"", "\"\"", "null", "1", "\"{\\\"a\\\"\"", "\"\\ud800\"", r#"{"type":"web_search_result_location","url":"https://e.org/a","title":"A","cited_text":"c"}"#]),
             pick(&["", "", "", ",\"text\":\"dup\"", ",\"thinking\":null", ",\"x\":1"]),
             pick(&["", "", "", ",\"index\":0", ",\"x\":1"]),
         )
@@ -205,6 +205,7 @@ mod tests {
             r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
             r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{}}}"#,
             r#"{"type":"content_block_start","index":1,"content_block":{"type":"server_tool_use","id":"s1","name":"web_search"}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"s1","content":[{"type":"web_search_result","url":"https://e.org/r","title":"R"}]}}"#,
             r#"{"type":"content_block_stop","index":0}"#,
             r#"{"type":"content_block_stop","index":1}"#,
             r#"{"type":"ping"}"#,

@@ -4,13 +4,17 @@
 //! own `index` is only used to check the stream's consistency). Thinking streams as a shown `reasoning` block
 //! and is also kept verbatim with its signature in ModelState; `redacted_thinking` and server tool blocks
 //! (`server_tool_use`, `web_search_tool_result`, …) are kept verbatim in ModelState only.
+//!
+//! Sources (`docs/protocol.md` §1): a text block's `citations_delta`s become its sources, and the results of a
+//! `web_search_tool_result` block the sources of the next text block. Only title, URL and cited text are read;
+//! the citation objects themselves (with `encrypted_index`) are not kept, and the text goes back without them.
 
 use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use super::block_delta::{self, piece_field};
 use super::{Entry, FORMAT};
-use crate::emit::{Emitter, LiveKind};
+use crate::emit::{source_from, Emitter, LiveKind};
 use crate::state::{Continuation, PartsBuilder};
 use crate::tool_names::ToolNames;
 use crate::wire::{self, protocol, str_field};
@@ -202,6 +206,15 @@ impl AnthropicDecoder {
             .ok_or_else(|| protocol("content_block_start without content_block"))?;
         let current = match str_field(block, "type") {
             "text" => {
+                // Citations come as `citations_delta`s; a gateway that sends the block whole lists them here.
+                self.emit.sources(
+                    block
+                        .get("citations")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(citation_source),
+                );
                 let neutral =
                     self.emit
                         .live_delta(LiveKind::Text, str_field(block, "text"), out)?;
@@ -229,10 +242,25 @@ impl AnthropicDecoder {
                 };
                 Current::ToolUse { id, name, json }
             }
-            _ => Current::Raw {
-                start: block.clone(),
-                json: String::new(),
-            },
+            kind => {
+                if kind == "web_search_tool_result" {
+                    // Its results (an error object instead of a list when the search failed) are shown as sources
+                    // of the text that follows.
+                    self.emit.sources(
+                        block
+                            .get("content")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter(|result| str_field(result, "type") == "web_search_result")
+                            .filter_map(|result| source_from(result, &["url"], &["title"])),
+                    );
+                }
+                Current::Raw {
+                    start: block.clone(),
+                    json: String::new(),
+                }
+            }
         };
         self.current = Some((index, current));
         Ok(())
@@ -248,6 +276,17 @@ impl AnthropicDecoder {
             .get("delta")
             .ok_or_else(|| protocol("content_block_delta without delta"))?;
         let delta_type = str_field(delta, "type");
+        // Never on the fast path (`block_delta` reads only deltas with a piece of text).
+        if delta_type == "citations_delta" {
+            if !matches!(self.current, Some((_, Current::Text { .. }))) {
+                return Err(protocol(format!(
+                    "citations_delta for block {index}, which is not a text block"
+                )));
+            }
+            let citation = delta.get("citation").unwrap_or(&Value::Null);
+            self.emit.sources(citation_source(citation));
+            return Ok(());
+        }
         let piece = piece_field(delta_type).map_or("", |field| str_field(delta, field));
         self.apply_delta(index, delta_type, piece, out)
     }
@@ -272,8 +311,6 @@ impl AnthropicDecoder {
                     *neutral = Some(i);
                 }
             }
-            // Citations annotate text; the neutral protocol has no place for them.
-            (Current::Text { .. }, "citations_delta") => {}
             (Current::Thinking { text, neutral, .. }, "thinking_delta") => {
                 text.push_str(piece);
                 if let Some(i) = self.emit.live_delta(LiveKind::Reasoning, piece, out)? {
@@ -384,4 +421,11 @@ impl AnthropicDecoder {
     pub(crate) fn finish(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), AdapterError> {
         Err(protocol("the Anthropic stream ended before message_stop"))
     }
+}
+
+/// The visible part of an Anthropic citation: web search results name a `url` and `title`, search results
+/// (`search_result_location`) a `source` and `title`, documents (`char_location`, `page_location`,
+/// `content_block_location`) a `document_title`; all carry `cited_text`.
+fn citation_source(citation: &Value) -> Option<patchbridge_protocol::Source> {
+    source_from(citation, &["url", "source"], &["title", "document_title"])
 }

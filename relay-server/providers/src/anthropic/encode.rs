@@ -154,8 +154,8 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> 
     let mut content = Vec::new();
     for block in blocks {
         match block {
-            Block::Text { text } if text.is_empty() => {}
-            Block::Text { text } => content.push(json!({ "type": "text", "text": text })),
+            Block::Text { text, .. } if text.is_empty() => {}
+            Block::Text { text, .. } => content.push(json!({ "type": "text", "text": text })),
             Block::Image { source } => {
                 content.push(json!({ "type": "image", "source": image_source(source) }))
             }
@@ -201,8 +201,8 @@ fn assistant_block(
     id: &str,
 ) -> Result<Option<Value>, AdapterError> {
     Ok(match block {
-        Block::Text { text } if text.is_empty() => None,
-        Block::Text { text } => Some(json!({ "type": "text", "text": text })),
+        Block::Text { text, .. } if text.is_empty() => None,
+        Block::Text { text, .. } => Some(json!({ "type": "text", "text": text })),
         // Shown reasoning without its signed thinking block cannot go back: Anthropic only accepts thinking it
         // signed. Its private state, when there was any, is sent through the ModelState path instead.
         Block::Reasoning { .. } => None,

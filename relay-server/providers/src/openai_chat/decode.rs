@@ -2,7 +2,8 @@
 //!
 //! Text, refusal text and gateway reasoning stream live. Tool calls arrive as fragments keyed by `index`
 //! (several calls may interleave); they are assembled and emitted whole, in index order, once the provider
-//! says why it finished, so a call cut off by the token limit can be dropped.
+//! says why it finished, so a call cut off by the token limit can be dropped. `url_citation` annotations of the
+//! message (search models) become sources of the text block (`docs/protocol.md` §1).
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ use serde_json::Value;
 use super::details::Details;
 use super::text_chunk;
 use super::{Entry, ReasoningField, FORMAT};
-use crate::emit::{canonical_arguments, Emitter, LiveKind};
+use crate::emit::{canonical_arguments, source_from, Emitter, LiveKind};
 use crate::state::Continuation;
 use crate::tool_names::ToolNames;
 use crate::wire::{self, protocol, str_field};
@@ -191,6 +192,15 @@ impl ChatDecoder {
                 self.refusal = true;
                 self.emit.live_delta(LiveKind::Text, text, out)?;
             }
+        }
+        // Never on the fast path (`text_chunk` reads only deltas without other fields). Read after the content so
+        // that annotations sent with the text belong to its block.
+        if let Some(annotations) = delta.get("annotations").and_then(Value::as_array) {
+            self.emit
+                .sources(annotations.iter().filter_map(|annotation| {
+                    let citation = annotation.get("url_citation")?;
+                    source_from(citation, &["url"], &["title"])
+                }));
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for (position, call) in calls.iter().enumerate() {

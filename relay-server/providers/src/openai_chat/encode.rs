@@ -50,7 +50,7 @@ pub(crate) fn encode(
                 let mut tool_calls = Vec::new();
                 for block in &message.blocks {
                     match block {
-                        Block::Text { text: t } => text.push_str(t),
+                        Block::Text { text: t, .. } => text.push_str(t),
                         // Shown reasoning goes back through ModelState (below), never as content.
                         Block::Reasoning { .. } => {}
                         Block::ToolCall { call_id, name, input } => tool_calls.push(json!({
@@ -128,13 +128,13 @@ pub(crate) fn encode(
 /// A lone text block is sent as a plain string (what every compatible server understands); anything else as
 /// content parts.
 fn user_content(blocks: &[Block], id: &str) -> Result<Value, AdapterError> {
-    if let [Block::Text { text }] = blocks {
+    if let [Block::Text { text, .. }] = blocks {
         return Ok(Value::String(text.clone()));
     }
     let mut parts = Vec::new();
     for block in blocks {
         match block {
-            Block::Text { text } => parts.push(json!({ "type": "text", "text": text })),
+            Block::Text { text, .. } => parts.push(json!({ "type": "text", "text": text })),
             Block::Image { source } => parts
                 .push(json!({ "type": "image_url", "image_url": { "url": image_url(source) } })),
             other => return Err(misplaced(other, "user", id)),

@@ -9,8 +9,8 @@
 //! `Value` parse reads them; `usage` null), exactly one choice with `index` 0 or none, a `delta` with `content` a
 //! string or null, `role` of any type, `refusal` null, `finish_reason` a string or null, and `logprobs` null.
 //! Anything else (another field anywhere, another type, a duplicate key, a second choice, a tool call,
-//! reasoning, usage, an error) is not this shape, and the decoder reads the chunk the general way. `tests` below
-//! compare both paths on every recorded stream and on generated chunks.
+//! reasoning, `annotations` (citations), usage, an error) is not this shape, and the decoder reads the chunk the
+//! general way. `tests` below compare both paths on every recorded stream and on generated chunks.
 
 use std::borrow::Cow;
 
@@ -125,6 +125,7 @@ mod tests {
             r#"{"id":"c","choices":[{"delta":{"content":["a"]}}]}"#,
             r#"{"id":"c","choices":[{"delta":{"content":"a","tool_calls":[]}}]}"#,
             r#"{"id":"c","choices":[{"delta":{"content":"a","reasoning":"r"}}]}"#,
+            r#"{"id":"c","choices":[{"delta":{"content":"a","annotations":[{"type":"url_citation","url_citation":{"url":"https://e.org","title":"E"}}]}}]}"#,
             r#"{"id":"c","choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":1}}"#,
             r#"{"id":"c","id":"d","choices":[{"delta":{"content":"a"}}]}"#,
             r#"{"id":7,"choices":[{"delta":{"content":"a"}}]}"#,
@@ -191,7 +192,7 @@ mod tests {
             pick(&["0", "0", "0", "1", "null", "\"0\"", "-0"]),
             pick(&["\"t\"", "\"\"", "null", "[]", "1", "\"a\\\"b\""]),
             pick(&["null", "null", "null", "null", "\"stop\"", "\"length\"", "1"]),
-            pick(&["", "", "", ",\"role\":\"assistant\"", ",\"refusal\":null", ",\"refusal\":\"no\"", ",\"reasoning\":\"r\"", ",\"content\":\"dup\""]),
+            pick(&["", "", "", ",\"role\":\"assistant\"", ",\"refusal\":null", ",\"refusal\":\"no\"", ",\"reasoning\":\"r\"", ",\"content\":\"dup\"", ",\"annotations\":[{\"type\":\"url_citation\",\"url_citation\":{\"url\":\"https://e.org\",\"title\":\"E\"}}]"]),
             pick(&["", "", "", ",\"usage\":null", ",\"usage\":{\"prompt_tokens\":1}", ",\"id\":\"dup\"", ",\"created\":[1]", ",\"x\":1", ",\"model\":\"\\ud800\""]),
         )
             .prop_map(|(id, index, content, finish, delta_extra, top_extra)| {

@@ -10,14 +10,18 @@
 //! lists the items in `output_index` order whatever order their `done` events came in. Each output message item
 //! is one part (its text blocks and its `phase`), so several messages of one response go back as separate
 //! input items.
+//!
+//! Sources (`docs/protocol.md` §1): `url_citation` and `file_citation` annotations, from
+//! `response.output_text.annotation.added` while the text part is open, or, when an item streamed none, from the
+//! `annotations` of its finished `output_text` parts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use patchbridge_protocol::{ModelRequest, StopReason, StreamEvent, Usage};
 use serde_json::Value;
 
 use super::{Entry, FORMAT};
-use crate::emit::{Emitter, LiveKind};
+use crate::emit::{source_from, Emitter, LiveKind};
 use crate::state::{Continuation, MessagePhase, PartsBuilder};
 use crate::tool_names::ToolNames;
 use crate::wire::{self, index_field, protocol, str_field};
@@ -37,6 +41,8 @@ pub(crate) struct ResponsesDecoder {
     /// The `phase` of message items seen in `output_item.added`, for a message the token limit cuts off.
     phases: BTreeMap<u64, MessagePhase>,
     parts: PartsBuilder,
+    /// Output items that streamed `annotation.added` events (their finished parts' annotations are not read again).
+    annotated: BTreeSet<u64>,
     any_call: bool,
     refusal: bool,
 }
@@ -52,6 +58,7 @@ impl ResponsesDecoder {
             arguments: BTreeMap::new(),
             phases: BTreeMap::new(),
             parts: PartsBuilder::default(),
+            annotated: BTreeSet::new(),
             any_call: false,
             refusal: false,
         })
@@ -87,6 +94,12 @@ impl ResponsesDecoder {
                 if let Some(phase) = value.get("item").and_then(phase_of) {
                     self.phases.insert(output_index, phase);
                 }
+                Ok(())
+            }
+            "response.output_text.annotation.added" => {
+                self.annotated.insert(output_index);
+                let annotation = value.get("annotation").unwrap_or(&Value::Null);
+                self.emit.sources(annotation_source(annotation));
                 Ok(())
             }
             "response.output_item.done" => {
@@ -168,6 +181,7 @@ impl ResponsesDecoder {
             };
             if let Some(i) = self.emit.live_delta(kind, text, out)? {
                 blocks.push(i);
+                self.emit.sources(part_annotations(part));
                 self.emit.close(out);
             }
         }
@@ -180,6 +194,15 @@ impl ResponsesDecoder {
         item: &Value,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), AdapterError> {
+        // A server that streamed the text but no annotation events: the finished parts' annotations go on the
+        // item's open text block.
+        let open_here =
+            matches!(self.live, Some((open, _, LiveKind::Text)) if open == output_index);
+        if open_here && !self.annotated.contains(&output_index) {
+            let parts = item.get("content").and_then(Value::as_array);
+            self.emit
+                .sources(parts.into_iter().flatten().flat_map(part_annotations));
+        }
         self.close_live(out);
         let mut blocks = self.item_blocks.remove(&output_index).unwrap_or_default();
         // A server that sends an item's content only in `output_item.done` (no deltas) still shows it.
@@ -273,6 +296,21 @@ fn live_event(kind: &str) -> Option<(&'static str, u64, LiveKind)> {
         "response.reasoning_text.delta" => ("content_index", 1000, LiveKind::Reasoning),
         _ => return None,
     })
+}
+
+/// The visible part of a Responses annotation: `url_citation` has `url` and `title`, `file_citation` (and
+/// `container_file_citation`) a `filename`; `file_path` and others name nothing to show.
+fn annotation_source(annotation: &Value) -> Option<patchbridge_protocol::Source> {
+    source_from(annotation, &["url"], &["title", "filename"])
+}
+
+/// The sources of a finished `output_text` part's `annotations`.
+fn part_annotations(part: &Value) -> impl Iterator<Item = patchbridge_protocol::Source> + '_ {
+    part.get("annotations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(annotation_source)
 }
 
 /// The `phase` of a message item, when it is one of the spec's values.

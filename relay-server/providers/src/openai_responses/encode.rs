@@ -24,7 +24,7 @@ pub(crate) fn encode(
                 let mut content = Vec::new();
                 for block in &message.blocks {
                     match block {
-                        Block::Text { text } => content.push(json!({ "type": "input_text", "text": text })),
+                        Block::Text { text, .. } => content.push(json!({ "type": "input_text", "text": text })),
                         Block::Image { source } => content
                             .push(json!({ "type": "input_image", "image_url": image_url(source), "detail": "auto" })),
                         other => return Err(misplaced(other, "user", &message.id)),
@@ -141,7 +141,7 @@ fn assistant_item(
             let mut text = String::new();
             for block in blocks {
                 match block {
-                    Block::Text { text: t } => text.push_str(t),
+                    Block::Text { text: t, .. } => text.push_str(t),
                     Block::Reasoning { .. } | Block::ToolCall { .. } => {
                         return Err(state::mismatch(
                             message,

@@ -175,11 +175,18 @@ pub fn assemble(events: &[StreamEvent]) -> Assembled {
                 assert_eq!(i, index, "delta for a block that is not open");
                 text.push_str(delta);
             }
-            StreamEvent::BlockStop { index } => {
+            StreamEvent::BlockStop { index, sources } => {
                 let (i, kind, text) = open.take().expect("stop without open block");
                 assert_eq!(i, *index);
+                assert!(
+                    sources.is_empty() || kind == BlockKind::Text,
+                    "sources on a {kind:?} block"
+                );
                 blocks.push(match kind {
-                    BlockKind::Text => Block::Text { text },
+                    BlockKind::Text => Block::Text {
+                        text,
+                        sources: sources.clone(),
+                    },
                     BlockKind::Reasoning => Block::Reasoning { text },
                     BlockKind::ToolCall { call_id, name } => {
                         let input: Map<String, Value> =
@@ -222,7 +229,7 @@ pub fn user(id: &str, text: &str) -> Message {
     Message {
         id: id.into(),
         role: Role::User,
-        blocks: vec![Block::Text { text: text.into() }],
+        blocks: vec![Block::text(text)],
     }
 }
 
@@ -377,7 +384,7 @@ pub fn assert_foreign_state_rejected(
 }
 
 pub fn text(text: &str) -> Block {
-    Block::Text { text: text.into() }
+    Block::text(text)
 }
 
 pub fn reasoning(text: &str) -> Block {
@@ -463,4 +470,22 @@ pub fn all_fixtures(provider_dir: &str) -> Vec<String> {
         files.extend(sse_files(&format!("{provider_dir}/recorded")));
     }
     files
+}
+
+/// The visible sources of every text block of an assembled answer, as `(text, [url or title])`.
+pub fn cited(a: &Assembled) -> Vec<(String, Vec<String>)> {
+    a.message
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Text { text, sources } => Some((
+                text.clone(),
+                sources
+                    .iter()
+                    .map(|s| s.url.clone().or(s.title.clone()).unwrap())
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
 }

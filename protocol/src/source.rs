@@ -1,0 +1,202 @@
+//! [`Source`]: what a text block cites or was found for it (web search results, document citations), reduced to
+//! what a person may see: a title, a safe link and a snippet (`docs/protocol.md` §1). Provider-private citation
+//! data never becomes part of it.
+//!
+//! Every reader of a Source (stream events, model requests, stored conversations) goes through the one
+//! `Deserialize` here, so a `javascript:` URL cannot enter the runtime or the relay's store by any path; the
+//! relay's decoders build Sources with [`Source::from_provider`], which drops what would be refused.
+
+use serde::{Deserialize, Serialize};
+
+/// Longest `url` accepted, in characters.
+pub const MAX_SOURCE_URL_CHARACTERS: usize = 2048;
+/// Longest `citedText` accepted, in characters (the relay cuts longer snippets to this).
+pub const MAX_CITED_TEXT_CHARACTERS: usize = 500;
+
+/// One source of a text block: `{ url?, title?, citedText? }`, at least `url` or `title`, none empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, try_from = "RawSource")]
+pub struct Source {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub cited_text: Option<String>,
+}
+
+/// The keys as they come, before [`Source`]'s rules are checked.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawSource {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    cited_text: Option<String>,
+}
+
+impl TryFrom<RawSource> for Source {
+    type Error = String;
+
+    fn try_from(raw: RawSource) -> Result<Self, String> {
+        if let Some(url) = &raw.url {
+            if !is_safe_link(url) {
+                return Err(format!(
+                    "source url must be an absolute http(s) URL of at most {MAX_SOURCE_URL_CHARACTERS} characters without whitespace: {:?}",
+                    url.chars().take(80).collect::<String>()
+                ));
+            }
+        }
+        for (name, value) in [("title", &raw.title), ("citedText", &raw.cited_text)] {
+            if value.as_deref().is_some_and(str::is_empty) {
+                return Err(format!("source {name} must not be empty"));
+            }
+        }
+        if raw.url.is_none() && raw.title.is_none() {
+            return Err("a source needs a url or a title".into());
+        }
+        if raw
+            .cited_text
+            .as_deref()
+            .is_some_and(|text| text.chars().count() > MAX_CITED_TEXT_CHARACTERS)
+        {
+            return Err(format!(
+                "source citedText is longer than {MAX_CITED_TEXT_CHARACTERS} characters"
+            ));
+        }
+        Ok(Source {
+            url: raw.url,
+            title: raw.title,
+            cited_text: raw.cited_text,
+        })
+    }
+}
+
+impl Source {
+    /// A Source from what a provider reported, or `None` when nothing showable is left: a URL that is not a safe
+    /// link is dropped (the title stays), blank strings count as absent, whitespace around them is trimmed and a
+    /// snippet longer than [`MAX_CITED_TEXT_CHARACTERS`] is cut (ending in `…`).
+    pub fn from_provider(
+        url: Option<&str>,
+        title: Option<&str>,
+        cited_text: Option<&str>,
+    ) -> Option<Source> {
+        let present = |value: Option<&str>| {
+            value
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        let url = present(url).filter(|url| is_safe_link(url));
+        let title = present(title);
+        if url.is_none() && title.is_none() {
+            return None;
+        }
+        let cited_text = present(cited_text).map(|text| {
+            if text.chars().count() <= MAX_CITED_TEXT_CHARACTERS {
+                return text;
+            }
+            let mut cut: String = text.chars().take(MAX_CITED_TEXT_CHARACTERS - 1).collect();
+            cut.push('…');
+            cut
+        });
+        Some(Source {
+            url,
+            title,
+            cited_text,
+        })
+    }
+
+    /// Characters (Unicode scalar values) of the visible parts, counted against `maxModelOutputCharacters`.
+    pub fn characters(&self) -> u64 {
+        [&self.url, &self.title, &self.cited_text]
+            .into_iter()
+            .flatten()
+            .map(|s| s.chars().count() as u64)
+            .sum()
+    }
+}
+
+/// Whether `url` may become a link: `http` or `https` (any case) followed by `://` and a host character, at most
+/// [`MAX_SOURCE_URL_CHARACTERS`] characters, with no whitespace or control characters anywhere (browsers strip
+/// those before reading the scheme, which is how `java\tscript:` slips past naive checks).
+pub fn is_safe_link(url: &str) -> bool {
+    if url.chars().count() > MAX_SOURCE_URL_CHARACTERS
+        || url.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return false;
+    }
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+        && rest
+            .chars()
+            .next()
+            .is_some_and(|c| c != '/' && c != '?' && c != '#')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_absolute_http_and_https_urls_are_safe_links() {
+        for ok in [
+            "https://example.org/a?b#c",
+            "http://localhost:8080",
+            "HTTPS://EXAMPLE.ORG",
+        ] {
+            assert!(is_safe_link(ok), "{ok}");
+        }
+        for bad in [
+            "javascript:alert(1)",
+            "JavaScript://example.org/%0aalert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,hi",
+            "//example.org",
+            "/relative",
+            "https:///path",
+            "https://exa mple.org",
+            "https://example.org/\u{0}",
+            "ftp://example.org",
+            "",
+        ] {
+            assert!(!is_safe_link(bad), "{bad:?}");
+        }
+        assert!(!is_safe_link(&format!(
+            "https://e.org/{}",
+            "a".repeat(2048)
+        )));
+    }
+
+    #[test]
+    fn a_provider_source_keeps_its_title_when_its_url_is_refused() {
+        assert_eq!(
+            Source::from_provider(Some("javascript:alert(1)"), Some(" Title "), None),
+            Some(Source {
+                url: None,
+                title: Some("Title".into()),
+                cited_text: None
+            })
+        );
+        assert_eq!(
+            Source::from_provider(Some("javascript:alert(1)"), Some("  "), Some("x")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_long_provider_snippet_is_cut_to_the_limit() {
+        let long = "é".repeat(MAX_CITED_TEXT_CHARACTERS + 10);
+        let source = Source::from_provider(Some("https://e.org"), None, Some(&long)).unwrap();
+        let cited = source.cited_text.unwrap();
+        assert_eq!(cited.chars().count(), MAX_CITED_TEXT_CHARACTERS);
+        assert!(cited.ends_with('…'));
+    }
+}
