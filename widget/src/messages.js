@@ -12,6 +12,7 @@
 import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
+import { sourcesList } from './sources.js';
 import { drawView } from './views.js';
 import { BUSY } from './model.js';
 
@@ -257,7 +258,7 @@ export class MessageLog {
     }
     const el = h('div', { className: 'msg assistant', part: 'message message-assistant', 'data-id': message.id });
     for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group));
-    el.append(this.answerActions(message));
+    el.append(...sourcesList(message.blocks, this.t), this.answerActions(message));
     return el;
   }
 
@@ -479,7 +480,7 @@ export class MessageLog {
         this.closeSegment(segment, group.text);
       }
     }
-    view.el.append(this.answerActions(message));
+    view.el.append(...sourcesList(message.blocks, this.t), this.answerActions(message));
     return view.el;
   }
 

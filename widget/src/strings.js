@@ -85,6 +85,7 @@ const en = {
   editMessage: 'Edit message',
   editing: 'Editing your last message. Sending replaces it and the answers after it.',
   suggestions: 'Suggestions',
+  sources: 'Sources',
 };
 
 /** @type {Strings} */
@@ -168,6 +169,7 @@ const zh = {
   editMessage: '编辑消息',
   editing: '正在编辑你的上一条消息。发送后将替换它及其后的回答。',
   suggestions: '建议',
+  sources: '来源',
 };
 
 export const TABLES = { en, zh };

@@ -121,7 +121,7 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .md ul, .md ol { padding-left: 1.4em; }
 .md h1, .md h2, .md h3, .md h4, .md h5, .md h6 { margin: 0.8em 0 0.4em; line-height: 1.3; }
 .md h1 { font-size: 1.35em; } .md h2 { font-size: 1.2em; } .md h3 { font-size: 1.08em; }
-.md a { color: var(--pb-primary); text-decoration: underline; }
+.md a, .sources a { color: var(--pb-primary); text-decoration: underline; }
 .md blockquote { border-left: 3px solid var(--pb-border); padding-left: 10px; color: var(--pb-text-muted); }
 .md code { font-family: var(--pb-font-mono); font-size: 0.9em; background: var(--pb-surface); padding: 0.1em 0.35em; border-radius: 5px; }
 .md pre { position: relative; background: var(--pb-surface); border: 1px solid var(--pb-border); border-radius: 8px; padding: 10px 12px; overflow-x: auto; max-width: 100%; }
@@ -143,6 +143,10 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 
 .suggestions { display: flex; flex-wrap: wrap; gap: 8px; justify-content: center; }
 .suggestions button { border-radius: 999px; max-width: 100%; white-space: normal; text-align: center; line-height: 1.3; padding: 6px 14px; }
+.sources { font-size: 0.85em; color: var(--pb-text-muted); margin-top: 6px; }
+.sources ol { margin: 0; padding-left: 1.8em; }
+.sources li { line-height: 24px; overflow-wrap: anywhere; }
+.sources .host { margin-left: 6px; }
 .msg-actions { display: flex; gap: 2px; margin-top: 2px; color: var(--pb-text-muted); }
 .msg.user .msg-actions { justify-content: flex-end; }
 .msg-actions button { border: none; background: transparent; color: inherit; }

@@ -15,6 +15,9 @@ const frame = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ..
  *                                                 sent back verbatim: it lives in the ModelState)
  *   { type: 'text', text, citations? }          — `citations`: web-search citation objects (citations_delta)
  *   { type: 'tool_use', id, name, input }        — `name` is the (sanitised) upstream tool name
+ *   { type: 'server_tool_use', id, input }        — Anthropic's own web search running (`name: web_search`)
+ *   { type: 'web_search_tool_result', toolUseId, results } — its results: [{ title, url }] (sent whole in the
+ *                                                 block's start, with `encrypted_content` and `page_age`)
  * `stopReason`: end_turn, tool_use, max_tokens, …
  */
 export function messageTurn(blocks, { stopReason, id, usage = { input: 50, output: 30 }, ...timing } = {}) {
@@ -54,6 +57,15 @@ export function messageTurn(blocks, { stopReason, id, usage = { input: 50, outpu
         for (const part of split(JSON.stringify(block.input), 3)) {
           frames.push(frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } }));
         }
+        break;
+      }
+      case 'server_tool_use':
+        frames.push(frame('content_block_start', { index, content_block: { type: 'server_tool_use', id: block.id, name: 'web_search', input: {} } }));
+        frames.push(frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }));
+        break;
+      case 'web_search_tool_result': {
+        const content = block.results.map((r, n) => ({ type: 'web_search_result', title: r.title, url: r.url, encrypted_content: `EqgfCioIARgB${n}`, page_age: null }));
+        frames.push(frame('content_block_start', { index, content_block: { type: 'web_search_tool_result', tool_use_id: block.toolUseId, content } }));
         break;
       }
       default:

@@ -5,6 +5,7 @@ import {
   isAgentError,
   type AgentModel, type AgentTool, type AgentState, type ExecutionEvent, type HookEvent, type StreamEvent,
   type ToolCallResult, type RelayErrorDetails, type ConversationPage, type ConversationSummary, type ConversationInfo, type Limits, type ModelInterceptor, type ToolInterceptor, type Message, type Outcome,
+  type Source,
 } from '../../../npm/index.js';
 
 const model: AgentModel = {
@@ -13,7 +14,8 @@ const model: AgentModel = {
     yield { type: 'message-start' };
     yield { type: 'block-start', index: 0, block: { type: 'text' } };
     yield { type: 'block-delta', index: 0, delta: `seen ${count}` };
-    yield { type: 'block-stop', index: 0 };
+    const cited: Source[] = [{ url: 'https://example.org', title: 'Example', citedText: 'seen' }, { title: 'Almanac.pdf' }];
+    yield { type: 'block-stop', index: 0, sources: cited };
     yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
   },
 };
@@ -88,3 +90,8 @@ execution.result.then((r) => r.outcome, (e: unknown) => {
   }
 });
 execution.cancel();
+
+// A stored text block's sources, read as a UI would.
+const sourceTitles = (message: Message): string[] =>
+  message.blocks.flatMap((block) => (block.type === 'text' ? (block.sources ?? []).map((s) => s.title ?? s.url ?? '') : []));
+void sourceTitles;
