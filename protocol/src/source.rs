@@ -78,9 +78,10 @@ impl TryFrom<RawSource> for Source {
 }
 
 impl Source {
-    /// A Source from what a provider reported, or `None` when nothing showable is left: a URL that is not a safe
-    /// link is dropped (the title stays), blank strings count as absent, whitespace around them is trimmed and a
-    /// snippet longer than [`MAX_CITED_TEXT_CHARACTERS`] is cut (ending in `…`).
+    /// A Source from what a provider reported, or `None` when there is nothing to show or its URL is not a safe
+    /// link (a web source whose link cannot be followed is dropped whole; a document source has no URL at all).
+    /// Blank strings count as absent, whitespace around them is trimmed and a snippet longer than
+    /// [`MAX_CITED_TEXT_CHARACTERS`] is cut (ending in `…`).
     pub fn from_provider(
         url: Option<&str>,
         title: Option<&str>,
@@ -92,7 +93,10 @@ impl Source {
                 .filter(|v| !v.is_empty())
                 .map(str::to_owned)
         };
-        let url = present(url).filter(|url| is_safe_link(url));
+        let url = present(url);
+        if url.as_deref().is_some_and(|url| !is_safe_link(url)) {
+            return None;
+        }
         let title = present(title);
         if url.is_none() && title.is_none() {
             return None;
@@ -176,19 +180,20 @@ mod tests {
     }
 
     #[test]
-    fn a_provider_source_keeps_its_title_when_its_url_is_refused() {
+    fn a_provider_source_whose_url_is_refused_is_dropped_and_blanks_count_as_absent() {
         assert_eq!(
-            Source::from_provider(Some("javascript:alert(1)"), Some(" Title "), None),
+            Source::from_provider(Some("javascript:alert(1)"), Some("Title"), None),
+            None
+        );
+        assert_eq!(
+            Source::from_provider(Some("  "), Some(" Title "), Some("")),
             Some(Source {
                 url: None,
                 title: Some("Title".into()),
                 cited_text: None
             })
         );
-        assert_eq!(
-            Source::from_provider(Some("javascript:alert(1)"), Some("  "), Some("x")),
-            None
-        );
+        assert_eq!(Source::from_provider(None, Some("  "), Some("x")), None);
     }
 
     #[test]

@@ -2,15 +2,15 @@
 // web and cites its results (Anthropic's real wire format: server_tool_use, web_search_tool_result, text split at
 // each citation with citations_delta) reads as one continuous text with a numbered sources list under it, each
 // URL once, links opening in a new tab without opener or referrer; the same after a reload (the sources are
-// stored with the text blocks); a `javascript:` URL from the provider never becomes a link, and the relay refuses
-// a stored conversation that carries one.
+// stored with the text blocks); a provider's source with a `javascript:` URL is dropped by the relay and never
+// becomes a link, and the relay refuses a stored conversation that carries one.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { newPage, waitInPage } from './support/browser.mjs';
 import { messageTurn } from './support/anthropic.mjs';
-import { sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
+import { artifact, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
 const env = widgetEnvironment();
 
@@ -60,13 +60,12 @@ describe('<patchbridge-agent> sources', () => {
       label: 'Sources',
       items: [
         { link: 'https://www.example.org/eclipse-2026', text: 'Eclipse 2026 | Example Observatory', target: '_blank', rel: 'noopener noreferrer', tip: 'It crosses Spain.' },
-        { text: 'Sneaky result' },
         { link: 'https://safety.example.net/glasses', text: 'Eclipse glasses', target: '_blank', rel: 'noopener noreferrer', tip: 'Certified glasses only.' },
-        { text: 'Injected' },
       ],
       unsafeLinks: [],
     };
     assert.deepEqual(await lastAnswer(page), expected);
+    await artifact(page, 'widget-sources');
     // The host beside a titled link.
     assert.deepEqual(await page.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=sources] .host')].map((s) => s.textContent)),
       ['example.org', 'safety.example.net']);

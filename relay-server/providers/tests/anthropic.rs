@@ -578,14 +578,13 @@ fn web_search_results_and_citations_become_sources_of_the_text_they_belong_to() 
     assert_eq!(
         cited(&a),
         vec![
-            // The search results go on the first text after the search; a result whose URL is not a web link
-            // keeps only its title.
+            // The search results go on the first text after the search; the result whose URL is not a web link
+            // is dropped.
             (
                 "Here is what I found. ".into(),
                 vec![
                     "https://www.example.org/eclipse-2026".into(),
                     "https://safety.example.net/eclipse-glasses".into(),
-                    "A result whose URL is not a web link".into(),
                 ]
             ),
             // Two citations of one passage (different encrypted_index) are one source.

@@ -586,9 +586,8 @@ fn url_citation_annotations_become_sources_of_the_text_part_and_unsafe_urls_are_
         cited[0].1,
         vec![
             "https://www.example.org/berlin-art-week".to_owned(),
+            // The annotation with a `javascript:` URL is dropped.
             "https://visit.example.com/events".to_owned(),
-            // `javascript:` URL dropped, its title kept.
-            "Not a web link".to_owned(),
         ]
     );
     let wire =
