@@ -47,8 +47,7 @@ impl TryFrom<RawSource> for Source {
         if let Some(url) = &raw.url {
             if !is_safe_link(url) {
                 return Err(format!(
-                    "source url must be an absolute http(s) URL of at most {MAX_SOURCE_URL_CHARACTERS} characters without whitespace: {:?}",
-                    url.chars().take(80).collect::<String>()
+                    "source url must be an absolute http(s) URL of at most {MAX_SOURCE_URL_CHARACTERS} characters without whitespace or control characters"
                 ));
             }
         }

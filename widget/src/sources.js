@@ -2,14 +2,16 @@
 // docs/protocol.md §1), numbered, each URL once (a later duplicate fills in what the first lacked). Links are live
 // only for http(s) URLs and open in a new tab without the opener or a referrer; the runtime and the relay already
 // refuse other URLs, and this check stands on its own so that no data can turn into a `javascript:` link here.
+// `sourcesOf` is the DOM-free part (tested in Node), `sourcesList` draws it.
 import { h } from './dom.js';
 
 /**
- * The list for an answer's blocks, as an array to spread into `append` (empty when they cite nothing).
+ * The sources of an answer's blocks in order of first appearance, keyed by link (or by title for a source without
+ * one); a URL that is not http(s) is no link.
  * @param {any[]} blocks
- * @param {(key: string, ...args: any[]) => string} t
+ * @returns {{ url: URL | null, title?: string, cited?: string }[]}
  */
-export function sourcesList(blocks, t) {
+export function sourcesOf(blocks) {
   /** @type {Map<string, { url: URL | null, title?: string, cited?: string }>} */
   const seen = new Map();
   for (const block of blocks) {
@@ -26,8 +28,18 @@ export function sourcesList(blocks, t) {
       } else seen.set(key, { url, title: source.title, cited: source.citedText });
     }
   }
-  if (!seen.size) return [];
-  const items = [...seen.values()].map(({ url, title, cited }) => {
+  return [...seen.values()];
+}
+
+/**
+ * The list for an answer's blocks, as an array to spread into `append` (empty when they cite nothing).
+ * @param {any[]} blocks
+ * @param {(key: string, ...args: any[]) => string} t
+ */
+export function sourcesList(blocks, t) {
+  const sources = sourcesOf(blocks);
+  if (!sources.length) return [];
+  const items = sources.map(({ url, title, cited }) => {
     const host = url?.hostname.replace(/^www\./, '');
     return h('li', {},
       url ? h('a', { href: url.href, target: '_blank', rel: 'noopener noreferrer', title: cited }, title ?? host) : h('span', { title: cited }, title),
