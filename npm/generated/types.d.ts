@@ -17,10 +17,24 @@ export type ImageSource =
   | { "type": "base64"; mediaType: string; data: string };
 
 /**
+ * One source of a text block (`docs/protocol.md` §1): `{ url?, title?, citedText? }`, at least `url` or `title`,
+ * none empty; `url` is an absolute http(s) URL, `citedText` at most 500 characters. Provider-private citation data
+ * is never part of it.
+ */
+export type Source = { url?: string; title?: string; citedText?: string };
+
+/**
  * A content block (closed set).
  */
 export type Block =
-  | { "type": "text"; text: string }
+  | {
+    "type": "text";
+    text: string;
+    /**
+     * What the text cites (assistant text only); empty for most text, and then not written.
+     */
+    sources?: Array<Source>;
+  }
   | { "type": "image"; source: ImageSource }
   | { "type": "reasoning"; text: string }
   | {
@@ -102,7 +116,14 @@ export type StreamEvent =
   | { "type": "message-start"; id?: string }
   | { "type": "block-start"; index: number; block: BlockKind }
   | { "type": "block-delta"; index: number; delta: string }
-  | { "type": "block-stop"; index: number }
+  | {
+    "type": "block-stop";
+    index: number;
+    /**
+     * The sources of a text block (`docs/protocol.md` §1), sent when it ends.
+     */
+    sources?: Array<Source>;
+  }
   | {
     "type": "message-stop";
     stopReason: StopReason;
@@ -589,7 +610,14 @@ export type ExecutionEvent =
   }
   | { "type": "block-start"; index: number; block: BlockKind }
   | { "type": "block-delta"; index: number; delta: string }
-  | { "type": "block-stop"; index: number }
+  | {
+    "type": "block-stop";
+    index: number;
+    /**
+     * A text block's sources (absent when it has none).
+     */
+    sources?: Array<Source>;
+  }
   | { "type": "message-completed"; message: Message }
   | { "type": "tool-result"; result: ToolCallResult }
   | { "type": "interrupt" } & Interrupt
@@ -635,7 +663,15 @@ export type ControllerStatus =
  * A block of the in-flight draft (tool calls show their raw argument text until sealed).
  */
 export type DraftBlock =
-  | { "type": "text"; text: string; complete: boolean }
+  | {
+    "type": "text";
+    text: string;
+    complete: boolean;
+    /**
+     * The block's sources once it is complete (absent when it has none).
+     */
+    sources?: Array<Source>;
+  }
   | { "type": "reasoning"; text: string; complete: boolean }
   | {
     "type": "tool-call";

@@ -199,7 +199,7 @@ fn invalid_type_any<E: de::Error>(value: &Value, expected: &dyn de::Expected) ->
     }
 }
 
-fn unexpected(value: &Value) -> de::Unexpected<'_> {
+pub(crate) fn unexpected(value: &Value) -> de::Unexpected<'_> {
     match value {
         Value::Null => de::Unexpected::Unit,
         Value::Bool(b) => de::Unexpected::Bool(*b),
@@ -295,7 +295,7 @@ impl<'de> Deserialize<'de> for Block {
                 walk(fields, &["text", "sources"], STRICT, |i, v| {
                     match i {
                         0 => text = Some(value(v)?),
-                        _ => sources = Some(value(v)?),
+                        _ => sources = Some(crate::source::sources_value(v)?),
                     }
                     Ok(())
                 })?;
@@ -493,7 +493,7 @@ impl<'de> Deserialize<'de> for StreamEvent {
                 walk(fields, &["index", "sources"], LENIENT, |i, v| {
                     match i {
                         0 => index = Some(block_index(v)?),
-                        _ => sources = Some(value(v)?),
+                        _ => sources = Some(crate::source::sources_value(v)?),
                     }
                     Ok(())
                 })?;

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use patchbridge_protocol::{
     Block, BlockKind, ConversationPage, ConversationSummary, ImageSource, Message, ModelRequest,
-    ModelState, Role, SpendingLimit, StopReason, StreamEvent, ToolDefinition, Usage,
+    ModelState, Role, Source, SpendingLimit, StopReason, StreamEvent, ToolDefinition, Usage,
 };
 use ts_rs::{Config, TS};
 
@@ -120,6 +120,7 @@ fn declarations() -> Vec<Declaration> {
         // The wire protocol (docs/protocol.md), from `patchbridge-protocol`.
         declaration::<Role>(cfg),
         declaration::<ImageSource>(cfg),
+        declaration::<Source>(cfg),
         declaration::<Block>(cfg),
         declaration::<Message>(cfg),
         declaration::<ModelState>(cfg),

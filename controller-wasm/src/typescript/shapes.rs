@@ -2,7 +2,7 @@
 //! require each mirror to serialise to exactly the runtime's JSON for real values (see the parent module).
 
 use patchbridge_protocol::{
-    Block, BlockKind, ErrorBody, ErrorEnvelope, Message, Role, SpendingLimit, StreamEvent,
+    Block, BlockKind, ErrorBody, ErrorEnvelope, Message, Role, Source, SpendingLimit, StreamEvent,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -37,6 +37,10 @@ pub(super) enum ExecutionEventShape {
     },
     BlockStop {
         index: u32,
+        /// A text block's sources (absent when it has none).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional = nullable)]
+        sources: Vec<Source>,
     },
     /// A message became stable.
     MessageCompleted {
@@ -72,9 +76,10 @@ impl ExecutionEventShape {
                 index: *index,
                 delta: delta.clone(),
             },
-            ExecutionEvent::Stream(StreamEvent::BlockStop { index }) => {
-                Self::BlockStop { index: *index }
-            }
+            ExecutionEvent::Stream(StreamEvent::BlockStop { index, sources }) => Self::BlockStop {
+                index: *index,
+                sources: sources.clone(),
+            },
             ExecutionEvent::Stream(other) => panic!("never published to the observer: {other:?}"),
             ExecutionEvent::MessageCompleted(message) => Self::MessageCompleted {
                 message: message.clone(),
@@ -112,6 +117,10 @@ pub(super) enum DraftBlockShape {
     Text {
         text: String,
         complete: bool,
+        /// The block's sources once it is complete (absent when it has none).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional = nullable)]
+        sources: Vec<Source>,
     },
     Reasoning {
         text: String,
@@ -147,7 +156,11 @@ impl DraftShape {
                 .map(|block| {
                     let (text, complete) = (block.buffer.clone(), block.stopped);
                     match &block.kind {
-                        BlockKind::Text => DraftBlockShape::Text { text, complete },
+                        BlockKind::Text => DraftBlockShape::Text {
+                            text,
+                            complete,
+                            sources: block.sources.clone(),
+                        },
                         BlockKind::Reasoning => DraftBlockShape::Reasoning { text, complete },
                         BlockKind::ToolCall { call_id, name } => DraftBlockShape::ToolCall {
                             call_id: call_id.clone(),
@@ -321,7 +334,15 @@ mod tests {
                 index: 0,
                 delta: "{}".into(),
             },
-            StreamEvent::BlockStop { index: 0 },
+            StreamEvent::block_stop(0),
+            StreamEvent::BlockStop {
+                index: 0,
+                sources: vec![Source {
+                    url: Some("https://example.org".into()),
+                    title: None,
+                    cited_text: Some("cited".into()),
+                }],
+            },
         ];
         let mut events = vec![ExecutionEvent::MessageStarted {
             id: "m1",
@@ -365,12 +386,19 @@ mod tests {
                 index: 0,
                 delta: "hello".into(),
             },
-            StreamEvent::BlockStop { index: 0 },
+            StreamEvent::BlockStop {
+                index: 0,
+                sources: vec![Source {
+                    url: None,
+                    title: Some("Almanac.pdf".into()),
+                    cited_text: None,
+                }],
+            },
             StreamEvent::BlockStart {
                 index: 1,
                 block: BlockKind::Reasoning,
             },
-            StreamEvent::BlockStop { index: 1 },
+            StreamEvent::block_stop(1),
             StreamEvent::BlockStart {
                 index: 2,
                 block: BlockKind::ToolCall {
