@@ -177,11 +177,15 @@ pub fn is_safe_link(url: &str) -> bool {
     {
         return false;
     }
-    let Some((scheme, rest)) = url.split_once("://") else {
+    // The scheme ends at the first `:` (a byte search: a substring search would link a string-search algorithm
+    // into the browser runtime for this one check).
+    let Some(colon) = url.bytes().position(|b| b == b':') else {
         return false;
     };
+    let (scheme, rest) = url.split_at(colon);
     (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
-        && rest
+        && rest.starts_with("://")
+        && rest[3..]
             .chars()
             .next()
             .is_some_and(|c| c != '/' && c != '?' && c != '#')
