@@ -86,13 +86,20 @@ const common = {
 };
 
 /**
- * The element builds rename the internal property names of streaming-markdown's parser and renderer objects (the
- * parser is the widget's own, nothing outside the bundle sees it): long names that repeat through the parser and
- * compress badly, about 0.1 KiB gzip. Only names that neither the package's types, the glue nor the DOM use are
- * listed; the rename is the same in every module of one build, so markdown.js's renderer (`add_token`, …) keeps
- * fitting the parser, as long as it writes the names as identifiers, not as quoted keys.
+ * The element builds rename property names that never leave the bundle: those of streaming-markdown's parser and
+ * renderer objects (the parser is the widget's own; long names repeated through it, which compress badly) and a
+ * few members of the widget's internal classes (MessageLog, Composer, Recovery, Actions), about 0.2 KiB gzip. Only
+ * names that neither the package's declarations, the glue, the protocol, the DOM nor the ECMAScript library use are
+ * listed (a WebMCP name such as `executeTool` must never be). The rename is the same in every module of one build,
+ * so the modules keep fitting together as long as they write these names as identifiers, never as quoted keys or
+ * computed strings.
  */
-const mangleProps = /^(renderer|token|indent|indent_len|spaces|add_token|end_token|add_text|set_attr|blockquote_idx|fence_start|fence_end|table_state|hr_chars|hr_char)$/;
+const mangleProps = new RegExp(`^(${[
+  'renderer', 'token', 'indent', 'indent_len', 'spaces', 'add_token', 'end_token', 'add_text', 'set_attr',
+  'blockquote_idx', 'fence_start', 'fence_end', 'table_state', 'hr_chars', 'hr_char',
+  'emptyEl', 'suggestionsEl', 'viewStale', 'shownError', 'onViewError', 'argsPre', 'argsDetails', 'toolCard',
+  'addCopyButton', 'setTranslator', 'setPlaceholder', 'setEditing', 'awaitingCredentials', 'authAsked',
+].join('|')})$`);
 /**
  * Options of the element builds only: the renames above, and streaming-markdown's `console.assert`s of its own
  * invariants (messages for the library's developers, about 0.1 KiB gzip) are dropped; the widget's code has none.
