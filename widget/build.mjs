@@ -7,6 +7,8 @@
 //                              package holds the wasm once and a page serves the package folder as it is
 //   npm/widget-highlight.js, npm/dist/patchbridge-highlight.js  the code highlighter, imported by the element
 //                              only when a fenced code block with a language appears
+//   npm/widget-zh.js, npm/dist/patchbridge-zh.js  the Chinese strings, imported by the element only when it
+//                              shows Chinese (src/strings.js, loadStrings)
 // All are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
 // (min, gzip, brotli) of each and of the wasm.
 // Usage: node widget/build.mjs   (needs npm/pkg from scripts/build-wasm.sh)
@@ -83,6 +85,27 @@ const common = {
   logOverride: { 'duplicate-object-key': 'silent' },
 };
 
+/**
+ * The element builds rename property names that never leave the bundle: those of streaming-markdown's parser and
+ * renderer objects (the parser is the widget's own; long names repeated through it, which compress badly) and a
+ * few members of the widget's internal classes (MessageLog, Composer, Recovery, Actions), about 0.2 KiB gzip. Only
+ * names that neither the package's declarations, the glue, the protocol, the DOM nor the ECMAScript library use are
+ * listed (a WebMCP name such as `executeTool` must never be). The rename is the same in every module of one build,
+ * so the modules keep fitting together as long as they write these names as identifiers, never as quoted keys or
+ * computed strings.
+ */
+const mangleProps = new RegExp(`^(${[
+  'renderer', 'token', 'indent', 'indent_len', 'spaces', 'add_token', 'end_token', 'add_text', 'set_attr',
+  'blockquote_idx', 'fence_start', 'fence_end', 'table_state', 'hr_chars', 'hr_char',
+  'emptyEl', 'suggestionsEl', 'viewStale', 'shownError', 'onViewError', 'argsPre', 'argsDetails', 'toolCard',
+  'addCopyButton', 'setTranslator', 'setPlaceholder', 'setEditing', 'awaitingCredentials', 'authAsked',
+].join('|')})$`);
+/**
+ * Options of the element builds only: the renames above, and streaming-markdown's `console.assert`s of its own
+ * invariants (messages for the library's developers, about 0.1 KiB gzip) are dropped; the widget's code has none.
+ */
+const elementOnly = { mangleProps, pure: ['console.assert'] };
+
 // The ES module build starts fetching and compiling the .wasm as soon as it is evaluated where there is a DOM,
 // not when the first element connects (a page may define the element before adding one). The glue shares one
 // init between callers, so the element's own load joins this one (and retries after a failure, which this catch
@@ -91,16 +114,19 @@ const eagerRuntime = [
   "import __pbInit from './pkg/patchbridge_agent.js';",
   'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
 ].join('\n');
-await build({ ...common, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
 await rm(path.join(npm, 'widget-highlight.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"' } });
 const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });
+const zhEntry = path.join(root, 'widget', 'src', 'strings-zh.js');
+await build({ ...common, entryPoints: [zhEntry], outfile: path.join(npm, 'widget-zh.js') });
+await build({ ...common, entryPoints: [zhEntry], outfile: path.join(npm, 'dist', 'patchbridge-zh.js') });
 
 async function sizes(file) {
   const bytes = await readFile(file);
@@ -115,6 +141,7 @@ const rows = [
   ['widget (npm/widget.js: element, styles, strings, Markdown)', path.join(npm, 'widget.js')],
   ['static script (npm/dist/patchbridge-agent.js: widget + runtime glue)', path.join(npm, 'dist', 'patchbridge-agent.js')],
   ['code highlighter, on demand (npm/widget-highlight.js)', path.join(npm, 'widget-highlight.js')],
+  ['Chinese strings, on demand (npm/widget-zh.js)', path.join(npm, 'widget-zh.js')],
   ['runtime glue (npm/pkg/patchbridge_agent.js, minified by scripts/minify-js.mjs)', gluePath],
   ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],
 ];

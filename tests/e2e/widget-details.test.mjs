@@ -124,9 +124,34 @@ describe('<patchbridge-agent> details', () => {
     assert.equal(await p.getAttribute(sel.send, 'aria-label'), 'Go');
     assert.equal(await p.getAttribute(sel.input, 'placeholder'), 'Say something');
     assert.equal(await p.getAttribute(sel.history, 'aria-label'), 'Conversations');
+    const chunks = () => p.evaluate(() => performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname.endsWith('-zh.js')).length);
+    assert.equal(await chunks(), 0, 'an English page does not load the Chinese strings');
     await p.evaluate(() => document.querySelector('patchbridge-agent').setAttribute('lang', 'zh'));
-    assert.equal(await p.getAttribute(sel.history, 'aria-label'), '历史对话');
+    // The Chinese table is a chunk of its own: the element translates itself once it is in.
+    await p.waitForSelector(`${sel.history}[aria-label="历史对话"]`);
+    assert.equal(await chunks(), 1);
     assert.equal(await p.getAttribute(sel.send, 'aria-label'), 'Go', 'overrides win in every language');
+    await p.context().close();
+  });
+
+  test('an element in Chinese is hidden until its strings are in, never shown in English first', async () => {
+    const p = await newPage(env.browser);
+    await p.goto(`${env.relay.url}/examples/bare.html`);
+    await p.waitForFunction(() => customElements.get('patchbridge-agent'));
+    // Read in the same task that adds the element, before any frame can paint it.
+    const first = await p.evaluate(() => {
+      const el = document.createElement('patchbridge-agent');
+      el.setAttribute('lang', 'zh');
+      document.body.append(el);
+      const title = /** @type {HTMLElement} */ (el.shadowRoot?.querySelector('h2'));
+      return { text: title.textContent, visibility: getComputedStyle(title).visibility };
+    });
+    assert.ok(first.visibility === 'hidden' || first.text === '助手', `first paint: ${JSON.stringify(first)}`);
+    await p.waitForFunction(() => {
+      const title = document.querySelector('patchbridge-agent')?.shadowRoot?.querySelector('h2');
+      return title?.textContent === '助手' && getComputedStyle(title).visibility === 'visible';
+    });
+    assert.equal(await p.getAttribute(sel.send, 'aria-label'), '发送');
     await p.context().close();
   });
 

@@ -9,7 +9,7 @@
 // before that is queued, shown, and sent then. Disconnecting (after a microtask, so a move within the page is
 // not a teardown) destroys what connecting made: controller, listeners, animation frame, WebMCP bridge.
 import { CSS } from './styles.js';
-import { pickLanguage, makeTranslator } from './strings.js';
+import { loadStrings, pickLanguage, makeTranslator } from './strings.js';
 import { MessageLog } from './messages.js';
 import { Composer } from './composer.js';
 import { ConfirmationDock } from './confirm.js';
@@ -54,6 +54,17 @@ function styleSheet() {
     sheet.replaceSync(CSS);
   }
   return sheet;
+}
+
+/** @type {CSSStyleSheet | null} */
+let waitingSheet = null;
+/** Hides the shadow content while the strings of the element's language load (see #awaitStrings). */
+function waitingStyleSheet() {
+  if (!waitingSheet) {
+    waitingSheet = new CSSStyleSheet();
+    waitingSheet.replaceSync('*{visibility:hidden!important}');
+  }
+  return waitingSheet;
 }
 
 export { EVENTS };
@@ -141,6 +152,7 @@ export class PatchBridgeAgentElement extends Base {
     log.onViewError = (/** @type {string} */ tool, /** @type {'card' | 'confirmation'} */ view, /** @type {unknown} */ error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
     root.append(shell.header, shell.banner, shell.scroller, shell.dock);
+    this.#awaitStrings();
     const self = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (this));
     for (const prop of UPGRADE_PROPS) {
       // A value set on the element before this class was defined is an own property shadowing our accessor.
@@ -495,13 +507,30 @@ export class PatchBridgeAgentElement extends Base {
   }
 
   #applyLanguage() {
+    this.#awaitStrings();
     const t = makeTranslator(pickLanguage(this.getAttribute('lang')), this.#strings);
     this.#t = t;
     this.#log?.setTranslator(t);
     this.#composer?.setTranslator(t);
+    this.#composer?.setPlaceholder(t(this.#controller ? 'inputPlaceholder' : 'inputPlaceholderLoading'));
     this.#history?.setTranslator(t);
     translateShell(this.#shell, t, Boolean(this.#controller?.getState().conversation));
     this.#log.emptyEl.textContent = t('empty');
+  }
+
+  /**
+   * The strings of a language other than English are a chunk of their own (strings.js, loadStrings): until it is
+   * in, the shadow content stays hidden, so the element never shows English first; then it is translated and
+   * shown. A failed load shows it in English (the next connect or `lang` change tries again).
+   */
+  #awaitStrings() {
+    const loading = loadStrings(pickLanguage(this.getAttribute('lang')));
+    const root = this.shadowRoot;
+    if (!loading || !root) return;
+    const waiting = waitingStyleSheet();
+    if (!root.adoptedStyleSheets.includes(waiting)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, waiting];
+    const show = () => { root.adoptedStyleSheets = root.adoptedStyleSheets.filter((s) => s !== waiting); };
+    loading.then(() => { show(); this.#applyLanguage(); }, show);
   }
 
   /** @param {string} id */

@@ -1,6 +1,7 @@
-// The widget's user-visible strings in English and Chinese. `lang` (attribute) or the browser's language picks
-// the table; every key can be overridden through the element's `strings` property. Values that take
-// parameters are functions, so translators can order the words as their language needs.
+// The widget's user-visible strings: English here, Chinese in strings-zh.js (a chunk loaded on demand). `lang`
+// (attribute) or the browser's language picks the table; every key can be overridden through the element's
+// `strings` property. Values that take parameters are functions, so translators can order the words as their
+// language needs.
 
 /** @typedef {Record<string, string | ((...args: any[]) => string)>} Strings */
 
@@ -84,87 +85,14 @@ const en = {
   sources: 'Sources',
 };
 
-/** @type {Strings} */
-const zh = {
-  title: '助手',
-  inputLabel: '消息',
-  inputPlaceholder: '输入你的问题…',
-  inputPlaceholderLoading: '正在启动…可以先输入',
-  send: '发送',
-  stop: '停止',
-  attachImage: '添加图片',
-  removeImage: '移除图片',
-  history: '历史对话',
-  newConversation: '新对话',
-  closePanel: '关闭',
-  loadMore: '加载更多',
-  historyEmpty: '还没有保存的对话。',
-  historyFailed: '无法加载历史对话。',
-  untitled: '未命名对话',
-  rename: '重命名',
-  renamePrompt: '新标题',
-  save: '保存',
-  cancel: '取消',
-  delete: '删除',
-  deleteConfirm: (title) => `删除“${title}”？此操作无法撤销。`,
-  deleteConfirmAction: '删除',
-  deleting: '正在删除…',
-  deleteFailed: (code) => `未删除（${code}），对话仍然保留。`,
-  renameFailed: (code) => `未能重命名（${code}）。`,
-  you: '你',
-  assistant: '助手',
-  thinking: '思考中…',
-  thoughts: '思考过程',
-  toolArguments: '参数',
-  toolResult: '结果',
-  toolStatusStreaming: '准备中…',
-  toolStatusWaiting: '等待你的确认',
-  toolStatusRunning: '执行中…',
-  toolStatusDone: '已完成',
-  toolStatusError: '失败',
-  toolStatusRejected: '已拒绝',
-  toolStatusNotRun: '未执行',
-  toolStatusInvalid: '参数无效，未执行',
-  confirmTitle: (tool) => `允许执行“${tool}”？`,
-  confirmBody: '助手想在此页面上执行以下操作：',
-  confirmNoArguments: '无参数。',
-  confirmRaw: '查看原始 JSON',
-  approve: '批准',
-  reject: '拒绝',
-  maxTokens: '回答达到模型的输出上限，内容可能不完整。',
-  cancelled: '已停止，本轮内容未保存。',
-  retry: '重试',
-  dismiss: '关闭',
-  continueInNew: '在新对话中继续',
-  demoBanner: '演示模式：回答来自脚本化的演示模型，并非 AI。',
-  runtimeFailed: '助手无法启动。',
-  copy: '复制',
-  copied: '已复制',
-  imageTooLarge: (max) => `图片不能超过 ${max}。`,
-  imageNotSupported: '只能添加 PNG、JPEG、GIF 或 WebP 图片。',
-  image: '图片',
-  empty: '有什么可以帮你？',
-  limitExceeded: (limit) => `本轮已达到限额：${limit}。`,
-  timeout: '本轮耗时过长，已停止。',
-  relayUnavailable: '无法连接服务器。请检查网络后重试。',
-  signedOut: '你已退出登录。请重新登录后重试。',
-  signingIn: '正在重新登录…',
-  spendingLimit: (seconds) => `你已暂时达到使用上限。${
-    !(seconds > 0) ? '请稍后' : seconds < 60 ? '请几秒后' : seconds < 3600 ? `请 ${Math.ceil(seconds / 60)} 分钟后`
-      : `请约 ${Math.ceil(seconds / 3600)} 小时后`}再试。`,
-  conflict: '此对话已在别处被修改（另一个标签页？）。请重新加载后继续。',
-  reload: '重新加载对话',
-  copyAnswer: '复制回答',
-  goodAnswer: '好的回答',
-  badAnswer: '不好的回答',
-  regenerate: '重新生成回答',
-  editMessage: '编辑消息',
-  editing: '正在编辑你的上一条消息。发送后将替换它及其后的回答。',
-  suggestions: '建议',
-  sources: '来源',
-};
 
-export const TABLES = { en, zh };
+/**
+ * The tables at hand: English is built in; other languages are chunks of their own (strings-zh.js, built beside
+ * the widget), added here by `loadStrings` the first time an element needs one, so a page in English never
+ * downloads them.
+ * @type {Partial<Record<'en' | 'zh', Strings>>}
+ */
+export const TABLES = { en };
 
 /**
  * The language to use: the `lang` attribute if it names a table (`zh-CN` → `zh`), else the browser's first
@@ -181,8 +109,29 @@ export function pickLanguage(lang) {
   return 'en';
 }
 
+/** @type {Promise<void> | null} */
+let loadingZh = null;
+
 /**
- * A lookup function over the chosen table with the host's overrides on top.
+ * Adds the table of `language` to TABLES: null when it is there already, else a promise that settles once the
+ * chunk is in (a failed load may be retried; meanwhile the element shows English). `__PB_STRINGS_ZH_PATH__` is
+ * set by widget/build.mjs: a literal `new URL('…', import.meta.url)`, which bundlers emit as an asset.
+ * @param {'en' | 'zh'} language
+ * @returns {Promise<void> | null}
+ */
+export function loadStrings(language) {
+  if (TABLES[language]) return null;
+  if (!loadingZh) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_STRINGS_ZH_URL ?? new URL(__PB_STRINGS_ZH_PATH__, import.meta.url);
+    loadingZh = import(/* @vite-ignore */ String(url)).then((chunk) => { TABLES.zh = chunk.default; });
+    loadingZh.catch(() => { loadingZh = null; });
+  }
+  return loadingZh;
+}
+
+/**
+ * A lookup function over the chosen table (English until the chosen one is loaded, see loadStrings) with the host's overrides on top.
  * @param {'en' | 'zh'} language
  * @param {Strings | undefined} overrides
  */
@@ -190,7 +139,7 @@ export function makeTranslator(language, overrides) {
   const table = { ...TABLES[language], ...(overrides ?? {}) };
   /** @param {string} key @param {...any} args */
   return (key, ...args) => {
-    const value = table[key] ?? TABLES.en[key] ?? key;
+    const value = table[key] ?? en[key] ?? key;
     return typeof value === 'function' ? value(...args) : String(value);
   };
 }
