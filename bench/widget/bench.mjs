@@ -189,7 +189,6 @@ async function round(mode) {
       }
       await new Promise((r) => requestAnimationFrame(() => { paint(); r(); }));
     } else if (m === 'empty') {
-      // eslint-disable-next-line no-unused-vars
       for await (const _ of source()) { /* consumed, nothing rendered */ }
       await new Promise((r) => requestAnimationFrame(() => r()));
     } else if (m === 'floor') {
