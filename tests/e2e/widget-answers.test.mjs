@@ -2,7 +2,9 @@
 // formats, through the real relay, into the element. An OpenAI Responses answer whose reasoning summary comes in
 // several parts shows one "Thoughts" section with the parts as paragraphs; an Anthropic answer with web-search
 // citations (text blocks split at each citation) reads as the continuous text the provider meant, live and after
-// a reload; a finished answer stays where it streamed (never detached and re-attached).
+// a reload; a finished answer stays where it streamed (never detached and re-attached), and so do its blocks: a
+// long answer's finished blocks are grouped (the browser skips a finished group out of view) without changing how
+// it reads, live or after a reload.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -108,4 +110,99 @@ describe('<patchbridge-agent> reading provider answers', () => {
     assert.deepEqual(after, { same: true, removals: [] });
     await page.context().close();
   });
+
+  test('the blocks of a long answer are the nodes that streamed: none is removed or rebuilt when the answer ends', async () => {
+    const page = await openPage('');
+    env.upstream.script(textTurn(longMarkdown(40), { pieces: 160, delayMs: 4 }));
+    await sendInWidget(page, 'a long structured answer please');
+    // Mid-stream, once the answer has grouped blocks: keep every block rendered so far but the open last one.
+    await waitInPage(page, () => {
+      const bubble = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.msg.assistant.draft > .bubble');
+      if (!bubble || !bubble.querySelector(':scope > .chunk > pre')) return false;
+      window.streamedBubble = bubble;
+      window.streamedBlocks = [...bubble.querySelectorAll(':scope > :not(.chunk), :scope > .chunk, :scope > .chunk > *')].slice(0, -1);
+      window.removedElements = [];
+      new MutationObserver((records) => {
+        for (const r of records) for (const node of r.removedNodes) if (node.nodeType === 1) window.removedElements.push(node.nodeName);
+      }).observe(bubble, { childList: true, subtree: true });
+      return true;
+    });
+    await waitIdle(page);
+    const after = await page.evaluate(() => {
+      const bubble = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log > .msg.assistant:not(.draft) > .bubble');
+      return {
+        sameBubble: bubble === window.streamedBubble,
+        kept: window.streamedBlocks.length,
+        stillInPlace: window.streamedBlocks.filter((el) => bubble.contains(el)).length,
+        removed: window.removedElements,
+      };
+    });
+    assert.ok(after.kept > 32, `blocks and groups seen mid-stream: ${after.kept}`);
+    assert.deepEqual(after, { sameBubble: true, kept: after.kept, stillInPlace: after.kept, removed: [] });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test('a long answer reads the same grouped as ungrouped, live and after a reload: finished groups out of view are skipped', async () => {
+    const page = await openPage('');
+    const units = 40;
+    env.upstream.script(textTurn(longMarkdown(units), { pieces: 120, delayMs: 2 }));
+    await sendInWidget(page, 'another long answer please');
+    await waitIdle(page);
+    const live = await page.evaluate(readGroupedAnswer);
+    // Every block in order, as written: a paragraph (with its link), a list and a code block per unit.
+    const expected = Array.from({ length: units }, (_, i) => [
+      `p:Paragraph ${i} with bold and code and a link.`, `ul:item ${i}another`, `pre:line ${i}Copy`,
+    ]).flat();
+    assert.deepEqual(live.blocks, expected);
+    // The first 32 blocks sit directly in the bubble (a short answer's DOM is just its blocks), the rest in groups.
+    assert.equal(live.direct, 32);
+    assert.deepEqual(live.groups, [
+      { size: 32, contentVisibility: 'auto' }, { size: 32, contentVisibility: 'auto' }, { size: 24, contentVisibility: 'visible' },
+    ], 'finished groups may be skipped while out of view, the last one is not');
+    // Groups change nothing in how the answer is laid out: the gap across a group's edge is the gap without one.
+    for (const edge of live.edges) assert.equal(edge.across, edge.inside, `${edge.pair}: ${edge.across} px across an edge, ${edge.inside} px without`);
+    assert.ok(live.edges.every((edge) => edge.across > 0));
+    await page.reload();
+    await waitReady(page);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('.log > .msg.assistant').length === 1);
+    const stored = await page.evaluate(readGroupedAnswer);
+    assert.deepEqual(stored, live, 'the stored answer renders the same blocks in the same groups');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
 });
+
+/** `units` × (a paragraph with emphasis, inline code and a link; a two-item list; a code block). */
+function longMarkdown(units) {
+  return Array.from({ length: units }, (_, i) => `Paragraph ${i} with **bold** and \`code\` and a [link](https://example.org/${i}).\n\n`
+    + `- item ${i}\n- another\n\n\`\`\`\nline ${i}\n\`\`\`\n\n`).join('');
+}
+
+/**
+ * In the page: the last answer's top-level blocks in order (groups flattened, as `tag:text`), how many sit directly
+ * in the bubble, each group's size and computed content-visibility, and at each group's first edge the vertical gap
+ * between the blocks on either side beside the gap between the same pair of blocks where no edge is between them.
+ */
+function readGroupedAnswer() {
+  const bubble = [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('.log > .msg.assistant > .bubble')].at(-1);
+  const blocks = [...bubble.children].flatMap((el) => (el.classList.contains('chunk') ? [...el.children] : [el]));
+  const groups = [...bubble.querySelectorAll(':scope > .chunk')];
+  const gap = (a, b) => {
+    b.scrollIntoView();
+    return Math.round((b.getBoundingClientRect().top - a.getBoundingClientRect().bottom) * 10) / 10;
+  };
+  const edges = groups.map((group) => {
+    const first = group.firstElementChild;
+    const previous = blocks[blocks.indexOf(first) - 1];
+    const same = blocks.findIndex((el, i) => i > 0 && el.parentElement === blocks[i - 1].parentElement
+      && el.tagName === first.tagName && blocks[i - 1].tagName === previous.tagName);
+    return { pair: `${previous.tagName}>${first.tagName}`, across: gap(previous, first), inside: gap(blocks[same - 1], blocks[same]) };
+  });
+  return {
+    blocks: blocks.map((el) => `${el.tagName.toLowerCase()}:${el.textContent}`),
+    direct: [...bubble.children].filter((el) => !el.classList.contains('chunk')).length,
+    groups: groups.map((g) => ({ size: g.childElementCount, contentVisibility: getComputedStyle(g).contentVisibility })),
+    edges,
+  };
+}

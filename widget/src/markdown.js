@@ -5,6 +5,13 @@
 // the DOM with createElement / textContent only — never innerHTML — so raw HTML in model output stays text.
 // Links are live only for http(s) and mailto (opened in a new tab with rel=noopener noreferrer); images load
 // only from http(s) or inline raster data; everything else renders as plain text.
+//
+// A long answer's top-level blocks are grouped: the first CHUNK blocks sit directly under the root (a short answer's
+// DOM is just its blocks), later ones in `<div class="chunk">` groups of about CHUNK. The browser then lays out a
+// growing answer as a few dozen groups plus the open one, not thousands of blocks, and a finished group out of view
+// is skipped altogether (`content-visibility: auto` in the stylesheet), so the cost of a frame and of the end of an
+// answer stays flat as the answer grows. A group starts only before a block whose top margin is 0, so spacing is
+// the same as without groups (a finished group contains its last block's bottom margin).
 import * as smd from 'streaming-markdown';
 
 /** @type {Record<number, keyof HTMLElementTagNameMap>} */
@@ -17,6 +24,13 @@ const TAGS = {
   [smd.LIST_ORDERED]: 'ol', [smd.LIST_ITEM]: 'li', [smd.TABLE]: 'table', [smd.TABLE_ROW]: 'tr',
   [smd.EQUATION_BLOCK]: 'code', [smd.EQUATION_INLINE]: 'code',
 };
+
+/** Top-level blocks per group (see above): small enough for a cheap frame, large enough for few groups. */
+const CHUNK = 32;
+/** The top-level blocks a group may start with: those the stylesheet gives no top margin. */
+const STARTS_CHUNK = new Set([
+  smd.PARAGRAPH, smd.CODE_BLOCK, smd.CODE_FENCE, smd.LIST_UNORDERED, smd.LIST_ORDERED, smd.BLOCKQUOTE, smd.TABLE,
+]);
 
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 const IMAGE_DATA = /^data:image\/(png|jpeg|gif|webp);base64,[a-z0-9+/=\s]+$/i;
@@ -45,13 +59,22 @@ export function safeImageUrl(value) {
  * @returns {smd.Any_Renderer}
  */
 function safeRenderer(root, decorateCode) {
-  /** @type {HTMLElement[]} */
+  /** @type {HTMLElement[]} the open elements; the bottom one is where top-level blocks go (the root or a group) */
   const stack = [root];
   const top = () => stack[stack.length - 1];
+  let blocks = 0; // top-level blocks in stack[0]
   return {
     data: null,
     add_token(_data, type) {
       if (type === smd.DOCUMENT) return;
+      if (stack.length === 1) {
+        if (blocks >= CHUNK && STARTS_CHUNK.has(type)) {
+          stack[0] = root.appendChild(document.createElement('div'));
+          stack[0].className = 'chunk';
+          blocks = 0;
+        }
+        blocks += 1;
+      }
       let parent = top();
       let el;
       if (type === smd.CODE_BLOCK || type === smd.CODE_FENCE) {

@@ -116,7 +116,8 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .msg.user .bubble { background: var(--pb-user-bubble); padding: 8px 12px; border-radius: var(--pb-radius); max-width: min(85%, 640px); white-space: pre-wrap; }
 .msg.user img.attached { max-width: min(240px, 100%); border-radius: 8px; display: block; }
 .md > :first-child { margin-top: 0; }
-.md > :last-child { margin-bottom: 0; }
+.md > :last-child, .md > .chunk:last-child > :last-child { margin-bottom: 0; }
+.md > .chunk:not(:last-child) { content-visibility: auto; contain-intrinsic-block-size: auto 1000px; overflow-clip-margin: 8px; }
 .md p, .md ul, .md ol, .md blockquote, .md pre, .md table { margin: 0 0 0.6em; }
 .md ul, .md ol { padding-left: 1.4em; }
 .md h1, .md h2, .md h3, .md h4, .md h5, .md h6 { margin: 0.8em 0 0.4em; line-height: 1.3; }
