@@ -27,7 +27,10 @@ const TAGS = {
 
 /** Top-level blocks per group (see above): small enough for a cheap frame, large enough for few groups. */
 const CHUNK = 32;
-/** The top-level blocks a group may start with: those the stylesheet gives no top margin. */
+/**
+ * The top-level blocks a group may start with: those the stylesheet gives no top margin.
+ * @type {Set<smd.Token>}
+ */
 const STARTS_CHUNK = new Set([
   smd.PARAGRAPH, smd.CODE_BLOCK, smd.CODE_FENCE, smd.LIST_UNORDERED, smd.LIST_ORDERED, smd.BLOCKQUOTE, smd.TABLE,
 ]);
