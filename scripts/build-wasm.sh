@@ -3,7 +3,9 @@
 #   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (the CLI
 #   version must equal the wasm-bindgen crate's: pinned once, in controller-wasm/Cargo.toml, read from Cargo.lock)
 #   -> scripts/wasm-dead-float-display.mjs (std's float formatting, linked by an arm of serde's error text that is
-#   never taken, is dropped when the binary shows nothing else reaches it) -> wasm-opt -Oz from the npm package
+#   never taken, is dropped when the binary shows nothing else reaches it) -> scripts/wasm-dead-panic-formatting.mjs
+#   (the panic message formatting, read only by a panic hook the runtime never installs, is dropped when the
+#   binary shows a panic can only trap) -> wasm-opt -Oz from the npm package
 #   `binaryen` (never Debian's, whose version drifts); the glue and npm/adapter.js are minified beside it
 #   (scripts/minify-js.mjs), and the glue's imports get short names (scripts/wasm-short-import-names.mjs).
 # The build is reproducible and names no folder of the machine that built it: rustc remaps the cargo home, the
@@ -22,7 +24,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-module-text.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -53,8 +55,8 @@ rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
 # The licence notices of the crates compiled into the wasm ship beside it.
 node scripts/wasm-licenses.mjs "$OUT.tmp/THIRD_PARTY_LICENSES.md"
 # The declarations wasm-bindgen writes (pkg/*.d.ts, not shipped) let `tsc -p npm` type-check index.js against
-# the glue. The function names are kept (--keep-debug) for scripts/wasm-dead-float-display.mjs; wasm-opt
-# strips them below.
+# the glue. The function names are kept (--keep-debug) for scripts/wasm-dead-float-display.mjs and
+# scripts/wasm-dead-panic-formatting.mjs; wasm-opt strips them below.
 wasm-bindgen --keep-debug --target web --out-dir "$OUT.tmp" \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
 # wasm-bindgen (--target web) gives every function the wasm imports directly from a JS module its own
@@ -90,6 +92,7 @@ fs.writeFileSync(file, text);
 # (npm/README.md, "What is in the package", says why).
 node scripts/minify-js.mjs "$OUT.tmp"
 node scripts/wasm-dead-float-display.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+node scripts/wasm-dead-panic-formatting.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \

@@ -1,16 +1,23 @@
-// The package surface: exports, the error class, and errors.js naming exactly the core's closed set of codes.
+// The package surface: exports, the error class, and errors.js naming exactly the core's closed set of codes
+// (npm/generated/error-codes.* are generated from the Rust codes; a Rust test keeps them equal).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { agent } from './helpers.mjs';
-import { errorCodes } from '../../npm/pkg/patchbridge_agent.js';
 
-test('errors.js exports exactly the codes the Rust core can produce', () => {
-  const core = [...errorCodes()].sort();
-  assert.deepEqual(Object.keys(agent.ErrorCodes).sort(), core);
-  for (const code of core) assert.equal(agent[code], code, `constant ${code}`);
+test('the package exports exactly the generated error codes, each as a constant naming itself', () => {
+  const generated = readFileSync(new URL('../../npm/generated/error-codes.d.ts', import.meta.url), 'utf8');
+  const declared = [...generated.matchAll(/^export declare const ([A-Z_]+): '([A-Z_]+)';$/gm)]
+    .map(([, name, value]) => { assert.equal(name, value, `declaration of ${name}`); return name; })
+    .sort();
+  assert.ok(declared.length > 10, 'the generated declarations name the codes');
+  assert.deepEqual(Object.keys(agent.ErrorCodes).sort(), declared);
+  for (const code of declared) {
+    assert.equal(agent[code], code, `constant ${code}`);
+    assert.equal(agent.ErrorCodes[code], code, `ErrorCodes.${code}`);
+  }
 });
 
 test('AgentError is an Error with code, limit, details and cause', () => {

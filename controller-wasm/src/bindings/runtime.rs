@@ -236,12 +236,3 @@ fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), Age
         .ok_or_else(bad)?;
     Ok((id, InterruptResponse::from_json(&value)?))
 }
-
-/// Every stable error code of the core (the package test checks `errors.js` names exactly these).
-#[wasm_bindgen(js_name = errorCodes)]
-pub fn error_codes() -> js_sys::Array {
-    crate::core::ErrorCode::ALL
-        .iter()
-        .map(|c| JsValue::from_str(c.as_str()))
-        .collect()
-}
