@@ -95,12 +95,9 @@ function longestTasks(trace) {
   const start = mark('pb-start');
   const lastDelta = mark('pb-last-delta');
   const end = mark('pb-end');
-  const reopen = mark('pb-reopen');
-  const reopened = mark('pb-reopened');
   const onMain = events.filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`));
   let whole = null;
   let ending = null;
-  let reopening = null;
   let cpu = 0;
   let longestCpu = 0;
   for (const e of onMain) {
@@ -113,7 +110,6 @@ function longestTasks(trace) {
     const to = e.ts + (e.dur ?? 0);
     if (start != null && end != null && to >= start && from <= end && e.dur > (whole?.dur ?? -1)) whole = e;
     if (lastDelta != null && end != null && to >= lastDelta && from <= end && e.dur > (ending?.dur ?? -1)) ending = e;
-    if (reopen != null && reopened != null && to >= reopen && from <= reopened && e.dur > (reopening?.dur ?? -1)) reopening = e;
   }
   const within = (task) => onMain.filter((e) => e.ts >= task.ts && e.ts <= task.ts + task.dur);
   const parts = (task) => (task ? ranked(breakdown(task, within(task))) : []);
@@ -134,9 +130,6 @@ function longestTasks(trace) {
     forced,
     longestTask: (whole?.dur ?? 0) / 1000,
     longestTaskAtEnd: (ending?.dur ?? 0) / 1000,
-    longestTaskAtReopen: reopening ? reopening.dur / 1000 : null,
-    longestTaskAtReopenCpu: reopening ? (reopening.tdur ?? 0) / 1000 : null,
-    longestTaskAtReopenParts: parts(reopening),
     longestTaskParts: parts(whole),
     longestTaskAtEndParts: parts(ending),
   };
@@ -220,14 +213,6 @@ async function round(mode) {
       streaming = false;
       const ms = performance.now() - t0;
       const streamed = [...longTasks];
-      // The finished conversation rendered again from its stable messages, as opening it from the history or a
-      // reload does (the element's message log, reset and rendered from the controller's state).
-      await new Promise((r) => setTimeout(r, 100));
-      performance.mark('pb-reopen');
-      el.log.reset();
-      el.log.render(controller.getState());
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
-      performance.mark('pb-reopened');
       return { ms, frames, maxGap, longTasks: streamed.length, longest: Math.max(0, ...streamed), rendered };
     }
     streaming = false;
@@ -271,11 +256,6 @@ for (const [name, list] of Object.entries(rows)) {
   console.log(`    the main thread's own time by kind (round 1): ${list[0].threadParts.slice(0, 8).map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(', ')}`);
   console.log(`    the longest task, whole stream: ${parts(list, 'longestTask')}`);
   console.log(`    the longest task at the end: ${parts(list, 'longestTaskAtEnd')}`);
-  if (list[0].longestTaskAtReopen != null) {
-    console.log(`    rendering the finished conversation again (as a reload does): longest task ${median(list.map((r) => r.longestTaskAtReopen)).toFixed(1)} ms `
-      + `(max ${Math.max(...list.map((r) => r.longestTaskAtReopen)).toFixed(1)}; thread time ${median(list.map((r) => r.longestTaskAtReopenCpu)).toFixed(1)} ms): `
-      + `${parts(list, 'longestTaskAtReopen')}`);
-  }
   for (const [i, r] of list.entries()) {
     for (const task of r.top) {
       console.log(`      round ${i + 1}: ${task.ms.toFixed(1)} ms (thread ${task.cpu.toFixed(1)}) at ${task.at.toFixed(0)} ms: ${task.parts.map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(', ')}`);
