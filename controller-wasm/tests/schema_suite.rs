@@ -2,6 +2,8 @@
 //! vendored in `tests/schema-suite/` (see its README): every case whose schema the runtime can use must be
 //! decided as the suite says, apart from the few listed in `KNOWN_DIFFERENCES` with their reason.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use patchbridge_agent::core::schema::Schema;
@@ -54,33 +56,7 @@ const UNDERSTOOD: &[&str] = &[
 ];
 
 /// Cases decided differently, as `(file, group description, case description)`, each for a documented reason.
-const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
-    // `\p{…}` needs Unicode property tables, which the bundle does not carry: such a schema is refused.
-    (
-        "ecmascript-regex.json",
-        "pattern with non-ASCII digits",
-        "",
-        "unicode-aware classes are not implemented",
-    ),
-    (
-        "ecmascript-regex.json",
-        "patterns always use unicode semantics with patternProperties",
-        "",
-        "unicode-aware classes are not implemented",
-    ),
-    (
-        "ecmascript-regex.json",
-        "patterns always use unicode semantics with pattern",
-        "",
-        "unicode-aware classes are not implemented",
-    ),
-    (
-        "ecmascript-regex.json",
-        "patternProperties with non-ASCII digits",
-        "",
-        "\\p{…} refuses the schema at registration",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[];
 
 fn suite_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema-suite")
@@ -151,7 +127,7 @@ fn the_official_suite_cases_of_the_supported_keywords_pass() {
                 skipped_groups += 1;
                 continue;
             }
-            let compiled = match Schema::compile(schema) {
+            let compiled = match Schema::compile(schema, &support::EcmaRegexes) {
                 Ok(compiled) => compiled,
                 Err(error) => {
                     if !known(&file, &description, "", &mut used) {

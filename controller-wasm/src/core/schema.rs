@@ -11,18 +11,22 @@
 //!
 //! A schema that cannot be used is refused with the keyword and JSON Pointer at fault: a keyword of the wrong
 //! shape, a `$ref` that is not a pointer inside the schema (remote, or an anchor), a pointer to nothing, a nested
-//! `$id` (which would change what `#` means below it), a pattern this runtime cannot run, or a `$ref` cycle that
-//! never reaches the arguments (`{"$ref": "#"}`: checking it would never end).
+//! `$id` (which would change what `#` means below it), a pattern the host's ECMAScript `RegExp` refuses (flag
+//! `u`; the host's [`RegexEngine`] compiles each pattern here, once), or a `$ref` cycle that never reaches the
+//! arguments (`{"$ref": "#"}`: checking it would never end).
 //!
 //! The reader is driven by one keyword table ([`KEYWORDS`]): a keyword is looked up once and handled by the arm
 //! of its group (counts, bounds, schema lists, single schemas, named schemas), so each shape of keyword has one
 //! piece of code in the wasm bundle rather than one per keyword.
 
+use std::borrow::Cow;
+use std::rc::Rc;
+
 use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Value};
 
 use super::formats::Format;
-use super::pattern::Pattern;
+use super::host::{HostRegex, RegexEngine};
 use super::pointer::{decimal, index_value, percent_decode, pointer_push, unescape};
 
 /// JSON types, as the bits of a [`Types`] set.
@@ -63,6 +67,21 @@ pub struct Bound {
     /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
     /// without building a [`Decimal`].
     pub small: Option<i64>,
+}
+
+/// A `pattern` (or a `patternProperties` name) compiled by the host, with its source for messages.
+#[derive(Clone)]
+pub struct Pattern {
+    /// The pattern as the schema writes it.
+    pub source: String,
+    /// The host's compiled regular expression.
+    pub regex: Rc<dyn HostRegex>,
+}
+
+impl std::fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Pattern").field(&self.source).finish()
+    }
 }
 
 /// No upper count: `maxLength` and the like when absent.
@@ -108,8 +127,8 @@ pub struct Rules {
     pub counts: [u64; 6],
     /// `uniqueItems: true`.
     pub unique_items: bool,
-    /// `pattern`, with its text for messages.
-    pub pattern: Option<(String, Pattern)>,
+    /// `pattern`.
+    pub pattern: Option<Pattern>,
     /// `format`, when it is one this runtime checks.
     pub format: Option<Format>,
 }
@@ -137,15 +156,16 @@ pub struct SchemaError {
     pub keyword: &'static str,
     /// JSON Pointer of the schema object holding it.
     pub pointer: String,
-    /// What is wrong.
-    pub problem: &'static str,
+    /// What is wrong (for a pattern the host refuses, with the host's reason).
+    pub problem: Cow<'static, str>,
 }
 
 impl Schema {
-    /// Compiles `root`; the error names the keyword and where it is.
-    pub fn compile(root: &Value) -> Result<Schema, SchemaError> {
+    /// Compiles `root`, its patterns by `regexes`; the error names the keyword and where it is.
+    pub fn compile(root: &Value, regexes: &dyn RegexEngine) -> Result<Schema, SchemaError> {
         let mut compiler = Compiler {
             root,
+            regexes,
             nodes: Vec::new(),
             at: Vec::new(),
         };
@@ -159,6 +179,7 @@ impl Schema {
 
 struct Compiler<'a> {
     root: &'a Value,
+    regexes: &'a dyn RegexEngine,
     nodes: Vec<Node>,
     /// The node compiled for each schema location (JSON Pointer), in compilation order.
     at: Vec<(String, usize)>,
@@ -167,11 +188,15 @@ struct Compiler<'a> {
 // Not inlined: one call per refusal keeps the keyword reader small.
 #[cold]
 #[inline(never)]
-fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaError {
+fn error(
+    keyword: &'static str,
+    pointer: &str,
+    problem: impl Into<Cow<'static, str>>,
+) -> SchemaError {
     SchemaError {
         keyword,
         pointer: pointer.to_owned(),
-        problem,
+        problem: problem.into(),
     }
 }
 
@@ -375,8 +400,7 @@ impl<'a> Compiler<'a> {
                         rules.properties = named;
                     } else if k == 18 {
                         for (text, node) in named {
-                            let pattern = Pattern::new(&text)
-                                .map_err(|problem| error(keyword, pointer, problem))?;
+                            let pattern = self.pattern(text, keyword, pointer)?;
                             rules.pattern_properties.push((pattern, node));
                         }
                     }
@@ -420,9 +444,7 @@ impl<'a> Compiler<'a> {
                         return Err(error(keyword, pointer, "must be a string"));
                     };
                     if k == 30 {
-                        let pattern = Pattern::new(text)
-                            .map_err(|problem| error(keyword, pointer, problem))?;
-                        rules.pattern = Some((text.clone(), pattern));
+                        rules.pattern = Some(self.pattern(text.clone(), keyword, pointer)?);
                     } else {
                         rules.format = Format::named(text);
                     }
@@ -447,6 +469,23 @@ impl<'a> Compiler<'a> {
             bound.exclusive |= exclusive[usize::from(bound.maximum)];
         }
         Ok(())
+    }
+
+    /// Compiles a pattern with the host's `RegExp` (flag `u`); one the host refuses refuses the schema.
+    fn pattern(
+        &self,
+        source: String,
+        keyword: &'static str,
+        pointer: &str,
+    ) -> Result<Pattern, SchemaError> {
+        match self.regexes.compile_regex(&source) {
+            Ok(regex) => Ok(Pattern { source, regex }),
+            Err(reason) => Err(error(
+                keyword,
+                pointer,
+                format!("is not an ECMAScript regular expression (flag u): {reason}"),
+            )),
+        }
     }
 
     /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
