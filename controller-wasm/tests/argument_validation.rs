@@ -364,7 +364,7 @@ fn patterns_follow_ecmascript_with_the_unicode_flag() {
         ("^\\d+$", &["42"], &["٤٢"]),
         ("^\\w$", &["_"], &["é"]),
         ("^\\s$", &["\u{a0}", "\u{feff}"], &["x"]),
-        // What JSON Schema allows beyond a linear-time subset: lookaround, backreferences, property escapes.
+        // ECMAScript's lookaround, backreferences (numbered and named) and property escapes.
         ("^(?=.*\\d)(?!.*\\s).{4,}$", &["abc1"], &["abcd", "ab 1c"]),
         ("(?<!\\$)\\b\\d+", &["cost 12"], &["$12"]),
         ("^(\\w)\\1$", &["aa"], &["ab"]),
