@@ -328,7 +328,11 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
         }
     }
     if let Some(format) = rules.format {
-        if !format.accepts(s) {
+        let accepted = match &rules.format_regex {
+            Some(pattern) => pattern.regex.is_match(s),
+            None => format.accepts(s),
+        };
+        if !accepted {
             found.add(
                 path,
                 Expect::Format(format),

@@ -72,8 +72,8 @@ pub struct Bound {
 /// A `pattern` (or a `patternProperties` name) compiled by the host, with its source for messages.
 #[derive(Clone)]
 pub struct Pattern {
-    /// The pattern as the schema writes it.
-    pub source: String,
+    /// The pattern as the schema writes it (or a format's generated pattern).
+    pub source: Cow<'static, str>,
     /// The host's compiled regular expression.
     pub regex: Rc<dyn HostRegex>,
 }
@@ -131,6 +131,8 @@ pub struct Rules {
     pub pattern: Option<Pattern>,
     /// `format`, when it is one this runtime checks.
     pub format: Option<Format>,
+    /// The format's [`Format::pattern`] compiled by the host, for the formats that have one.
+    pub format_regex: Option<Pattern>,
 }
 
 /// A compiled schema node.
@@ -283,6 +285,7 @@ impl<'a> Compiler<'a> {
                     unique_items: false,
                     pattern: None,
                     format: None,
+                    format_regex: None,
                 });
                 self.rules(&mut rules, map, &pointer)?;
                 Node::Rules(rules)
@@ -400,7 +403,7 @@ impl<'a> Compiler<'a> {
                         rules.properties = named;
                     } else if k == 18 {
                         for (text, node) in named {
-                            let pattern = self.pattern(text, keyword, pointer)?;
+                            let pattern = self.pattern(Cow::Owned(text), keyword, pointer)?;
                             rules.pattern_properties.push((pattern, node));
                         }
                     }
@@ -444,9 +447,13 @@ impl<'a> Compiler<'a> {
                         return Err(error(keyword, pointer, "must be a string"));
                     };
                     if k == 30 {
-                        rules.pattern = Some(self.pattern(text.clone(), keyword, pointer)?);
+                        rules.pattern = Some(self.pattern(Cow::Owned(text.clone()), keyword, pointer)?);
                     } else {
                         rules.format = Format::named(text);
+                        if let Some(source) = rules.format.and_then(Format::pattern) {
+                            rules.format_regex =
+                                Some(self.pattern(Cow::Borrowed(source), keyword, pointer)?);
+                        }
                     }
                 }
                 _ if !pointer.is_empty() => {
@@ -474,7 +481,7 @@ impl<'a> Compiler<'a> {
     /// Compiles a pattern with the host's `RegExp` (flag `u`); one the host refuses refuses the schema.
     fn pattern(
         &self,
-        source: String,
+        source: Cow<'static, str>,
         keyword: &'static str,
         pointer: &str,
     ) -> Result<Pattern, SchemaError> {
