@@ -23,6 +23,7 @@
 //! - [`host`] — host traits: [`Model`], [`Platform`] (with the host's ECMAScript [`RegexEngine`]),
 //!   [`ToolHandler`], [`ConversationStore`].
 //! - [`relay`] — the relay client ([`RelayModel`], [`RelayStore`]) over a host's [`RelayTransport`].
+//! - [`pattern`] — [`pattern::Pattern`], a schema pattern compiled by the host's ECMAScript engine.
 //! - [`pointer`] — JSON Pointers of schemas and arguments, and the validator's digit reader and writer (pure).
 //! - [`formats`] — the string `format`s argument validation checks (pure).
 //! - [`schema`] — [`schema::Schema`], a tool's `inputSchema` compiled at registration (unusable ones refused).
@@ -63,6 +64,7 @@ pub mod limits;
 pub mod messages;
 pub mod options;
 pub mod outcome;
+pub mod pattern;
 pub mod pointer;
 pub mod precheck;
 pub mod registry;

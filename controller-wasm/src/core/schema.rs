@@ -20,14 +20,14 @@
 //! piece of code in the wasm bundle rather than one per keyword.
 
 use std::borrow::Cow;
-use std::rc::Rc;
 
 use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Value};
 
 use super::formats::Format;
-use super::host::{HostRegex, RegexEngine};
-use super::pointer::{decimal, index_value, percent_decode, pointer_push, unescape};
+use super::host::RegexEngine;
+use super::pattern::Pattern;
+use super::pointer::{count_value, decimal, index_value, percent_decode, pointer_push, unescape};
 
 /// JSON types, as the bits of a [`Types`] set.
 pub const NULL: u8 = 1;
@@ -67,21 +67,6 @@ pub struct Bound {
     /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
     /// without building a [`Decimal`].
     pub small: Option<i64>,
-}
-
-/// A `pattern` (or a `patternProperties` name) compiled by the host, with its source for messages.
-#[derive(Clone)]
-pub struct Pattern {
-    /// The pattern as the schema writes it (or a format's generated pattern).
-    pub source: Cow<'static, str>,
-    /// The host's compiled regular expression.
-    pub regex: Rc<dyn HostRegex>,
-}
-
-impl std::fmt::Debug for Pattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Pattern").field(&self.source).finish()
-    }
 }
 
 /// No upper count: `maxLength` and the like when absent.
@@ -485,14 +470,13 @@ impl<'a> Compiler<'a> {
         keyword: &'static str,
         pointer: &str,
     ) -> Result<Pattern, SchemaError> {
-        match self.regexes.compile_regex(&source) {
-            Ok(regex) => Ok(Pattern { source, regex }),
-            Err(reason) => Err(error(
+        Pattern::compile(self.regexes, source).map_err(|reason| {
+            error(
                 keyword,
                 pointer,
                 format!("is not an ECMAScript regular expression (flag u): {reason}"),
-            )),
-        }
+            )
+        })
     }
 
     /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
@@ -627,20 +611,4 @@ fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, Sc
         .as_number()
         .map(Decimal::of)
         .ok_or_else(|| error(key, pointer, "must be a number"))
-}
-
-/// A non-negative integer count, saturated at `u64::MAX` (no string or array is that long).
-fn count_value(n: &Decimal) -> u64 {
-    if n.is_zero() {
-        return 0;
-    }
-    if n.exponent > 19 {
-        return u64::MAX;
-    }
-    let mut value: u64 = 0;
-    for i in 0..n.exponent as usize {
-        let digit = u64::from(n.digits.get(i).copied().unwrap_or(0));
-        value = value.saturating_mul(10).saturating_add(digit);
-    }
-    value
 }
