@@ -150,6 +150,23 @@ test('patterns are the page\'s RegExp with the flag u: lookaround, backreference
   ]);
 });
 
+test('the regular formats are generated patterns the page\'s RegExp compiles and decides; date formats stay exact', async () => {
+  const formats = ['email', 'hostname', 'ipv4', 'ipv6', 'uuid', 'duration', 'date'];
+  const schema = { type: 'object', properties: Object.fromEntries(formats.map((f) => [f, { type: 'string', format: f }])) };
+  const tool = todoTool({ inputSchema: schema });
+  const good = { email: '"a b"@[IPv6:::ffff:1.2.3.4]', hostname: 'a-b.example.', ipv4: '255.0.10.1', ipv6: '1::2:1.2.3.4', uuid: '12345678-abcd-ABCD-1234-123456789abc', duration: 'P1Y2MT3S', date: '2024-02-29' };
+  const bad = { email: 'a..b@x.org', hostname: '-a.example', ipv4: '01.2.3.4', ipv6: '1:2:3:4:5:6:7::8', uuid: '12345678-abcd-abcd-1234-123456789abcd', duration: 'P1YT', date: '2023-02-29' };
+  const model = scriptedModel([
+    toolMessage([{ callId: 'c1', name: 'todos.add', input: good }, { callId: 'c2', name: 'todos.add', input: bad }]),
+    textMessage('done'),
+  ]);
+  const result = await start(model, [tool]).result;
+  assert.deepEqual(tool.calls.map((c) => c.args), [good]);
+  const lines = toolResults(result.messages)[1].content.split('\n').slice(1);
+  assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(':'))), formats.map((f) => `- "/${f}"`));
+  assert.match(lines[0], /expected a string in the format email; got string "a\.\.b@x\.org"$/);
+});
+
 test('validateInput: false hands any arguments to the tool', async () => {
   const tool = todoTool({ validateInput: false });
   const model = scriptedModel([toolMessage([{ callId: 'c1', name: 'todos.add', input: { text: 5 } }]), textMessage('done')]);
