@@ -221,7 +221,7 @@ const SCHEMA = {
 };
 const ARGS_TEXT = JSON.stringify(ARGS);
 
-function validationModel(steps) {
+function validationModel(steps, argsText = ARGS_TEXT) {
   let call = 0;
   return {
     stream() {
@@ -231,7 +231,7 @@ function validationModel(steps) {
         yield { type: 'message-start' };
         if (n <= steps) {
           yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: `c${n}`, name: 'plan' } };
-          yield { type: 'block-delta', index: 0, delta: ARGS_TEXT };
+          yield { type: 'block-delta', index: 0, delta: argsText };
           yield { type: 'block-stop', index: 0 };
           yield { type: 'message-stop', stopReason: 'tool-use', modelState: null };
         } else {
@@ -245,12 +245,12 @@ function validationModel(steps) {
   };
 }
 
-async function validationLoop(validateInput) {
+async function validationLoop(validateInput, inputSchema = SCHEMA, argsText = ARGS_TEXT) {
   const tool = {
-    name: 'plan', description: 'plan shopping', inputSchema: SCHEMA, readOnly: true, validateInput,
+    name: 'plan', description: 'plan shopping', inputSchema, readOnly: true, validateInput,
     execute: (args, ctx) => ({ toolCallId: ctx.callId, content: 'ok', isError: false }),
   };
-  const runtime = new DefaultAgentRuntime(validationModel(STEPS), { limits });
+  const runtime = new DefaultAgentRuntime(validationModel(STEPS, argsText), { limits });
   const result = await runtime.start({ ...input, tools: [tool] }).result;
   const refused = result.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'tool-result' && b.isError);
   if (refused.length) throw new Error(`the bench arguments do not match the bench schema: ${refused[0].content}`);
@@ -283,6 +283,44 @@ async function validation() {
   const wallCost = us(median(checked)) - us(median(unchecked));
   const cpuCost = us(median(checkedCpu)) - us(median(uncheckedCpu));
   console.log(`validation             ${wallCost.toFixed(1)} µs wall, ${cpuCost.toFixed(1)} CPU-µs per call (difference of medians; target < 20 µs: wall ${wallCost < 20 ? 'met' : 'NOT met'}, CPU ${cpuCost < 20 ? 'met' : 'NOT met'})`);
+  await patternCrossing();
+}
+
+/**
+ * What one `pattern` check costs in the package, where the page's RegExp matches it: a call of 200 tags, each
+ * checked against a pattern, against the same call whose schema has no pattern (the difference per tag is the
+ * crossing into JS, the string's copy and `RegExp.test`), beside `RegExp.test` alone in JS.
+ */
+async function patternCrossing() {
+  const TAGS = 1000;
+  const pattern = '^[a-z][a-z0-9-]*$';
+  const argsText = JSON.stringify({ tags: Array.from({ length: TAGS }, (_, i) => `tag-${i}`) });
+  const schema = (withPattern) => ({ type: 'object', properties: { tags: { type: 'array', items: withPattern ? { type: 'string', pattern } : { type: 'string' } } } });
+  const [patterned, plain] = [schema(true), schema(false)];
+  for (let i = 0; i < 3; i += 1) { await validationLoop(true, patterned, argsText); await validationLoop(true, plain, argsText); }
+  const withWall = [];
+  const withoutWall = [];
+  for (let r = 0; r < ROUNDS * 4; r += 1) {
+    for (const [schemaOf, wall] of [[patterned, withWall], [plain, withoutWall]]) {
+      gc();
+      const t0 = performance.now();
+      await validationLoop(true, schemaOf, argsText);
+      wall.push(performance.now() - t0);
+    }
+  }
+  const perCheck = ((median(withWall) - median(withoutWall)) / (STEPS * TAGS)) * 1e6;
+  const regex = new RegExp(pattern, 'u');
+  const tags = JSON.parse(argsText).tags;
+  const jsOnly = [];
+  for (let r = 0; r < ROUNDS * 4; r += 1) {
+    const t0 = performance.now();
+    let hits = 0;
+    for (let s = 0; s < STEPS; s += 1) for (const tag of tags) if (regex.test(tag)) hits += 1;
+    jsOnly.push(performance.now() - t0);
+    if (hits !== STEPS * TAGS) throw new Error('the bench tags must match the pattern');
+  }
+  const jsPerCheck = (median(jsOnly) / (STEPS * TAGS)) * 1e6;
+  console.log(`pattern check          ${perCheck.toFixed(0)} ns per string in the package (crossing + RegExp.test; ${TAGS} tags × ${STEPS} steps, difference of wall medians), RegExp.test alone ${jsPerCheck.toFixed(0)} ns`);
 }
 
 size();

@@ -9,6 +9,7 @@
 // - relayStream / relayRequest: fetch + SSE framing for the relay protocol (docs/protocol.md §2, §6); status codes
 //   and error bodies are handed to Rust unchanged.
 // - defineMembers: the public methods and getters of the runtime's classes over their one `__call` export.
+// - compileRegex / regexTest: tool schemas' `pattern`s as the page's own RegExp (JSON Schema patterns are ECMA-262).
 
 import { AgentError } from './errors.js';
 
@@ -693,6 +694,33 @@ export function isThenable(value) {
   } catch {
     return false;
   }
+}
+
+/**
+ * A tool schema's `pattern` (or `patternProperties` name) as the page's RegExp with flag `u`: JSON Schema defines
+ * patterns as ECMA-262 regular expressions, which is this engine. Compiled once, when the tool is registered; the
+ * Rust side keeps the returned object and matches with `regexTest`. A pattern the engine refuses gives its reason
+ * (a string) instead, which refuses the tool.
+ * @param {string} source
+ * @returns {RegExp | string}
+ */
+export function compileRegex(source) {
+  try {
+    return new RegExp(source, 'u');
+  } catch (error) {
+    return String(error instanceof Error ? error.message : error);
+  }
+}
+
+/**
+ * Whether `text` matches `regex` anywhere (JSON Schema patterns are not anchored): one crossing per check. The
+ * regex has neither `g` nor `y`, so `test` keeps no state between calls.
+ * @param {RegExp} regex from `compileRegex`
+ * @param {string} text
+ * @returns {boolean}
+ */
+export function regexTest(regex, text) {
+  return regex.test(text);
 }
 
 /**

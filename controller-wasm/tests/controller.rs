@@ -413,7 +413,7 @@ fn registry_snapshots_freeze_tools_per_turn_and_inspection_follows_the_run() {
 
 #[test]
 fn the_registry_rejects_duplicates_and_invalid_specs() {
-    let mut registry = ToolRegistry::new();
+    let mut registry = registry();
     let (a, _) = echo_tool("a");
     assert_eq!(
         registry

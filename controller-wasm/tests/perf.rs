@@ -232,7 +232,7 @@ fn bench_argument_validation_of_a_typical_1_kib_object() {
     use patchbridge_agent::core::aggregate::parse_arguments;
     use patchbridge_agent::core::schema::Schema;
     let (schema, text) = typical_arguments();
-    let schema = Schema::compile(&schema).unwrap();
+    let schema = Schema::compile(&schema, &EcmaRegexes).unwrap();
     let arguments = parse_arguments(&text).unwrap();
     assert_eq!(schema.check(&arguments).1, 0, "the bench arguments match");
     // BENCH_ROUNDS lowers the count for an instruction-count run (`valgrind --tool=callgrind`) on a busy machine.

@@ -1,6 +1,9 @@
 //! The official JSON Schema Test Suite (draft 2020-12) cases of the keywords argument validation supports,
 //! vendored in `tests/schema-suite/` (see its README): every case whose schema the runtime can use must be
-//! decided as the suite says, apart from the few listed in `KNOWN_DIFFERENCES` with their reason.
+//! decided as the suite says, apart from any listed in `KNOWN_DIFFERENCES` with their reason (none: patterns run on
+//! an ECMAScript engine, the page's `RegExp` and `regress` here, so even `ecmascript-regex.json` passes whole).
+
+mod support;
 
 use std::path::{Path, PathBuf};
 
@@ -54,33 +57,7 @@ const UNDERSTOOD: &[&str] = &[
 ];
 
 /// Cases decided differently, as `(file, group description, case description)`, each for a documented reason.
-const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
-    // `\p{…}` needs Unicode property tables, which the bundle does not carry: such a schema is refused.
-    (
-        "ecmascript-regex.json",
-        "pattern with non-ASCII digits",
-        "",
-        "unicode-aware classes are not implemented",
-    ),
-    (
-        "ecmascript-regex.json",
-        "patterns always use unicode semantics with patternProperties",
-        "",
-        "unicode-aware classes are not implemented",
-    ),
-    (
-        "ecmascript-regex.json",
-        "patterns always use unicode semantics with pattern",
-        "",
-        "unicode-aware classes are not implemented",
-    ),
-    (
-        "ecmascript-regex.json",
-        "patternProperties with non-ASCII digits",
-        "",
-        "\\p{…} refuses the schema at registration",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str, &str, &str)] = &[];
 
 fn suite_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema-suite")
@@ -151,7 +128,7 @@ fn the_official_suite_cases_of_the_supported_keywords_pass() {
                 skipped_groups += 1;
                 continue;
             }
-            let compiled = match Schema::compile(schema) {
+            let compiled = match Schema::compile(schema, &support::EcmaRegexes) {
                 Ok(compiled) => compiled,
                 Err(error) => {
                     if !known(&file, &description, "", &mut used) {

@@ -96,11 +96,12 @@ test('a model that keeps sending invalid calls is stopped by maxToolCalls', asyn
 
 test('a schema that cannot be used is refused at registration, naming the tool, keyword and place', async () => {
   const controller = createAgentController({ model: scriptedModel([]) });
-  const bad = { type: 'object', properties: { text: { type: 'string', pattern: '(?<=x)y' } } };
+  const bad = { type: 'object', properties: { text: { type: 'string', pattern: '(?<=x' } } };
   assert.throws(() => controller.registerTool(todoTool({ inputSchema: bad })), (error) => {
     assert.equal(error.code, 'AGENT_INVALID_TOOL');
     assert.deepEqual({ ...error.details }, { tool: 'todos.add', keyword: 'pattern', pointer: '/properties/text' });
-    assert.match(error.message, /^tool "todos\.add": inputSchema cannot be used to check arguments: pattern at "\/properties\/text": .*lookbehind/);
+    // The reason is the page's RegExp's own.
+    assert.match(error.message, /^tool "todos\.add": inputSchema cannot be used to check arguments: pattern at "\/properties\/text": is not an ECMAScript regular expression \(flag u\): Invalid regular expression: \/\(\?<=x\/u: /);
     return true;
   });
   assert.throws(() => controller.registerTool(todoTool({ inputSchema: { $ref: 'https://example.com/s.json' } })),
@@ -116,6 +117,54 @@ test('a schema that cannot be used is refused at registration, naming the tool, 
   assert.throws(() => start(scriptedModel([]), [todoTool({ inputSchema: { required: 'text' } })]), (error) =>
     error.code === 'AGENT_INVALID_TOOL' && error.details.keyword === 'required');
   controller.destroy();
+});
+
+test('patterns are the page\'s RegExp with the flag u: lookaround, backreferences and property escapes work', async () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      code: { type: 'string', pattern: '^(?=.*\\d)(\\p{Lu})\\1-' },
+      word: { type: 'string', pattern: '^\\w+$' },
+    },
+    patternProperties: { '^x-\\p{Ll}+$': { type: 'integer' } },
+    additionalProperties: false,
+  };
+  const tool = todoTool({ inputSchema: schema });
+  const model = scriptedModel([
+    toolMessage([
+      { callId: 'c1', name: 'todos.add', input: { code: 'ÉÉ-7', word: 'ok_1', 'x-größe': 2 } },
+      // `\w` is ASCII in ECMAScript; `ÉE` is no backreference match; `x-A` matches no pattern property.
+      { callId: 'c2', name: 'todos.add', input: { code: 'ÉE-7', word: 'é', 'x-A': 1 } },
+    ]),
+    textMessage('done'),
+  ]);
+  const result = await start(model, [tool]).result;
+  assert.equal(tool.calls.length, 1);
+  assert.deepEqual(tool.calls[0].args, { code: 'ÉÉ-7', word: 'ok_1', 'x-größe': 2 });
+  const refused = toolResults(result.messages)[1];
+  assert.equal(refused.isError, true);
+  assert.deepEqual(refused.content.split('\n').slice(1), [
+    '- "/code": expected a string matching the pattern "^(?=.*\\\\d)(\\\\p{Lu})\\\\1-"; got string "ÉE-7"',
+    '- "/word": expected a string matching the pattern "^\\\\w+$"; got string "é"',
+    '- "/x-A": expected no property "x-A" (additionalProperties is false; allowed: "code", "word"); got number 1',
+  ]);
+});
+
+test('the regular formats are generated patterns the page\'s RegExp compiles and decides; date formats stay exact', async () => {
+  const formats = ['email', 'hostname', 'ipv4', 'ipv6', 'uuid', 'duration', 'date'];
+  const schema = { type: 'object', properties: Object.fromEntries(formats.map((f) => [f, { type: 'string', format: f }])) };
+  const tool = todoTool({ inputSchema: schema });
+  const good = { email: '"a b"@[IPv6:::ffff:1.2.3.4]', hostname: 'a-b.example.', ipv4: '255.0.10.1', ipv6: '1::2:1.2.3.4', uuid: '12345678-abcd-ABCD-1234-123456789abc', duration: 'P1Y2MT3S', date: '2024-02-29' };
+  const bad = { email: 'a..b@x.org', hostname: '-a.example', ipv4: '01.2.3.4', ipv6: '1:2:3:4:5:6:7::8', uuid: '12345678-abcd-abcd-1234-123456789abcd', duration: 'P1YT', date: '2023-02-29' };
+  const model = scriptedModel([
+    toolMessage([{ callId: 'c1', name: 'todos.add', input: good }, { callId: 'c2', name: 'todos.add', input: bad }]),
+    textMessage('done'),
+  ]);
+  const result = await start(model, [tool]).result;
+  assert.deepEqual(tool.calls.map((c) => c.args), [good]);
+  const lines = toolResults(result.messages)[1].content.split('\n').slice(1);
+  assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf(':'))), formats.map((f) => `- "/${f}"`));
+  assert.match(lines[0], /expected a string in the format email; got string "a\.\.b@x\.org"$/);
 });
 
 test('validateInput: false hands any arguments to the tool', async () => {

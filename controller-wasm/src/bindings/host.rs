@@ -1,4 +1,4 @@
-//! The core's host traits over JavaScript objects: [`JsPlatform`] (timers, clock, ids, console), [`JsModel`]
+//! The core's host traits over JavaScript objects: [`JsPlatform`] (timers, clock, ids, console, `RegExp`), [`JsModel`]
 //! (a custom `model` object), [`JsTool`] (a tool's `execute`), [`JsHook`] (a hook's `onEvent`) and the
 //! `onHookError` callback. Values go to JS as deep-frozen JSON-parsed objects and come back as strict JSON text.
 
@@ -19,12 +19,32 @@ use super::values::{await_js, frozen, is_thenable, method};
 use crate::core::json::{map_text, text_of};
 use crate::core::{
     AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
-    HookEvent, HookFailure, Model, OnHookError, Platform, ToolContext, ToolHandler, ToolOutput,
+    HookEvent, HookFailure, HostRegex, Model, OnHookError, Platform, RegexEngine, ToolContext,
+    ToolHandler, ToolOutput,
 };
 
 /// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
-/// `crypto.randomUUID()` and `console.error`.
+/// `crypto.randomUUID()`, `console.error` and the page's `RegExp`.
 pub struct JsPlatform;
+
+/// A schema pattern as the page's `RegExp` (held by its JS handle, released when the schema is dropped).
+struct JsRegex(JsValue);
+
+impl HostRegex for JsRegex {
+    fn is_match(&self, text: &str) -> bool {
+        js::regex_test(&self.0, text)
+    }
+}
+
+impl RegexEngine for JsPlatform {
+    fn compile_regex(&self, source: &str) -> Result<Rc<dyn HostRegex>, String> {
+        let compiled = js::compile_regex(source);
+        match compiled.as_string() {
+            Some(reason) => Err(reason),
+            None => Ok(Rc::new(JsRegex(compiled))),
+        }
+    }
+}
 
 impl Platform for JsPlatform {
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {

@@ -116,6 +116,13 @@ extern "C" {
     /// A promise, or an object or function with a callable `then` (a throwing `then` getter counts as none).
     #[wasm_bindgen(js_name = isThenable)]
     pub fn is_thenable(value: &JsValue) -> bool;
+
+    /// `new RegExp(source, 'u')`, or the engine's reason (a string) when it refuses the pattern.
+    #[wasm_bindgen(js_name = compileRegex)]
+    pub fn compile_regex(source: &str) -> JsValue;
+    /// `regex.test(text)` for a regex from `compile_regex`.
+    #[wasm_bindgen(js_name = regexTest)]
+    pub fn regex_test(regex: &JsValue, text: &str) -> bool;
 }
 
 #[wasm_bindgen]

@@ -52,7 +52,7 @@ pub fn observer(callback: Option<Function>) -> Observer {
 
 /// Builds a frozen registry snapshot from a `tools` array of definitions.
 pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, AgentError> {
-    let mut registry = ToolRegistry::new();
+    let mut registry = ToolRegistry::new(Rc::new(JsPlatform));
     if !is_missing(tools) {
         if !Array::is_array(tools) {
             return Err(AgentError::new(

@@ -233,7 +233,7 @@ impl Schema {
                 self.check_value(*node, value, &child, found);
             }
             for (pattern, node) in &rules.pattern_properties {
-                if pattern.is_match(key) {
+                if pattern.regex.is_match(key) {
                     matched = true;
                     self.check_value(*node, value, &child, found);
                 }
@@ -318,17 +318,21 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
         let n = s.chars().count() as u64;
         count_bounds(rules, 0, n, path, found, Got::Characters(value, n));
     }
-    if let Some((text, pattern)) = &rules.pattern {
-        if !pattern.is_match(s) {
+    if let Some(pattern) = &rules.pattern {
+        if !pattern.regex.is_match(s) {
             found.add(
                 path,
-                Expect::Pattern(text),
+                Expect::Pattern(&pattern.source),
                 Got::Value(ValueRef::Other(value)),
             );
         }
     }
     if let Some(format) = rules.format {
-        if !format.accepts(s) {
+        let accepted = match &rules.format_regex {
+            Some(pattern) => pattern.regex.is_match(s),
+            None => format.accepts(s),
+        };
+        if !accepted {
             found.add(
                 path,
                 Expect::Format(format),

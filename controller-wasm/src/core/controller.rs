@@ -76,13 +76,14 @@ fn ready<T: 'static>(
 impl Controller {
     /// A controller over `runtime` (whose limits are the controller's limits).
     pub fn new(runtime: DefaultAgentRuntime, options: ControllerOptions) -> Controller {
+        let registry = ToolRegistry::new(runtime.platform());
         Controller {
             inner: Rc::new(Inner {
                 runtime: RefCell::new(runtime),
                 options,
                 state: RefCell::new(ControllerState::initial()),
                 model_state: RefCell::new(None),
-                registry: RefCell::new(ToolRegistry::new()),
+                registry: RefCell::new(registry),
                 execution: RefCell::new(None),
                 listeners: RefCell::new(Vec::new()),
                 next_listener: Cell::new(1),

@@ -1,5 +1,5 @@
 //! Host traits: what the runtime needs from its environment. Implemented in wasm by the bindings (over JS
-//! objects, timers and `fetch`) and natively by test doubles.
+//! objects, timers, `fetch` and `RegExp`) and natively by test doubles.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -29,8 +29,22 @@ pub trait Model {
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream;
 }
 
-/// Timers, clock, ids and the fallback error sink.
-pub trait Platform {
+/// A regular expression the host compiled (a `RegExp` in the page).
+pub trait HostRegex {
+    /// Whether `text` matches somewhere (JSON Schema's `pattern` is not anchored).
+    fn is_match(&self, text: &str) -> bool;
+}
+
+/// The host's ECMAScript regular expressions. JSON Schema defines `pattern` and `patternProperties` as ECMA-262
+/// regular expressions, and the runtime always runs beside a JavaScript engine that has exactly those, so the
+/// bundle carries no engine of its own. Schemas compile their patterns once, when a tool is registered.
+pub trait RegexEngine {
+    /// Compiles `source` with the flag `u`; the host's reason when it refuses the pattern.
+    fn compile_regex(&self, source: &str) -> Result<Rc<dyn HostRegex>, String>;
+}
+
+/// Timers, clock, ids, the fallback error sink and the host's regular expressions.
+pub trait Platform: RegexEngine {
     /// Resolves after `ms` milliseconds (the execution deadline uses it).
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()>;
     /// A monotonic clock in milliseconds (timing figures in hook events).

@@ -20,9 +20,10 @@
 //! - [`interrupt`] — [`Interrupt`], [`InterruptResponse`] (tool confirmation).
 //! - [`events`] — [`ExecutionEvent`] and the [`Observer`] that sees them.
 //! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
-//! - [`host`] — host traits: [`Model`], [`Platform`], [`ToolHandler`], [`ConversationStore`].
+//! - [`host`] — host traits: [`Model`], [`Platform`] (with the host's ECMAScript [`RegexEngine`]),
+//!   [`ToolHandler`], [`ConversationStore`].
 //! - [`relay`] — the relay client ([`RelayModel`], [`RelayStore`]) over a host's [`RelayTransport`].
-//! - [`pattern`] — [`pattern::Pattern`], the regular expressions of JSON Schema's `pattern` (pure).
+//! - [`pattern`] — [`pattern::Pattern`], a schema pattern compiled by the host's ECMAScript engine.
 //! - [`pointer`] — JSON Pointers of schemas and arguments, and the validator's digit reader and writer (pure).
 //! - [`formats`] — the string `format`s argument validation checks (pure).
 //! - [`schema`] — [`schema::Schema`], a tool's `inputSchema` compiled at registration (unusable ones refused).
@@ -89,7 +90,8 @@ pub use events::{ExecutionEvent, Observer};
 pub use execution::{AgentExecution, ExecutionInput, ResultFuture};
 pub use hooks::{AgentHook, HookContext, HookEvent, HookFailure, OnHookError};
 pub use host::{
-    ConversationStore, EventStream, Model, Platform, ToolContext, ToolHandler, ToolOutput,
+    ConversationStore, EventStream, HostRegex, Model, Platform, RegexEngine, ToolContext,
+    ToolHandler, ToolOutput,
 };
 pub use intercept::{
     ModelCallContext, ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext,

@@ -2,6 +2,8 @@
 //! tokens of a `$ref` fragment (percent-decoding, `~0` / `~1`, array indices), and the small digit reader and
 //! writer the validator shares (`from_str_radix` and `to_string` would each bring their own generic code).
 
+use patchbridge_protocol::number::Decimal;
+
 /// Appends `token` to `pointer`, escaped (`~` → `~0`, `/` → `~1`).
 pub fn pointer_push(pointer: &str, token: &str) -> String {
     let mut out = String::with_capacity(pointer.len() + token.len() + 1);
@@ -102,4 +104,20 @@ pub fn percent_decode(text: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// A non-negative integer count, saturated at `u64::MAX` (no string or array is that long).
+pub fn count_value(n: &Decimal) -> u64 {
+    if n.is_zero() {
+        return 0;
+    }
+    if n.exponent > 19 {
+        return u64::MAX;
+    }
+    let mut value: u64 = 0;
+    for i in 0..n.exponent as usize {
+        let digit = u64::from(n.digits.get(i).copied().unwrap_or(0));
+        value = value.saturating_mul(10).saturating_add(digit);
+    }
+    value
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::error::{AgentError, ErrorCode};
-use super::host::ToolHandler;
+use super::host::{RegexEngine, ToolHandler};
 use super::json::to_value;
 use super::schema::Schema;
 
@@ -67,13 +67,14 @@ impl ToolSpec {
         Ok(())
     }
 
-    /// The schema compiled for argument validation (`None` with `validate_input: false`); a schema that cannot
-    /// be used fails with `AGENT_INVALID_TOOL` naming the tool, the keyword and where it is.
-    pub fn compile_schema(&self) -> Result<Option<Schema>, AgentError> {
+    /// The schema compiled for argument validation (`None` with `validate_input: false`), its patterns by the
+    /// host's `regexes`; a schema that cannot be used fails with `AGENT_INVALID_TOOL` naming the tool, the
+    /// keyword and where it is.
+    pub fn compile_schema(&self, regexes: &dyn RegexEngine) -> Result<Option<Schema>, AgentError> {
         if !self.validate_input {
             return Ok(None);
         }
-        Schema::compile(&self.input_schema).map(Some).map_err(|e| {
+        Schema::compile(&self.input_schema, regexes).map(Some).map_err(|e| {
             AgentError::new(
                 ErrorCode::InvalidTool,
                 format!(
@@ -132,17 +133,32 @@ impl ToolRegistrySnapshot {
 }
 
 /// The one mutable registry. Every successful change bumps [`ToolRegistry::revision`].
-#[derive(Debug, Default)]
 pub struct ToolRegistry {
     revision: u64,
     tools: Vec<RegisteredTool>,
     cached: Option<Rc<ToolRegistrySnapshot>>,
+    /// Compiles the patterns of registered schemas (the host's ECMAScript `RegExp`).
+    regexes: Rc<dyn RegexEngine>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("revision", &self.revision)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolRegistry {
-    /// An empty registry at revision 0.
-    pub fn new() -> Self {
-        ToolRegistry::default()
+    /// An empty registry at revision 0, compiling schema patterns with `regexes` (the platform, in a runtime).
+    pub fn new(regexes: Rc<dyn RegexEngine>) -> Self {
+        ToolRegistry {
+            revision: 0,
+            tools: Vec::new(),
+            cached: None,
+            regexes,
+        }
     }
 
     /// The current revision.
@@ -158,7 +174,7 @@ impl ToolRegistry {
         handler: Rc<dyn ToolHandler>,
     ) -> Result<u64, AgentError> {
         spec.validate()?;
-        let schema = spec.compile_schema()?.map(Rc::new);
+        let schema = spec.compile_schema(&*self.regexes)?.map(Rc::new);
         if self.tools.iter().any(|t| t.spec.name == spec.name) {
             return Err(AgentError::new(
                 ErrorCode::InvalidTool,

@@ -11,19 +11,23 @@
 //!
 //! A schema that cannot be used is refused with the keyword and JSON Pointer at fault: a keyword of the wrong
 //! shape, a `$ref` that is not a pointer inside the schema (remote, or an anchor), a pointer to nothing, a nested
-//! `$id` (which would change what `#` means below it), a pattern this runtime cannot run, or a `$ref` cycle that
-//! never reaches the arguments (`{"$ref": "#"}`: checking it would never end).
+//! `$id` (which would change what `#` means below it), a pattern the host's ECMAScript `RegExp` refuses (flag
+//! `u`; the host's [`RegexEngine`] compiles each pattern here, once), or a `$ref` cycle that never reaches the
+//! arguments (`{"$ref": "#"}`: checking it would never end).
 //!
 //! The reader is driven by one keyword table ([`KEYWORDS`]): a keyword is looked up once and handled by the arm
 //! of its group (counts, bounds, schema lists, single schemas, named schemas), so each shape of keyword has one
 //! piece of code in the wasm bundle rather than one per keyword.
 
+use std::borrow::Cow;
+
 use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Value};
 
 use super::formats::Format;
+use super::host::RegexEngine;
 use super::pattern::Pattern;
-use super::pointer::{decimal, index_value, percent_decode, pointer_push, unescape};
+use super::pointer::{count_value, decimal, index_value, percent_decode, pointer_push, unescape};
 
 /// JSON types, as the bits of a [`Types`] set.
 pub const NULL: u8 = 1;
@@ -108,10 +112,12 @@ pub struct Rules {
     pub counts: [u64; 6],
     /// `uniqueItems: true`.
     pub unique_items: bool,
-    /// `pattern`, with its text for messages.
-    pub pattern: Option<(String, Pattern)>,
+    /// `pattern`.
+    pub pattern: Option<Pattern>,
     /// `format`, when it is one this runtime checks.
     pub format: Option<Format>,
+    /// The format's [`Format::pattern`] compiled by the host, for the formats that have one.
+    pub format_regex: Option<Pattern>,
 }
 
 /// A compiled schema node.
@@ -137,15 +143,16 @@ pub struct SchemaError {
     pub keyword: &'static str,
     /// JSON Pointer of the schema object holding it.
     pub pointer: String,
-    /// What is wrong.
-    pub problem: &'static str,
+    /// What is wrong (for a pattern the host refuses, with the host's reason).
+    pub problem: Cow<'static, str>,
 }
 
 impl Schema {
-    /// Compiles `root`; the error names the keyword and where it is.
-    pub fn compile(root: &Value) -> Result<Schema, SchemaError> {
+    /// Compiles `root`, its patterns by `regexes`; the error names the keyword and where it is.
+    pub fn compile(root: &Value, regexes: &dyn RegexEngine) -> Result<Schema, SchemaError> {
         let mut compiler = Compiler {
             root,
+            regexes,
             nodes: Vec::new(),
             at: Vec::new(),
         };
@@ -159,6 +166,7 @@ impl Schema {
 
 struct Compiler<'a> {
     root: &'a Value,
+    regexes: &'a dyn RegexEngine,
     nodes: Vec<Node>,
     /// The node compiled for each schema location (JSON Pointer), in compilation order.
     at: Vec<(String, usize)>,
@@ -167,11 +175,15 @@ struct Compiler<'a> {
 // Not inlined: one call per refusal keeps the keyword reader small.
 #[cold]
 #[inline(never)]
-fn error(keyword: &'static str, pointer: &str, problem: &'static str) -> SchemaError {
+fn error(
+    keyword: &'static str,
+    pointer: &str,
+    problem: impl Into<Cow<'static, str>>,
+) -> SchemaError {
     SchemaError {
         keyword,
         pointer: pointer.to_owned(),
-        problem,
+        problem: problem.into(),
     }
 }
 
@@ -258,6 +270,7 @@ impl<'a> Compiler<'a> {
                     unique_items: false,
                     pattern: None,
                     format: None,
+                    format_regex: None,
                 });
                 self.rules(&mut rules, map, &pointer)?;
                 Node::Rules(rules)
@@ -375,8 +388,7 @@ impl<'a> Compiler<'a> {
                         rules.properties = named;
                     } else if k == 18 {
                         for (text, node) in named {
-                            let pattern = Pattern::new(&text)
-                                .map_err(|problem| error(keyword, pointer, problem))?;
+                            let pattern = self.pattern(Cow::Owned(text), keyword, pointer)?;
                             rules.pattern_properties.push((pattern, node));
                         }
                     }
@@ -420,11 +432,13 @@ impl<'a> Compiler<'a> {
                         return Err(error(keyword, pointer, "must be a string"));
                     };
                     if k == 30 {
-                        let pattern = Pattern::new(text)
-                            .map_err(|problem| error(keyword, pointer, problem))?;
-                        rules.pattern = Some((text.clone(), pattern));
+                        rules.pattern = Some(self.pattern(Cow::Owned(text.clone()), keyword, pointer)?);
                     } else {
                         rules.format = Format::named(text);
+                        if let Some(source) = rules.format.and_then(Format::pattern) {
+                            rules.format_regex =
+                                Some(self.pattern(Cow::Borrowed(source), keyword, pointer)?);
+                        }
                     }
                 }
                 _ if !pointer.is_empty() => {
@@ -447,6 +461,22 @@ impl<'a> Compiler<'a> {
             bound.exclusive |= exclusive[usize::from(bound.maximum)];
         }
         Ok(())
+    }
+
+    /// Compiles a pattern with the host's `RegExp` (flag `u`); one the host refuses refuses the schema.
+    fn pattern(
+        &self,
+        source: Cow<'static, str>,
+        keyword: &'static str,
+        pointer: &str,
+    ) -> Result<Pattern, SchemaError> {
+        Pattern::compile(self.regexes, source).map_err(|reason| {
+            error(
+                keyword,
+                pointer,
+                format!("is not an ECMAScript regular expression (flag u): {reason}"),
+            )
+        })
     }
 
     /// Resolves a `$ref` to the node of the location it points to (compiled on first use).
@@ -581,20 +611,4 @@ fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, Sc
         .as_number()
         .map(Decimal::of)
         .ok_or_else(|| error(key, pointer, "must be a number"))
-}
-
-/// A non-negative integer count, saturated at `u64::MAX` (no string or array is that long).
-fn count_value(n: &Decimal) -> u64 {
-    if n.is_zero() {
-        return 0;
-    }
-    if n.exponent > 19 {
-        return u64::MAX;
-    }
-    let mut value: u64 = 0;
-    for i in 0..n.exponent as usize {
-        let digit = u64::from(n.digits.get(i).copied().unwrap_or(0));
-        value = value.saturating_mul(10).saturating_add(digit);
-    }
-    value
 }

@@ -122,6 +122,39 @@ impl Platform for ManualPlatform {
     }
 }
 
+impl RegexEngine for ManualPlatform {
+    fn compile_regex(&self, source: &str) -> Result<Rc<dyn HostRegex>, String> {
+        EcmaRegexes.compile_regex(source)
+    }
+}
+
+// ---------------------------------------------------------------- regular expressions
+
+/// The host's ECMAScript `RegExp` natively: `regress`, an ECMAScript regex engine, with the flag `u` (the page
+/// has the real one; the wasm bundle carries none).
+pub struct EcmaRegexes;
+
+struct EcmaRegex(regress::Regex);
+
+impl HostRegex for EcmaRegex {
+    fn is_match(&self, text: &str) -> bool {
+        self.0.find(text).is_some()
+    }
+}
+
+impl RegexEngine for EcmaRegexes {
+    fn compile_regex(&self, source: &str) -> Result<Rc<dyn HostRegex>, String> {
+        regress::Regex::with_flags(source, "u")
+            .map(|regex| Rc::new(EcmaRegex(regex)) as Rc<dyn HostRegex>)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// An empty registry whose schemas' patterns compile with [`EcmaRegexes`].
+pub fn registry() -> ToolRegistry {
+    ToolRegistry::new(Rc::new(EcmaRegexes))
+}
+
 // ---------------------------------------------------------------- model
 
 /// One step of a scripted model call.
@@ -361,7 +394,7 @@ pub fn spec(name: &str, read_only: bool, require_confirmation: bool) -> ToolSpec
 
 /// A snapshot of read-only tools (no confirmation) from `(name, handler)` pairs.
 pub fn snapshot(tools: Vec<(ToolSpec, Rc<dyn ToolHandler>)>) -> Rc<ToolRegistrySnapshot> {
-    let mut registry = ToolRegistry::new();
+    let mut registry = registry();
     for (spec, handler) in tools {
         registry.register(spec, handler).unwrap();
     }
