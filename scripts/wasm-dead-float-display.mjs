@@ -12,8 +12,9 @@
 // The step replaces the body of `<f64 as Display>::fmt` with `unreachable` only when the binary shows that the
 // sole way to it is that arm:
 //   - `<f64 as Display>::fmt` is neither called directly nor taken as `ref.func`, and its table slot appears
-//     as an `i32.const` only inside `<serde_core::de::WithDecimalPoint as Display>::fmt` and nowhere in the
-//     data section (where a trait object's vtable would hold it);
+//     as an `i32.const` value only inside `<serde_core::de::WithDecimalPoint as Display>::fmt` (a constant
+//     added to a local, an address offset, is not a function pointer) and nowhere in the data section (where
+//     a trait object's vtable would hold it);
 //   - `<serde_core::de::Unexpected as Display>::fmt` (the only user of `WithDecimalPoint`, a private type of
 //     serde) is not in the table and is called only by `<serde_json::error::JsonUnexpected as Display>::fmt`,
 //     whose source handles `Unexpected::Float` before it delegates.
@@ -37,6 +38,19 @@ const withDecimalPoint = single((n) => n.startsWith('<serde_core::de::WithDecima
 const unexpected = single((n) => n.startsWith('<serde_core::de::Unexpected as core::fmt::Display>::fmt::h'));
 const jsonUnexpected = single((n) => n.startsWith('<serde_json::error::JsonUnexpected as core::fmt::Display>::fmt::h'));
 
+/**
+ * How often `body` holds the number `slot` as a value that could be a function pointer: every `(i32.const slot)`
+ * except those added to or subtracted from a local or global (`base ± slot`: an address, such as a stack frame's
+ * field or the frame itself; compiled Rust never forms a table index by arithmetic on a variable, and LLVM folds
+ * `0 + slot`). Frame sizes and offsets equal to the slot are common in the large async functions, and counting
+ * them would keep the formatting by coincidence.
+ */
+function valueUses(body, slot) {
+  const all = body.split(`(i32.const ${slot})`).length - 1;
+  const offsets = body.match(new RegExp(`\\(i32\\.(?:add|sub)\\s+\\((?:local|global)\\.get \\$[^\\s()]+\\)\\s+\\(i32\\.const ${slot}\\)\\s*\\)`, 'g'));
+  return all - (offsets?.length ?? 0);
+}
+
 /** The reason the module is left as it is, or null when the float formatting is provably unreachable. */
 function keepReason() {
   if (!floatDisplay) return 'no single <f64 as Display>::fmt (nothing to do)';
@@ -49,7 +63,7 @@ function keepReason() {
   }
   for (const [name, body] of bodies) {
     for (const slot of floatSlots) {
-      if (name !== withDecimalPoint && body.includes(`(i32.const ${slot})`)) return `${name} uses the table slot of <f64 as Display>::fmt`;
+      if (name !== withDecimalPoint && valueUses(body, slot) > 0) return `${name} uses the table slot of <f64 as Display>::fmt`;
     }
     for (const target of directTargets(body)) {
       if (target === floatDisplay) return `${name} refers to <f64 as Display>::fmt directly`;
