@@ -10,7 +10,9 @@ import { describe, test } from 'node:test';
 
 import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
-import { artifact, logOf, sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
+import {
+  artifact, expireSessionAndSignInAgain, logOf, sel, sendInWidget, waitIdle, waitReady, widgetEnvironment,
+} from './support/widget.mjs';
 
 const env = widgetEnvironment();
 const uniqueUser = (name) => `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`;
@@ -93,20 +95,7 @@ describe('<patchbridge-agent> recovering from failures', () => {
   test('a 401 asks the page for fresh credentials, and the turn runs again once it has them', async () => {
     const user = uniqueUser('auth');
     const page = await openPage(user);
-    // The session "expires": requests go out without an identity, which the relay refuses with 401.
-    await page.evaluate(() => {
-      const el = document.querySelector('patchbridge-agent');
-      window.unauthorized = [];
-      el.headers = () => ({});
-      el.addEventListener('patchbridge-unauthorized', (event) => {
-        window.unauthorized.push(event.detail.error.code);
-        // The page signs in again (here: restores the identity header) and tells the element when it is done.
-        event.detail.waitUntil(new Promise((resolve) => setTimeout(() => {
-          el.headers = () => ({ 'x-patchbridge-user': new URLSearchParams(location.search).get('user') });
-          resolve();
-        }, 50)));
-      });
-    });
+    await page.evaluate(expireSessionAndSignInAgain);
     env.upstream.script(textTurn('You are back.'));
     await sendInWidget(page, 'are you there?');
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log').textContent.includes('You are back.'));

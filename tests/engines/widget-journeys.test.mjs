@@ -17,6 +17,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { textTurn, toolCallTurn } from '../e2e/support/openai-chat.mjs';
+import { expireSessionAndSignInAgain } from '../e2e/support/widget.mjs';
 import { ROOT } from '../e2e/support/relay.mjs';
 import { relayWithFakeUpstream } from '../e2e/support/suite.mjs';
 import { launch, selectedEngines } from './support/driver.mjs';
@@ -357,20 +358,7 @@ for (const engine of selectedEngines()) {
 
     test('a 401 asks the page for fresh credentials, and the turn runs again once it has them', async () => {
       await newConversation();
-      // The session "expires": requests go out without an identity, which the relay refuses with 401.
-      await page.evaluate(() => {
-        const el = document.querySelector('patchbridge-agent');
-        window.unauthorized = [];
-        el.headers = () => ({});
-        el.addEventListener('patchbridge-unauthorized', (event) => {
-          window.unauthorized.push(event.detail.error.code);
-          // The page signs in again (here: restores the identity header) and tells the element when it is done.
-          event.detail.waitUntil(new Promise((resolve) => setTimeout(() => {
-            el.headers = () => ({ 'x-patchbridge-user': new URLSearchParams(location.search).get('user') });
-            resolve();
-          }, 50)));
-        }, { once: true });
-      });
+      await page.evaluate(expireSessionAndSignInAgain, { once: true });
       suite.upstream.script(textTurn('You are back.'));
       await sendInWidget(page, 'are you there?');
       await waitBubbles(page, 2, /You are back/);

@@ -74,3 +74,24 @@ export async function artifact(page, name) {
 export function widgetEnvironment() {
   return relayAndBrowser({ fakeUpstream: true, examplesDir: path.join(ROOT, 'tests', 'e2e', 'pages') });
 }
+
+/**
+ * In the page (pass it to any driver's `evaluate`): the session "expires", so requests go out without an
+ * identity and the relay refuses them with 401; the page answers the element's `patchbridge-unauthorized` by
+ * signing in again (restoring the `?user=` identity header after 50 ms) and tells the element when it is done.
+ * The codes the events carried collect in `window.unauthorized`. `once`: answer only the first event (a page
+ * shared by several tests).
+ * @param {{ once?: boolean }} [options]
+ */
+export function expireSessionAndSignInAgain({ once = false } = {}) {
+  const el = document.querySelector('patchbridge-agent');
+  window.unauthorized = [];
+  el.headers = () => ({});
+  el.addEventListener('patchbridge-unauthorized', (event) => {
+    window.unauthorized.push(event.detail.error.code);
+    event.detail.waitUntil(new Promise((resolve) => setTimeout(() => {
+      el.headers = () => ({ 'x-patchbridge-user': new URLSearchParams(location.search).get('user') });
+      resolve();
+    }, 50)));
+  }, { once });
+}
