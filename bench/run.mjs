@@ -110,7 +110,12 @@ async function stream() {
   console.log(`process rss ${mb(process.memoryUsage().rss)}, arrayBuffers (incl. wasm memory) ${mb(wasmMem)}`);
 }
 
-function loopModel(steps) {
+/**
+ * A model that calls tool `name` with `args(n)` in each of its first `steps` calls, then answers "done".
+ * @param {number} steps
+ * @param {{ name?: string, args?: (n: number) => string }} [tool]
+ */
+function loopModel(steps, { name = 'step', args = (n) => `{"n":${n}}` } = {}) {
   let call = 0;
   return {
     stream() {
@@ -119,8 +124,8 @@ function loopModel(steps) {
       return (async function* () {
         yield { type: 'message-start' };
         if (n <= steps) {
-          yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: `c${n}`, name: 'step' } };
-          yield { type: 'block-delta', index: 0, delta: `{"n":${n}}` };
+          yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: `c${n}`, name } };
+          yield { type: 'block-delta', index: 0, delta: args(n) };
           yield { type: 'block-stop', index: 0 };
           yield { type: 'message-stop', stopReason: 'tool-use', modelState: null };
         } else {
@@ -221,36 +226,12 @@ const SCHEMA = {
 };
 const ARGS_TEXT = JSON.stringify(ARGS);
 
-function validationModel(steps, argsText = ARGS_TEXT) {
-  let call = 0;
-  return {
-    stream() {
-      call += 1;
-      const n = call;
-      return (async function* () {
-        yield { type: 'message-start' };
-        if (n <= steps) {
-          yield { type: 'block-start', index: 0, block: { type: 'tool-call', callId: `c${n}`, name: 'plan' } };
-          yield { type: 'block-delta', index: 0, delta: argsText };
-          yield { type: 'block-stop', index: 0 };
-          yield { type: 'message-stop', stopReason: 'tool-use', modelState: null };
-        } else {
-          yield { type: 'block-start', index: 0, block: { type: 'text' } };
-          yield { type: 'block-delta', index: 0, delta: 'done' };
-          yield { type: 'block-stop', index: 0 };
-          yield { type: 'message-stop', stopReason: 'end-turn', modelState: null };
-        }
-      })();
-    },
-  };
-}
-
 async function validationLoop(validateInput, inputSchema = SCHEMA, argsText = ARGS_TEXT) {
   const tool = {
     name: 'plan', description: 'plan shopping', inputSchema, readOnly: true, validateInput,
     execute: (args, ctx) => ({ toolCallId: ctx.callId, content: 'ok', isError: false }),
   };
-  const runtime = new DefaultAgentRuntime(validationModel(STEPS, argsText), { limits });
+  const runtime = new DefaultAgentRuntime(loopModel(STEPS, { name: 'plan', args: () => argsText }), { limits });
   const result = await runtime.start({ ...input, tools: [tool] }).result;
   const refused = result.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'tool-result' && b.isError);
   if (refused.length) throw new Error(`the bench arguments do not match the bench schema: ${refused[0].content}`);
