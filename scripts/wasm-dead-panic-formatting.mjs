@@ -1,31 +1,31 @@
-//! Drops the panic machinery's message formatting from the runtime's wasm when the binary shows that a panic can
-//! only end in a trap (run by scripts/build-wasm.sh after scripts/wasm-dead-float-display.mjs, on wasm-bindgen's
-//! output with its function names; wasm-opt -Oz then removes what became unreachable and strips the names).
-//!
-//! Why it is linked at all: the wasm is built with `panic = "abort"`, and on wasm32-unknown-unknown std's default
-//! panic hook writes nowhere (the target has no stderr). Still, every panic site builds a `fmt::Arguments` and
-//! calls `core::panicking::panic_fmt`, which wraps it in std's `FormatStringPayload` (a trait object whose
-//! `get`/`take_box`/`Display` format the message) and hands it to `std::panicking::panic_with_hook`. That
-//! function reads the payload only for a hook installed with `std::panic::set_hook`, or for the message of a
-//! panic inside such a hook; with the default hook it counts the panic and aborts (`__rust_start_panic` →
-//! `unreachable`). wasm-opt cannot see that: the payload's methods sit in the indirect-call table, and the
-//! arguments every panic site builds stay alive as stores before the call.
-//!
-//! The step replaces the bodies of `panic_with_hook` and `panic_fmt` with `unreachable` (the trap the panic ends
-//! in anyway) only when the binary shows:
-//!   - no `set_hook`, `take_hook` or `update_hook` is linked, so the hook stays std's default one;
-//!   - the static state of `panic_with_hook` (the panic counts, the hook slot: every static address it or
-//!     `panic_count::increase` names) is named by no other function and no declaration, appears in no data word,
-//!     and starts zeroed, so nothing else can see that a panic no longer counts itself before the trap
-//!     (`std::thread::panicking()` is not linked);
-//!   - `panic_with_hook` returns nothing, and the way from `panic_fmt` to it is quiet: every function on it calls
-//!     only such functions directly, makes no indirect call, stores to no constant static address, sets no global
-//!     but the stack pointer and has no loop.
-//! Any other finding leaves the module as it is and says why: the build stays correct and only the size shows it.
-//! What changes is invisible to the runtime's callers: a panic was a `RuntimeError: unreachable` trap and still is
-//! (it no longer lowers the stack pointer or bumps the private panic counts first, state only a later panic read).
-//! The reading code is scripts/wasm-module-text.mjs.
-//! Usage: node scripts/wasm-dead-panic-formatting.mjs <in.wasm> <out.wasm>
+// Drops the panic machinery's message formatting from the runtime's wasm when the binary shows that a panic can
+// only end in a trap (run by scripts/build-wasm.sh after scripts/wasm-dead-float-display.mjs, on wasm-bindgen's
+// output with its function names; wasm-opt -Oz then removes what became unreachable and strips the names).
+//
+// Why it is linked at all: the wasm is built with `panic = "abort"`, and on wasm32-unknown-unknown std's default
+// panic hook writes nowhere (the target has no stderr). Still, every panic site builds a `fmt::Arguments` and
+// calls `core::panicking::panic_fmt`, which wraps it in std's `FormatStringPayload` (a trait object whose
+// `get`/`take_box`/`Display` format the message) and hands it to `std::panicking::panic_with_hook`. That
+// function reads the payload only for a hook installed with `std::panic::set_hook`, or for the message of a
+// panic inside such a hook; with the default hook it counts the panic and aborts (`__rust_start_panic` →
+// `unreachable`). wasm-opt cannot see that: the payload's methods sit in the indirect-call table, and the
+// arguments every panic site builds stay alive as stores before the call.
+//
+// The step replaces the bodies of `panic_with_hook` and `panic_fmt` with `unreachable` (the trap the panic ends
+// in anyway) only when the binary shows:
+//   - no `set_hook`, `take_hook` or `update_hook` is linked, so the hook stays std's default one;
+//   - the static state of `panic_with_hook` (the panic counts, the hook slot: every static address it or
+//     `panic_count::increase` names) is named by no other function and no declaration, appears in no data word,
+//     and starts zeroed, so nothing else can see that a panic no longer counts itself before the trap
+//     (`std::thread::panicking()` is not linked);
+//   - `panic_with_hook` returns nothing, and the way from `panic_fmt` to it is quiet: every function on it calls
+//     only such functions directly, makes no indirect call, stores to no constant static address, sets no global
+//     but the stack pointer and has no loop.
+// Any other finding leaves the module as it is and says why: the build stays correct and only the size shows it.
+// What changes is invisible to the runtime's callers: a panic was a `RuntimeError: unreachable` trap and still is
+// (it no longer lowers the stack pointer or bumps the private panic counts first, state only a later panic read).
+// The reading code is scripts/wasm-module-text.mjs.
+// Usage: node scripts/wasm-dead-panic-formatting.mjs <in.wasm> <out.wasm>
 import { readFileSync, writeFileSync } from 'node:fs';
 import { directTargets, dropBody, one, readModule, wordsInData, readMemory } from './wasm-module-text.mjs';
 

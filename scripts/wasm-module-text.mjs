@@ -1,8 +1,8 @@
-//! The reading code the build's binary-proving steps share (scripts/wasm-dead-float-display.mjs,
-//! scripts/wasm-dead-panic-formatting.mjs): a wasm-bindgen output that keeps its function names, read with binaryen,
-//! its function bodies as text keyed by name, its indirect-call table slots and its initial memory. Each step
-//! proves from these that a function body is unreachable (or only traps) before it replaces the body with
-//! `unreachable`; wasm-opt -Oz then removes what became dead.
+// The reading code the build's binary-proving steps share (scripts/wasm-dead-float-display.mjs,
+// scripts/wasm-dead-panic-formatting.mjs): a wasm-bindgen output that keeps its function names, read with binaryen,
+// its function bodies as text keyed by name, its indirect-call table slots and its initial memory. Each step
+// proves from these that a function body is unreachable (or only traps) before it replaces the body with
+// `unreachable`; wasm-opt -Oz then removes what became dead.
 import binaryen from 'binaryen';
 
 /** The features of the wasm-opt run in scripts/build-wasm.sh. */
