@@ -9,6 +9,13 @@
 // Adjacent blocks of one kind read as one: providers split an answer's text at each citation (Anthropic) and its
 // reasoning summary into parts (OpenAI Responses), so consecutive text blocks continue one Markdown text and
 // consecutive reasoning blocks are paragraphs of one "Thoughts" section.
+//
+// A long stored text (a reload, a conversation opened from the history) is rendered in slices, a few thousand
+// characters per task, so opening it never blocks the page for the whole answer's DOM at once: its first slice
+// renders at once, the rest in later tasks (`scheduler.yield()` where there is one, else a timer), the message
+// marked `aria-busy` until its last slice. The parser is the streaming one, so the DOM when done is the one a
+// single write builds. Texts up to SLICE_FROM characters (the common case) render at once, as ever. A slice
+// whose bubble is no longer in the log (another conversation was opened, the message was replaced) is dropped.
 import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
@@ -87,6 +94,11 @@ export class MessageLog {
     /** @type {HTMLElement | null} */
     this.host = null;
     this.slotCount = 0;
+    /** Long texts still being rendered in slices, oldest first (see `fill`), and the running pump's token. */
+    /** @type {{ view: MarkdownView, text: string, bubble: HTMLElement, message: HTMLElement | null }[]} */
+    this.pending = [];
+    /** @type {object | null} */
+    this.pumping = null;
   }
 
   /** @param {Translate} t */
@@ -108,6 +120,8 @@ export class MessageLog {
 
   /** Forget everything (another conversation was opened). */
   reset() {
+    this.pending = [];
+    this.pumping = null;
     this.stable = [];
     this.draft = null;
     for (const card of this.cards.values()) card.slotted?.remove();
@@ -257,7 +271,7 @@ export class MessageLog {
       return el;
     }
     const el = h('div', { className: 'msg assistant', part: 'message message-assistant', 'data-id': message.id });
-    for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group));
+    for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group, el));
     el.append(...sourcesList(message.blocks, this.t), this.answerActions(message));
     return el;
   }
@@ -285,18 +299,23 @@ export class MessageLog {
     return el;
   }
 
-  /** One stable group of assistant blocks (see `groupsOf`). @param {Group} group */
-  assistantGroup(group) {
+  /**
+   * One stable group of assistant blocks (see `groupsOf`), in `message` (its element, marked busy while a long
+   * text is rendered in slices).
+   * @param {Group} group
+   * @param {HTMLElement | null} [message]
+   */
+  assistantGroup(group, message = null) {
     const block = group.block;
     switch (block.type) {
       case 'text': {
         const el = h('div', { className: 'bubble md', part: 'bubble bubble-assistant' });
-        new MarkdownView(el, (pre) => this.addCopyButton(pre)).end(group.text);
+        this.fill(el, group.text, message);
         return el;
       }
       case 'reasoning': {
         const body = h('div', { className: 'md' });
-        new MarkdownView(body, (pre) => this.addCopyButton(pre)).end(group.text);
+        this.fill(body, group.text, message);
         return h('details', { className: 'reasoning', part: 'reasoning' }, h('summary', {}, this.t('thoughts')), body);
       }
       case 'tool-call': {
@@ -469,7 +488,7 @@ export class MessageLog {
     view.el.removeAttribute('aria-busy');
     for (const group of groupsOf(message.blocks)) {
       const segment = view.blocks[group.first]?.segment;
-      if (!segment) { view.el.append(this.assistantGroup(group)); continue; }
+      if (!segment) { view.el.append(this.assistantGroup(group, view.el)); continue; }
       if (group.block.type === 'tool-call' && segment.type === 'tool-call') {
         segment.card.complete = true;
         segment.card.argsPre.textContent = prettyJson(group.block.input);
@@ -482,6 +501,44 @@ export class MessageLog {
     }
     view.el.append(...sourcesList(message.blocks, this.t), this.answerActions(message));
     return view.el;
+  }
+
+  /**
+   * Renders the Markdown `text` into `bubble`: at once when it is short, else its first slice now and the rest in
+   * later tasks (see the file's header), `message` marked `aria-busy` meanwhile.
+   * @param {HTMLElement} bubble
+   * @param {string} text
+   * @param {HTMLElement | null} message
+   */
+  fill(bubble, text, message) {
+    const view = new MarkdownView(bubble, (pre) => this.addCopyButton(pre));
+    if (text.length <= SLICE_FROM) { view.end(text); return; }
+    view.update(text.slice(0, SLICE));
+    message?.setAttribute('aria-busy', 'true');
+    this.pending.push({ view, text, bubble, message });
+    if (!this.pumping) void this.pump();
+  }
+
+  /** Renders the pending slices, about SLICE_BUDGET ms per task, until none is left or the log is reset. */
+  async pump() {
+    const token = {};
+    this.pumping = token;
+    while (this.pumping === token && this.pending.length > 0) {
+      await nextTask();
+      if (this.pumping !== token) return;
+      const until = performance.now() + SLICE_BUDGET;
+      while (this.pending.length > 0 && performance.now() < until) {
+        const job = this.pending[0];
+        // Gone from the log (reset, replaced): its remaining slices have nowhere to go.
+        if (!this.root.contains(job.bubble)) { this.pending.shift(); continue; }
+        const next = job.view.written + SLICE;
+        if (next < job.text.length) { job.view.update(job.text.slice(0, next)); continue; }
+        job.view.end(job.text);
+        this.pending.shift();
+        if (job.message && !this.pending.some((other) => other.message === job.message)) job.message.removeAttribute('aria-busy');
+      }
+    }
+    if (this.pumping === token) this.pumping = null;
   }
 
   /** @param {HTMLElement} pre */
@@ -507,6 +564,18 @@ export class MessageLog {
     });
     pre.append(button);
   }
+}
+
+/** Stored texts longer than this render in slices of SLICE characters, about SLICE_BUDGET ms of them per task. */
+const SLICE_FROM = 16_384;
+const SLICE = 4_096;
+const SLICE_BUDGET = 8;
+
+/** Resolves in a later task: `scheduler.yield()` where the browser has it (the page's input goes first), else a timer. */
+function nextTask() {
+  const scheduler = /** @type {any} */ (globalThis).scheduler;
+  if (typeof scheduler?.yield === 'function') return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** @type {Record<string, string>} */
