@@ -287,6 +287,11 @@ if (STORED) {
       + `longest main-thread task ${stat('longestTask')}, its thread time ${stat('longestCpu')}, all tasks' thread time ${stat('cpu', 0)}, `
       + `long tasks ${median(list.map((r) => r.longTasks))}, rendered ${list[0].rendered} chars`);
     console.log(`    the longest task: ${parts(list, 'longestTask')}`);
+    for (const [i, r] of list.entries()) {
+      for (const task of r.top) {
+        console.log(`      round ${i + 1}: ${task.ms.toFixed(1)} ms (thread ${task.cpu.toFixed(1)}) at ${task.at.toFixed(0)} ms: ${task.parts.map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(', ')}`);
+      }
+    }
   }
 }
 if (!STREAM) { await browser.close(); server.close(); process.exit(0); }
