@@ -197,6 +197,12 @@ describe('<patchbridge-agent> reading provider answers', () => {
       const msg = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log > .msg.assistant');
       return msg && !msg.hasAttribute('aria-busy');
     });
+    // The log still shows the conversation's end, as it did before the answer had its last slice.
+    const fromEnd = await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+      const scroller = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.scroller');
+      resolve(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight);
+    }))));
+    assert.ok(fromEnd < 2, `scrolled to the end: ${fromEnd} px from it`);
     const stored = await page.evaluate(readGroupedAnswer);
     assert.deepEqual(stored, live, 'the stored answer renders the same blocks in the same groups');
     // What follows the text is there once, after it: the answer's actions row.
