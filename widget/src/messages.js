@@ -10,15 +10,12 @@
 // reasoning summary into parts (OpenAI Responses), so consecutive text blocks continue one Markdown text and
 // consecutive reasoning blocks are paragraphs of one "Thoughts" section.
 //
-// A long stored text (a reload, a conversation opened from the history) is rendered in slices, a few thousand
-// characters per task, so opening it never blocks the page for the whole answer's DOM at once: its first slice
-// renders at once, the rest in later tasks (`scheduler.yield()` where there is one, else a timer), the message
-// marked `aria-busy` until its last slice. The parser is the streaming one, so the DOM when done is the one a
-// single write builds. Texts up to SLICE_FROM characters (the common case) render at once, as ever. A slice
-// whose bubble is no longer in the log (another conversation was opened, the message was replaced) is dropped.
+// A long stored text (a reload, a conversation opened from the history) renders in slices over several tasks
+// (see slices.js); a short one at once.
 import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
+import { Slices } from './slices.js';
 import { sourcesList } from './sources.js';
 import { drawView } from './views.js';
 import { BUSY } from './model.js';
@@ -94,11 +91,8 @@ export class MessageLog {
     /** @type {HTMLElement | null} */
     this.host = null;
     this.slotCount = 0;
-    /** Long texts still being rendered in slices, oldest first (see `fill`), and the running pump's token. */
-    /** @type {{ view: MarkdownView, text: string, bubble: HTMLElement, message: HTMLElement | null }[]} */
-    this.pending = [];
-    /** @type {object | null} */
-    this.pumping = null;
+    /** Long stored texts still being rendered (see `fill`). */
+    this.slices = new Slices(root);
   }
 
   /** @param {Translate} t */
@@ -120,8 +114,7 @@ export class MessageLog {
 
   /** Forget everything (another conversation was opened). */
   reset() {
-    this.pending = [];
-    this.pumping = null;
+    this.slices.cancel();
     this.stable = [];
     this.draft = null;
     for (const card of this.cards.values()) card.slotted?.remove();
@@ -504,41 +497,14 @@ export class MessageLog {
   }
 
   /**
-   * Renders the Markdown `text` into `bubble`: at once when it is short, else its first slice now and the rest in
-   * later tasks (see the file's header), `message` marked `aria-busy` meanwhile.
+   * Renders the Markdown `text` into `bubble`: at once when it is short, else in slices (`message` marked busy
+   * meanwhile, see slices.js).
    * @param {HTMLElement} bubble
    * @param {string} text
    * @param {HTMLElement | null} message
    */
   fill(bubble, text, message) {
-    const view = new MarkdownView(bubble, (pre) => this.addCopyButton(pre));
-    if (text.length <= SLICE_FROM) { view.end(text); return; }
-    view.update(text.slice(0, SLICE));
-    message?.setAttribute('aria-busy', 'true');
-    this.pending.push({ view, text, bubble, message });
-    if (!this.pumping) void this.pump();
-  }
-
-  /** Renders the pending slices, about SLICE_BUDGET ms per task, until none is left or the log is reset. */
-  async pump() {
-    const token = {};
-    this.pumping = token;
-    while (this.pumping === token && this.pending.length > 0) {
-      await nextTask();
-      if (this.pumping !== token) return;
-      const until = performance.now() + SLICE_BUDGET;
-      while (this.pending.length > 0 && performance.now() < until) {
-        const job = this.pending[0];
-        // Gone from the log (reset, replaced): its remaining slices have nowhere to go.
-        if (!this.root.contains(job.bubble)) { this.pending.shift(); continue; }
-        const next = job.view.written + SLICE;
-        if (next < job.text.length) { job.view.update(job.text.slice(0, next)); continue; }
-        job.view.end(job.text);
-        this.pending.shift();
-        if (job.message && !this.pending.some((other) => other.message === job.message)) job.message.removeAttribute('aria-busy');
-      }
-    }
-    if (this.pumping === token) this.pumping = null;
+    this.slices.render(new MarkdownView(bubble, (pre) => this.addCopyButton(pre)), bubble, text, message);
   }
 
   /** @param {HTMLElement} pre */
@@ -564,18 +530,6 @@ export class MessageLog {
     });
     pre.append(button);
   }
-}
-
-/** Stored texts longer than this render in slices of SLICE characters, about SLICE_BUDGET ms of them per task. */
-const SLICE_FROM = 16_384;
-const SLICE = 4_096;
-const SLICE_BUDGET = 8;
-
-/** Resolves in a later task: `scheduler.yield()` where the browser has it (the page's input goes first), else a timer. */
-function nextTask() {
-  const scheduler = /** @type {any} */ (globalThis).scheduler;
-  if (typeof scheduler?.yield === 'function') return scheduler.yield();
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** @type {Record<string, string>} */
