@@ -13,6 +13,11 @@
 // BENCH_WIDGET_NAIVE=0 leaves out the naive view (its rounds take minutes on a loaded machine).
 // BENCH_WIDGET_COMPARE=DIR adds the element of another built package folder (say, a previous commit's npm/ after
 // `node widget/build.mjs` there) as `<patchbridge-agent>@other`, interleaved with the rest.
+// Then a stored conversation: the same answer, finished, rendered by the widget's message log (widget/src/messages.js,
+// what a reload or opening a conversation from the history runs) in bench/widget/stored.html, a shadow root with
+// the element's stylesheet; beside it the same page rendering nothing. Printed: the longest main-thread task from
+// the render call to the painted, complete answer, and the time until then. BENCH_WIDGET_STREAM=0 leaves out the
+// streaming rounds, BENCH_WIDGET_STORED=0 the stored ones.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,6 +30,8 @@ const DELTAS = Number(process.env.BENCH_WIDGET_DELTAS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_WIDGET_ROUNDS ?? 3);
 const TOP_TASKS = Number(process.env.BENCH_WIDGET_TASKS ?? 0);
 const NAIVE = process.env.BENCH_WIDGET_NAIVE !== '0';
+const STREAM = process.env.BENCH_WIDGET_STREAM !== '0';
+const STORED = process.env.BENCH_WIDGET_STORED !== '0';
 const COMPARE = process.env.BENCH_WIDGET_COMPARE ? path.resolve(process.env.BENCH_WIDGET_COMPARE) : null;
 const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.map': 'application/json' };
 
@@ -102,7 +109,8 @@ function longestTasks(trace) {
   let longestCpu = 0;
   for (const e of onMain) {
     if (!TASK_EVENTS.has(e.name)) continue;
-    if (start != null && end != null && e.ts >= start && e.ts <= end) {
+    // Every task overlapping the marks, the one that set `pb-start` too (a render called in the same task).
+    if (start != null && end != null && e.ts + (e.dur ?? 0) >= start && e.ts <= end) {
       cpu += (e.tdur ?? 0) / 1000;
       longestCpu = Math.max(longestCpu, (e.tdur ?? 0) / 1000);
     }
@@ -224,7 +232,69 @@ async function round(mode) {
   return { ...result, ...longestTasks(trace) };
 }
 
+/**
+ * One round of rendering a stored conversation (a question and the finished answer) in a fresh page: `mode` 'stored'
+ * renders it with the widget's message log, 'stored-empty' renders nothing (the page's own cost in the same window).
+ */
+async function storedRound(mode) {
+  const page = await browser.newPage({ viewport: { width: 900, height: 800 } });
+  await page.goto(`${base}bench/widget/stored.html`);
+  await page.waitForFunction(() => window.pbLog);
+  await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'toplevel'] });
+  const result = await page.evaluate(async ({ mode: m, chars }) => {
+    const unit = 'Some **bold** text and `code` in a paragraph that keeps going for a while.\n\n- a list item\n- another\n\n```js\nconst x = 1;\n```\n\n';
+    const text = unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+    const state = {
+      status: 'idle', draft: null, toolResults: [], pendingConfirmation: null,
+      messages: [
+        { id: 'q', role: 'user', blocks: [{ type: 'text', text: 'a long answer please' }] },
+        { id: 'a', role: 'assistant', blocks: [{ type: 'text', text }] },
+      ],
+    };
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: false });
+    const t0 = performance.now();
+    performance.mark('pb-start');
+    if (m === 'stored') {
+      window.pbLog.render(state);
+      while (window.pbLogRoot.querySelector('[aria-busy]')) await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    performance.mark('pb-end');
+    const ms = performance.now() - t0;
+    const answer = window.pbLogRoot.querySelector('.msg.assistant .bubble');
+    return { ms, longTasks: longTasks.length, rendered: answer ? answer.textContent.length : 0 };
+  }, { mode, chars: CHARS });
+  const trace = await browser.stopTracing();
+  await page.close();
+  return { ...result, ...longestTasks(trace) };
+}
+
+/** The top parts of the longest of these rounds' tasks, as "name ms, …". */
+const parts = (list, key) => {
+  const worst = list.reduce((a, b) => (b[key] > a[key] ? b : a));
+  return worst[`${key}Parts`].slice(0, 5).map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
+};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+if (STORED) {
+  const stored = { 'stored-empty': [], stored: [] };
+  for (let i = 0; i < ROUNDS; i += 1) for (const m of Object.keys(stored)) stored[m].push(await storedRound(m));
+  console.log(`stored conversation: the same ${CHARS} characters, finished, rendered by the message log (${ROUNDS} rounds, median (max))`);
+  for (const [name, list] of Object.entries(stored)) {
+    const stat = (key, digits = 1) => `${median(list.map((r) => r[key])).toFixed(digits)} ms (max ${Math.max(...list.map((r) => r[key])).toFixed(digits)})`;
+    console.log(`  ${name === 'stored' ? 'message log' : 'empty page (renders nothing)'}: until painted complete ${stat('ms', 0)}, `
+      + `longest main-thread task ${stat('longestTask')}, its thread time ${stat('longestCpu')}, all tasks' thread time ${stat('cpu', 0)}, `
+      + `long tasks ${median(list.map((r) => r.longTasks))}, rendered ${list[0].rendered} chars`);
+    console.log(`    the longest task: ${parts(list, 'longestTask')}`);
+    for (const [i, r] of list.entries()) {
+      for (const task of r.top) {
+        console.log(`      round ${i + 1}: ${task.ms.toFixed(1)} ms (thread ${task.cpu.toFixed(1)}) at ${task.at.toFixed(0)} ms: ${task.parts.map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(', ')}`);
+      }
+    }
+  }
+}
+if (!STREAM) { await browser.close(); server.close(); process.exit(0); }
 const modes = ['empty', 'floor', ...(NAIVE ? ['reparse'] : []), ...(COMPARE ? ['other'] : []), 'widget'];
 const rows = Object.fromEntries(modes.map((m) => [m, []]));
 for (let i = 0; i < ROUNDS; i += 1) {
@@ -234,11 +304,6 @@ for (let i = 0; i < ROUNDS; i += 1) {
 const LABELS = {
   widget: '<patchbridge-agent>', other: '<patchbridge-agent>@other', empty: 'empty page (deltas consumed, nothing rendered)',
   floor: 'floor: <pre> appendData', reparse: 'naive: full re-render per frame',
-};
-/** The top parts of the longest of these rounds' tasks, as "name ms, …". */
-const parts = (list, key) => {
-  const worst = list.reduce((a, b) => (b[key] > a[key] ? b : a));
-  return worst[`${key}Parts`].slice(0, 5).map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
 };
 console.log(`widget streaming: ${CHARS} characters of Markdown in ${DELTAS} deltas, ${ROUNDS} rounds (median; spread min..max)`);
 for (const [name, list] of Object.entries(rows)) {

@@ -4,7 +4,8 @@
 // citations (text blocks split at each citation) reads as the continuous text the provider meant, live and after
 // a reload; a finished answer stays where it streamed (never detached and re-attached), and so do its blocks: a
 // long answer's finished blocks are grouped (the browser skips a finished group out of view) without changing how
-// it reads, live or after a reload.
+// it reads, live or after a reload. A long stored answer (a reload, another conversation opened) renders in slices
+// over several tasks into the same DOM as live, and a conversation opened meanwhile gets none of its nodes.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -13,7 +14,7 @@ import { newPage, waitInPage } from './support/browser.mjs';
 import { messageTurn } from './support/anthropic.mjs';
 import { textTurn } from './support/openai-chat.mjs';
 import { responseTurn } from './support/openai-responses.mjs';
-import { sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
+import { sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
 const env = widgetEnvironment();
 
@@ -171,7 +172,99 @@ describe('<patchbridge-agent> reading provider answers', () => {
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
+
+  test('a long stored answer renders in slices into the same blocks and groups as live', async () => {
+    const page = await openPage('');
+    const units = 300; // ~36,000 characters, 900 top-level blocks
+    env.upstream.script(textTurn(longMarkdown(units), { pieces: 200, delayMs: 1 }));
+    await sendInWidget(page, 'a very long answer please');
+    await waitIdle(page);
+    const live = await page.evaluate(readGroupedAnswer);
+    assert.equal(live.blocks.length, units * 3);
+    await holdSlices(page);
+    await page.reload();
+    await waitReady(page);
+    // Held between two slices: the answer has its first part only, and says it is still being rendered.
+    await waitInPage(page, () => window.slicesHeld > 0);
+    const partial = await page.evaluate(() => {
+      const msg = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log > .msg.assistant');
+      return { busy: msg.getAttribute('aria-busy'), blocks: msg.querySelectorAll('.bubble > :not(.chunk), .bubble > .chunk > *').length };
+    });
+    assert.equal(partial.busy, 'true');
+    assert.ok(partial.blocks > 0 && partial.blocks < units * 3, `blocks rendered before the first pause: ${partial.blocks}`);
+    await page.evaluate(() => window.releaseSlices());
+    await waitInPage(page, () => {
+      const msg = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log > .msg.assistant');
+      return msg && !msg.hasAttribute('aria-busy');
+    });
+    // The log still shows the conversation's end, as it did before the answer had its last slice.
+    const fromEnd = await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+      const scroller = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.scroller');
+      resolve(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight);
+    }))));
+    assert.ok(fromEnd < 2, `scrolled to the end: ${fromEnd} px from it`);
+    const stored = await page.evaluate(readGroupedAnswer);
+    assert.deepEqual(stored, live, 'the stored answer renders the same blocks in the same groups');
+    // What follows the text is there once, after it: the answer's actions row.
+    const tail = await page.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log > .msg.assistant').children].map((c) => c.className));
+    assert.deepEqual(tail, ['bubble md', 'msg-actions']);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  test('opening another conversation while a long answer is still being rendered leaves none of it in the log', async () => {
+    const page = await openPage('');
+    env.upstream.script(textTurn('A short answer.'));
+    await sendInWidget(page, 'a short question');
+    await waitIdle(page);
+    const short = await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getState().conversation.id);
+    await page.click(sel.newChat);
+    env.upstream.script(textTurn(longMarkdown(300), { pieces: 200, delayMs: 1 }));
+    await sendInWidget(page, 'a very long answer please');
+    await waitIdle(page);
+    await holdSlices(page);
+    await page.reload(); // reopens the long one
+    await waitReady(page);
+    await waitInPage(page, () => window.slicesHeld > 0);
+    assert.equal(await page.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log > .msg.assistant').getAttribute('aria-busy')), 'true');
+    await page.click(sel.history);
+    await page.click(`${sel.panel} li[data-id="${short}"] button.open`);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log').textContent.includes('A short answer.'));
+    // The held slices of the long answer may now run: they must have nowhere to go.
+    await page.evaluate(() => window.releaseSlices());
+    await page.evaluate(() => new Promise((resolve) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(resolve)), 200)));
+    const log = await page.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot.querySelector('.log');
+      return {
+        messages: [...root.querySelectorAll(':scope > .msg')].map((m) => m.textContent),
+        longAnswer: /Paragraph \d+|item \d+|line \d+/.test(root.textContent),
+        groups: root.querySelectorAll('.chunk').length,
+        busy: root.querySelectorAll('[aria-busy]').length,
+      };
+    });
+    assert.deepEqual(log, { messages: ['Youa short question', 'A short answer.'], longAnswer: false, groups: 0, busy: 0 });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
 });
+
+/**
+ * From the next load of `page` on, the widget's slices of a long stored answer wait for the test: the page's
+ * `scheduler.yield()` (what the widget yields with between slices) resolves only once `window.releaseSlices()` is
+ * called; `window.slicesHeld` counts the yields.
+ */
+async function holdSlices(page) {
+  await page.addInitScript(() => {
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    window.slicesHeld = 0;
+    window.releaseSlices = () => release();
+    Object.defineProperty(window, 'scheduler', {
+      configurable: true,
+      value: { yield: () => { window.slicesHeld += 1; return held; } },
+    });
+  });
+}
 
 /** `units` × (a paragraph with emphasis, inline code and a link; a two-item list; a code block). */
 function longMarkdown(units) {

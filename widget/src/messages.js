@@ -9,9 +9,13 @@
 // Adjacent blocks of one kind read as one: providers split an answer's text at each citation (Anthropic) and its
 // reasoning summary into parts (OpenAI Responses), so consecutive text blocks continue one Markdown text and
 // consecutive reasoning blocks are paragraphs of one "Thoughts" section.
+//
+// A long stored text (a reload, a conversation opened from the history) renders in slices over several tasks
+// (see slices.js); a short one at once.
 import { h, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
+import { Slices } from './slices.js';
 import { sourcesList } from './sources.js';
 import { drawView } from './views.js';
 import { BUSY } from './model.js';
@@ -87,6 +91,8 @@ export class MessageLog {
     /** @type {HTMLElement | null} */
     this.host = null;
     this.slotCount = 0;
+    /** Long stored texts still being rendered (see `fill`). */
+    this.slices = new Slices(root);
   }
 
   /** @param {Translate} t */
@@ -108,6 +114,7 @@ export class MessageLog {
 
   /** Forget everything (another conversation was opened). */
   reset() {
+    this.slices.cancel();
     this.stable = [];
     this.draft = null;
     for (const card of this.cards.values()) card.slotted?.remove();
@@ -257,7 +264,7 @@ export class MessageLog {
       return el;
     }
     const el = h('div', { className: 'msg assistant', part: 'message message-assistant', 'data-id': message.id });
-    for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group));
+    for (const group of groupsOf(message.blocks)) el.append(this.assistantGroup(group, el));
     el.append(...sourcesList(message.blocks, this.t), this.answerActions(message));
     return el;
   }
@@ -285,18 +292,23 @@ export class MessageLog {
     return el;
   }
 
-  /** One stable group of assistant blocks (see `groupsOf`). @param {Group} group */
-  assistantGroup(group) {
+  /**
+   * One stable group of assistant blocks (see `groupsOf`), in `message` (its element, marked busy while a long
+   * text is rendered in slices).
+   * @param {Group} group
+   * @param {HTMLElement | null} [message]
+   */
+  assistantGroup(group, message = null) {
     const block = group.block;
     switch (block.type) {
       case 'text': {
         const el = h('div', { className: 'bubble md', part: 'bubble bubble-assistant' });
-        new MarkdownView(el, (pre) => this.addCopyButton(pre)).end(group.text);
+        this.fill(el, group.text, message);
         return el;
       }
       case 'reasoning': {
         const body = h('div', { className: 'md' });
-        new MarkdownView(body, (pre) => this.addCopyButton(pre)).end(group.text);
+        this.fill(body, group.text, message);
         return h('details', { className: 'reasoning', part: 'reasoning' }, h('summary', {}, this.t('thoughts')), body);
       }
       case 'tool-call': {
@@ -469,7 +481,7 @@ export class MessageLog {
     view.el.removeAttribute('aria-busy');
     for (const group of groupsOf(message.blocks)) {
       const segment = view.blocks[group.first]?.segment;
-      if (!segment) { view.el.append(this.assistantGroup(group)); continue; }
+      if (!segment) { view.el.append(this.assistantGroup(group, view.el)); continue; }
       if (group.block.type === 'tool-call' && segment.type === 'tool-call') {
         segment.card.complete = true;
         segment.card.argsPre.textContent = prettyJson(group.block.input);
@@ -482,6 +494,17 @@ export class MessageLog {
     }
     view.el.append(...sourcesList(message.blocks, this.t), this.answerActions(message));
     return view.el;
+  }
+
+  /**
+   * Renders the Markdown `text` into `bubble`: at once when it is short, else in slices (`message` marked busy
+   * meanwhile, see slices.js).
+   * @param {HTMLElement} bubble
+   * @param {string} text
+   * @param {HTMLElement | null} message
+   */
+  fill(bubble, text, message) {
+    this.slices.render(new MarkdownView(bubble, (pre) => this.addCopyButton(pre)), bubble, text, message);
   }
 
   /** @param {HTMLElement} pre */

@@ -51,11 +51,18 @@ export function translateShell(shell, t, titled) {
  */
 export function followEnd(shell, follow, signal) {
   const { scroller } = shell;
+  // Where the last jump to the end left the scroller: its scroll event can come after more content has grown below
+  // (a long stored answer renders in slices), and still at that position the person has not scrolled away.
+  let jumpedTo = -1;
   scroller.addEventListener('scroll', () => {
-    follow.stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    follow.stick = scroller.scrollTop === jumpedTo || scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
   }, { signal, passive: true });
   if (typeof ResizeObserver !== 'function') return;
-  const observer = new ResizeObserver(() => { if (follow.stick) scroller.scrollTop = scroller.scrollHeight; });
+  const observer = new ResizeObserver(() => {
+    if (!follow.stick) return;
+    scroller.scrollTop = scroller.scrollHeight;
+    jumpedTo = scroller.scrollTop;
+  });
   observer.observe(shell.log);
   observer.observe(scroller);
   signal.addEventListener('abort', () => observer.disconnect());
