@@ -15,17 +15,15 @@
 // Needs the built package (scripts/build-wasm.sh, node widget/build.mjs). BENCH_READY_RUNS (default 7) runs per
 // page, interleaved round by round so a load spike hits every page alike; BENCH_READY_VERBOSE=1 also lists the
 // requests of each page's median run (start → end).
-import http from 'node:http';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { build } from 'vite';
+import { launchChromium, sendFile, serve } from '../support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUNS = Number(process.env.BENCH_READY_RUNS ?? 7);
-const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.css': 'text/css' };
 
 const work = await mkdtemp(path.join(os.tmpdir(), 'pb-ready-'));
 // BENCH_READY_COMPARE names another built package folder (say, a previous commit's npm/): its Vite builds run
@@ -71,28 +69,19 @@ const pages = {
 <script type="module" src="/npm/dist/patchbridge-agent.js"></script></head><body>${element}</body></html>`,
 };
 
-const server = http.createServer(async (req, res) => {
+const { server, base } = await serve(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   const [, first, ...rest] = url.pathname.split('/');
-  let file;
   if (pages[first] !== undefined && rest.join('/') === '') {
     res.writeHead(200, { 'content-type': 'text/html' }).end(pages[first]);
     return;
   }
-  if (dists[first]) file = path.join(dists[first], path.normalize(`/${rest.join('/') || 'index.html'}`));
-  else file = path.join(root, path.normalize(url.pathname));
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
-  } catch { res.writeHead(404).end(); }
+  const file = dists[first] ? path.join(dists[first], path.normalize(`/${rest.join('/') || 'index.html'}`))
+    : path.join(root, path.normalize(url.pathname));
+  await sendFile(res, file);
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${server.address().port}/`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 
 /** One cold load of `name`: ms from navigation start to `patchbridge-ready`, and the requests it made. */
 async function run(name) {

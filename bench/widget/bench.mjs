@@ -18,11 +18,9 @@
 // the element's stylesheet; beside it the same page rendering nothing. Printed: the longest main-thread task from
 // the render call to the painted, complete answer, and the time until then. BENCH_WIDGET_STREAM=0 leaves out the
 // streaming rounds, BENCH_WIDGET_STORED=0 the stored ones.
-import http from 'node:http';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, sendFile, serve } from '../support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHARS = Number(process.env.BENCH_WIDGET_CHARS ?? 100_000);
@@ -33,9 +31,8 @@ const NAIVE = process.env.BENCH_WIDGET_NAIVE !== '0';
 const STREAM = process.env.BENCH_WIDGET_STREAM !== '0';
 const STORED = process.env.BENCH_WIDGET_STORED !== '0';
 const COMPARE = process.env.BENCH_WIDGET_COMPARE ? path.resolve(process.env.BENCH_WIDGET_COMPARE) : null;
-const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.map': 'application/json' };
 
-const server = http.createServer(async (req, res) => {
+const { server, base } = await serve(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   // The compared package is served at /other/ (its widget.js imports ./pkg/ beside it).
   const other = COMPARE && url.pathname.startsWith('/other/');
@@ -43,19 +40,11 @@ const server = http.createServer(async (req, res) => {
   const file = url.pathname === '/' ? path.join(root, 'bench/widget/page.html')
     : path.join(dir, path.normalize(other ? url.pathname.slice('/other'.length) : url.pathname));
   if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
-  try {
-    let body = await readFile(file);
-    if (url.pathname === '/' && url.searchParams.has('other')) body = body.toString('utf8').replace('/npm/widget.js', '/other/widget.js');
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
-  } catch { res.writeHead(404).end(); }
+  const toOther = url.pathname === '/' && url.searchParams.has('other');
+  await sendFile(res, file, (body) => (toOther ? body.toString('utf8').replace('/npm/widget.js', '/other/widget.js') : body));
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${server.address().port}/`;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 
 /** Top-level task slices of the scheduler (the name changed across Chromium versions). */
 const TASK_EVENTS = new Set(['ThreadControllerImpl::RunTask', 'RunTask']);
