@@ -11,7 +11,7 @@ const TYPES = {
 };
 
 /** Answers `res` with `body` typed by `file`'s extension. */
-export function sendTyped(res, file, body) {
+function sendTyped(res, file, body) {
   res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
 }
 
