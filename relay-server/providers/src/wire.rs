@@ -71,7 +71,9 @@ pub(crate) fn provider_error(value: &Value) -> AdapterError {
 pub(crate) mod typed {
     use std::borrow::Cow;
     use std::fmt;
+    use std::marker::PhantomData;
 
+    use serde::de::value::MapAccessDeserializer;
     use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::Deserialize;
 
@@ -79,6 +81,33 @@ pub(crate) mod typed {
     #[derive(Deserialize)]
     #[serde(transparent)]
     pub(crate) struct Str<'a>(#[serde(borrow)] pub Cow<'a, str>);
+
+    /// A struct read only from a JSON object. serde's derived structs also take the array form (`["a"]` as the
+    /// struct's first field), which the general path never reads as fields (`Value::get` of an array is `None`),
+    /// so every struct a fast path reads is wrapped in this.
+    pub(crate) struct Object<T>(pub T);
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Fields<T>(PhantomData<T>);
+
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
+                type Value = T;
+
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object")
+                }
+
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                    T::deserialize(MapAccessDeserializer::new(map))
+                }
+            }
+
+            deserializer
+                .deserialize_map(Fields(PhantomData))
+                .map(Object)
+        }
+    }
 
     /// Accepts nothing: as `Option<Null>`, a field that may only be null or absent.
     pub(crate) struct Null;

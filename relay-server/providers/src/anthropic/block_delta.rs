@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::wire::typed::Str;
+use crate::wire::typed::{Object, Str};
 
 /// A block delta: what the decoder needs of it.
 pub(super) struct BlockDelta<'a> {
@@ -35,7 +35,7 @@ pub(super) fn parse(data: &str) -> Option<BlockDelta<'_>> {
     if !data.starts_with(r#"{"type":"content_block_delta""#) {
         return None;
     }
-    let event: Event<'_> = serde_json::from_str(data).ok()?;
+    let Object(event): Object<Event<'_>> = serde_json::from_str(data).ok()?;
     if event.kind.0 != "content_block_delta" {
         return None;
     }
@@ -45,7 +45,7 @@ pub(super) fn parse(data: &str) -> Option<BlockDelta<'_>> {
         thinking,
         partial_json,
         signature,
-    } = event.delta;
+    } = event.delta.0;
     let (delta_type, piece) = match (kind.0.as_ref(), text, thinking, partial_json, signature) {
         ("text_delta", Some(piece), None, None, None) => ("text_delta", piece),
         ("thinking_delta", None, Some(piece), None, None) => ("thinking_delta", piece),
@@ -80,7 +80,7 @@ struct Event<'a> {
     kind: Str<'a>,
     index: u64,
     #[serde(borrow)]
-    delta: Delta<'a>,
+    delta: Object<Delta<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -152,6 +152,8 @@ mod tests {
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud800"}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"x":1}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}} x"#,
+            // serde's array form of a struct: the general path reads no fields from an array.
+            r#"{"type":"content_block_delta","index":0,"delta":["text_delta","a"]}"#,
         ] {
             assert!(parse(data).is_none(), "{data}");
         }

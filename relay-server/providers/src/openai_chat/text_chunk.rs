@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::wire::typed::{Null, Skip, Str};
+use crate::wire::typed::{Null, Object, Skip, Str};
 
 /// A text-delta chunk: what the decoder needs of it.
 pub(super) struct TextChunk<'a> {
@@ -34,14 +34,14 @@ pub(super) fn parse(data: &str) -> Option<TextChunk<'_>> {
     if data.contains(r#""tool_calls""#) || data.ends_with("}}") {
         return None;
     }
-    let chunk: Chunk<'_> = serde_json::from_str(data).ok()?;
-    let [choice] = chunk.choices;
+    let Object(chunk): Object<Chunk<'_>> = serde_json::from_str(data).ok()?;
+    let [Object(choice)] = chunk.choices;
     if choice.index.is_some_and(|index| index != 0) {
         return None;
     }
     Some(TextChunk {
         id: chunk.id.map(|id| id.0),
-        content: choice.delta.content.map(|content| content.0),
+        content: choice.delta.0.content.map(|content| content.0),
         finish_reason: choice.finish_reason.map(|reason| reason.0),
     })
 }
@@ -61,7 +61,7 @@ struct Chunk<'a> {
     #[serde(default)]
     usage: Option<Null>,
     #[serde(borrow)]
-    choices: [Choice<'a>; 1],
+    choices: [Object<Choice<'a>>; 1],
 }
 
 #[derive(Deserialize)]
@@ -71,7 +71,7 @@ struct Choice<'a> {
     #[serde(default)]
     index: Option<u64>,
     #[serde(borrow)]
-    delta: Delta<'a>,
+    delta: Object<Delta<'a>>,
     #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
     #[serde(default)]
@@ -131,6 +131,10 @@ mod tests {
             r#"{"id":7,"choices":[{"delta":{"content":"a"}}]}"#,
             r#"{"error":{"message":"x"},"choices":[{"delta":{}}]}"#,
             r#"{"id":"c","choices":[{"delta":{"content":"a"}}]} trailing"#,
+            // serde's array form of a struct: the general path reads no fields from an array.
+            r#"{"id":"c","choices":[{"delta":["a"]}]}"#,
+            r#"{"id":"c","choices":[[0,{"content":"a"}]]}"#,
+            r#"[null,null,null,null,null,null,null,null,[{"delta":{"content":"a"}}]]"#,
         ] {
             assert!(parse(data).is_none(), "{data}");
         }
