@@ -2,6 +2,7 @@
 // the CustomEvents (bubbling, composed), overridden strings, the `inherit` theme, reduced motion, image
 // attachments (bounded size, sent as an image block), a custom model instead of the relay, `headers` set only
 // after the runtime is ready (the remembered conversation the relay refused without them opens once they are set),
+// `headers` set by a later module script (the first relay requests wait for the page's scripts),
 // and a runtime that does not load (an AgentError of the closed set, shown with Retry).
 
 import assert from 'node:assert/strict';
@@ -89,6 +90,38 @@ describe('<patchbridge-agent> details', () => {
     await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=title]').textContent === 'Kept for later');
     assert.equal(await p.isHidden(sel.notice), true);
     assert.equal(await p.evaluate(() => window.unauthorized), 0);
+    await p.context().close();
+  });
+
+  test('headers set by a later module script of the page go with the first relay requests, even when the runtime is ready before that script runs', async () => {
+    const user = `later-${Date.now()}`;
+    const created = await env.relay.fetchJson('POST', '/conversations', { user, body: { title: 'Opened at once' } });
+    assert.equal(created.status, 201);
+    const id = created.body.conversation.id;
+    const p = await newPage(env.browser);
+    // The page's own script (it sets `headers`) is held until the element's runtime is ready, so the element's
+    // first requests would go out before it ran unless the element waits for the page's scripts.
+    await p.route('**/examples/later-headers.js', async (route) => {
+      await p.waitForFunction(() => Boolean(document.querySelector('patchbridge-agent')?.controller));
+      await route.fulfill({
+        contentType: 'text/javascript',
+        body: `document.querySelector('patchbridge-agent').headers = { 'x-patchbridge-user': ${JSON.stringify(user)} };`,
+      });
+    });
+    await p.route('**/examples/later-headers.html', (route) => route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>later headers</title><link rel="icon" href="data:,">
+<script type="module" src="/npm/widget.js"></script></head>
+<body><patchbridge-agent endpoint="/api" conversation="${id}"></patchbridge-agent>
+<script type="module" src="/examples/later-headers.js"></script></body></html>`,
+    }));
+    const requests = [];
+    p.on('request', (r) => { if (r.url().includes('/api/')) requests.push(`${r.url().replace(env.relay.url, '')} ${r.headers()['x-patchbridge-user'] ?? '-'}`); });
+    await p.goto(`${env.relay.url}/examples/later-headers.html`);
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=title]')?.textContent === 'Opened at once');
+    assert.ok(requests.length >= 2, requests.join(', '));
+    assert.deepEqual(requests.filter((r) => !r.endsWith(` ${user}`)), [], 'every relay request carried the page\'s headers');
+    assert.deepEqual(p.problems, [], 'no refused request, no console error');
     await p.context().close();
   });
 

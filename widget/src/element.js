@@ -69,6 +69,20 @@ function waitingStyleSheet() {
 
 export { EVENTS };
 
+/**
+ * Calls `run` once the page's own scripts have run: at once if `DOMContentLoaded` has begun, else at that event,
+ * which comes after the page's deferred and module scripts (those that may set `headers` after this one). While
+ * those scripts run the document is already `interactive`, so the navigation timing tells whether the event came.
+ * @param {() => void} run
+ */
+function afterPageScripts(run) {
+  const navigation = /** @type {PerformanceNavigationTiming | undefined} */ (performance.getEntriesByType?.('navigation')[0]);
+  const pending = document.readyState === 'loading'
+    || (document.readyState === 'interactive' && navigation !== undefined && navigation.domContentLoadedEventStart === 0);
+  if (pending) document.addEventListener('DOMContentLoaded', run, { once: true });
+  else run();
+}
+
 /** HTMLElement, or a stand-in where there is none (a server evaluates this module too; index.js exports no class there). */
 const Base = /** @type {typeof HTMLElement} */ (typeof HTMLElement === 'function' ? HTMLElement : class {});
 
@@ -378,9 +392,15 @@ export class PatchBridgeAgentElement extends Base {
     this.#composer?.setPlaceholder(this.#t('inputPlaceholder'));
     // History lives in the relay: without an endpoint there is none to show.
     this.#shell.historyButton.hidden = !endpoint;
-    if (endpoint) void this.#checkDemo(session);
-    const wanted = this.getAttribute('conversation') ?? storedConversation(this);
-    const restore = wanted ? this.#actions.open(wanted, !this.hasAttribute('conversation')) : Promise.resolve();
+    // The first relay requests wait until the page's own scripts have run: a later module script of the page may
+    // still set `headers`, and a request without them would only earn a 401 (and a console error) to be retried.
+    /** @type {Promise<unknown>} */
+    const restore = new Promise((resolve) => afterPageScripts(() => {
+      if (this.#session !== session) return resolve(undefined);
+      if (endpoint) void this.#checkDemo(session);
+      const wanted = this.getAttribute('conversation') ?? storedConversation(this);
+      resolve(wanted ? this.#actions.open(wanted, !this.hasAttribute('conversation')) : undefined);
+    }));
     this.#dispatch(EVENTS.ready, { controller });
     for (const resolve of this.#readyWaiters.splice(0)) resolve(controller);
     this.#onState(controller.getState());
