@@ -6,7 +6,8 @@
 #   never taken, is dropped when the binary shows nothing else reaches it) -> scripts/wasm-dead-panic-formatting.mjs
 #   (the panic message formatting, read only by a panic hook the runtime never installs, is dropped when the
 #   binary shows a panic can only trap) -> wasm-opt -Oz from the npm package
-#   `binaryen` (never Debian's, whose version drifts); the glue and npm/adapter.js are minified beside it
+#   `binaryen` (never Debian's, whose version drifts) -> scripts/wasm-dead-locations.mjs (the panic locations no
+#   code names any more are zeroed in the data section, which wasm-opt leaves as it is); the glue and npm/adapter.js are minified beside it
 #   (scripts/minify-js.mjs), and the glue's imports get short names (scripts/wasm-short-import-names.mjs).
 # The build is reproducible and names no folder of the machine that built it: rustc remaps the cargo home, the
 # rustup home, the checkout and the target directory to fixed names (panic locations of dependencies carry source
@@ -24,7 +25,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-module-text.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-dead-locations.mjs scripts/wasm-module-text.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -93,11 +94,16 @@ fs.writeFileSync(file, text);
 node scripts/minify-js.mjs "$OUT.tmp"
 node scripts/wasm-dead-float-display.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 node scripts/wasm-dead-panic-formatting.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+# What wasm-opt reads is kept for scripts/wasm-dead-locations.mjs, which compares the constants before and after.
+BEFORE_OPT=$(mktemp)
+trap 'rm -f "$BEFORE_OPT"' EXIT
+cp "$OUT.tmp/patchbridge_agent_bg.wasm" "$BEFORE_OPT"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
 node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+node scripts/wasm-dead-locations.mjs "$BEFORE_OPT" "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 # The glue's ~75 imports get short names in the wasm and the glue alike (their `__wbg_…_<hash>` names do not
 # compress).
 node scripts/wasm-short-import-names.mjs "$OUT.tmp"

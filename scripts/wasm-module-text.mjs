@@ -2,7 +2,8 @@
 // scripts/wasm-dead-panic-formatting.mjs): a wasm-bindgen output that keeps its function names, read with binaryen,
 // its function bodies as text keyed by name, its indirect-call table slots and its initial memory. Each step
 // proves from these that a function body is unreachable (or only traps) before it replaces the body with
-// `unreachable`; wasm-opt -Oz then removes what became dead.
+// `unreachable`; wasm-opt -Oz then removes what became dead. scripts/wasm-dead-locations.mjs uses its data
+// segments and features after wasm-opt.
 import binaryen from 'binaryen';
 
 /** The features of the wasm-opt run in scripts/build-wasm.sh. */

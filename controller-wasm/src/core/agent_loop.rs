@@ -331,7 +331,8 @@ pub(crate) fn rejection_text(tool: &str, reason: Option<&str>, max: u64) -> Stri
         .char_indices()
         .nth(usize::try_from(max).unwrap_or(usize::MAX))
     {
-        Some((cut, _)) => text[..cut].to_owned(),
+        // `get`: `cut` is a char boundary, and a checked slice would keep a panic location in the wasm.
+        Some((cut, _)) => text.get(..cut).unwrap_or(&text).to_owned(),
         None => text,
     }
 }

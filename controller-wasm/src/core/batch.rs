@@ -93,12 +93,16 @@ impl Batch {
         let triple = self.meta.get(self.next..self.next + META_FIELDS)?;
         let (kind, index, units) = (triple[0], triple[1], triple[2]);
         self.next += META_FIELDS;
-        let rest = &self.text[self.pos..];
-        let Some(len) = utf8_len(rest, units as usize) else {
+        // `get` rather than indexing: the positions are char boundaries by construction, and a checked slice
+        // would keep a panic location in the wasm for a case that reads as an inconsistent batch anyway.
+        let Some(payload) = self
+            .text
+            .get(self.pos..)
+            .and_then(|rest| rest.get(..utf8_len(rest, units as usize)?))
+        else {
             return Some(Err(inconsistent()));
         };
-        let payload = &rest[..len];
-        self.pos += len;
+        self.pos += payload.len();
         Some(match kind {
             k if k == PayloadKind::BlockDelta as u32 => Ok(StreamEvent::BlockDelta {
                 index,
@@ -128,7 +132,7 @@ fn utf8_len(text: &str, units: usize) -> Option<usize> {
             i += 1;
             u += 1;
         } else {
-            let c = text[i..].chars().next()?;
+            let c = text.get(i..)?.chars().next()?;
             i += c.len_utf8();
             u += c.len_utf16();
         }
@@ -156,13 +160,15 @@ fn fast_delta(line: &str) -> Option<StreamEvent> {
     if !starts_with(line.as_bytes(), DELTA_PREFIX.as_bytes()) {
         return None;
     }
-    let rest = &line[DELTA_PREFIX.len()..];
+    // `get` rather than indexing (here and below): each range is checked already, and a checked slice would
+    // keep a panic location in the wasm.
+    let rest = line.get(DELTA_PREFIX.len()..)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 9 || (digits > 1 && rest.as_bytes()[0] == b'0') {
+    if digits == 0 || digits > 9 || (digits > 1 && rest.starts_with('0')) {
         return None;
     }
-    let index: u32 = rest[..digits].parse().ok()?;
-    let tail = &rest[digits..];
+    let index: u32 = rest.get(..digits)?.parse().ok()?;
+    let tail = rest.get(digits..)?;
     let bytes = tail.as_bytes();
     let n = bytes.len();
     if n < DELTA_KEY.len() + 2
@@ -172,7 +178,7 @@ fn fast_delta(line: &str) -> Option<StreamEvent> {
     {
         return None;
     }
-    let text = &tail[DELTA_KEY.len()..tail.len() - 2];
+    let text = tail.get(DELTA_KEY.len()..n - 2)?;
     // A backslash or quote means escapes (or another shape), a control character invalid JSON: serde decides.
     if text.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
         return None;

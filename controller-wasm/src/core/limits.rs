@@ -161,7 +161,8 @@ fn safe_positive_integer(raw: &Value) -> Option<u64> {
 /// rounds to 4 as a float, here it has a fraction), which JavaScript's JSON.stringify never writes.
 fn integral_text(text: &str) -> Option<u64> {
     let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().ok()?),
+        // `get`: `i` is the boundary of an ASCII character, and a checked slice would keep a panic location.
+        Some(i) => (text.get(..i)?, text.get(i + 1..)?.parse::<i32>().ok()?),
         None => (text, 0),
     };
     if mantissa.starts_with('-') {
