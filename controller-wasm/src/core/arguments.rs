@@ -166,50 +166,19 @@ impl Schema {
         if let Some(target) = rules.reference {
             self.check_node(target, value, path, found);
         }
-        for &node in &rules.all_of {
-            self.check_node(node, value, path, found);
+        if rules.any_of.is_empty() {
+            return;
         }
-        for (nodes, keyword) in [(&rules.any_of, "anyOf"), (&rules.one_of, "oneOf")] {
-            if nodes.is_empty() {
-                continue;
-            }
-            let any = keyword == "anyOf";
-            let mut matching = 0;
-            let mut failed = Vec::new();
-            for &node in nodes {
-                let mut branch = Found::default();
-                self.check_node(node, value, path, &mut branch);
-                if branch.total == 0 {
-                    matching += 1;
-                    if any {
-                        break;
-                    }
-                } else {
-                    failed.push(branch);
-                }
-            }
-            match matching {
-                0 => report_alternatives(nodes.len(), keyword, failed, value, path, found),
-                1 => {}
-                _ if any => {}
-                _ => found.add(
-                    path,
-                    Expect::Text("a value matching exactly one alternative of oneOf"),
-                    Got::Matches(value, matching),
-                ),
-            }
-        }
-        if let Some(node) = rules.not {
+        let mut failed = Vec::new();
+        for &node in &rules.any_of {
             let mut branch = Found::default();
             self.check_node(node, value, path, &mut branch);
             if branch.total == 0 {
-                found.add(
-                    path,
-                    Expect::Text("a value that does not match the schema under not"),
-                    Got::Value(value),
-                );
+                return;
             }
+            failed.push(branch);
         }
+        report_alternatives(failed, value, path, found);
     }
 
     fn check_object(
@@ -227,21 +196,9 @@ impl Schema {
         }
         for (key, value) in object {
             let child = Path::Key(path, key);
-            let mut matched = false;
             if let Some((_, node)) = rules.properties.iter().find(|(name, _)| name == key) {
-                matched = true;
                 self.check_value(*node, value, &child, found);
-            }
-            for (pattern, node) in &rules.pattern_properties {
-                if pattern.regex.is_match(key) {
-                    matched = true;
-                    self.check_value(*node, value, &child, found);
-                }
-            }
-            if matched {
-                continue;
-            }
-            if let Some(node) = rules.additional_properties {
+            } else if let Some(node) = rules.additional_properties {
                 if matches!(self.nodes[node], Node::Bool(false)) {
                     found.add(
                         &child,
@@ -253,30 +210,16 @@ impl Schema {
                 }
             }
         }
-        let n = object.len() as u64;
-        count_bounds(rules, 4, n, path, found, Got::Properties(n));
     }
 
     fn check_array(&self, rules: &Rules, items: &[Value], path: &Path<'_>, found: &mut Found) {
-        for (i, item) in items.iter().enumerate() {
-            let node = rules.prefix_items.get(i).copied().or(rules.items);
-            if let Some(node) = node {
+        if let Some(node) = rules.items {
+            for (i, item) in items.iter().enumerate().skip(rules.items_from) {
                 self.check_value(node, item, &Path::Index(path, i), found);
             }
         }
         let n = items.len() as u64;
         count_bounds(rules, 2, n, path, found, Got::Items(n));
-        if rules.unique_items {
-            for (i, a) in items.iter().enumerate() {
-                if let Some(j) = items[..i].iter().position(|b| json_equal(a, b)) {
-                    found.add(
-                        &Path::Index(path, i),
-                        Expect::Unique(j),
-                        Got::Value(ValueRef::Other(a)),
-                    );
-                }
-            }
-        }
     }
 }
 
@@ -343,7 +286,7 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
 }
 
 /// The units of the count pairs of [`Rules::counts`].
-const UNITS: [&str; 3] = ["characters", "items", "properties"];
+const UNITS: [&str; 2] = ["characters", "items"];
 
 /// Checks `n` against the count pair at `at` of [`Rules::counts`].
 fn count_bounds(
@@ -364,18 +307,17 @@ fn count_bounds(
     }
 }
 
-/// Reports a value that matches none of `count` alternatives. When each alternative only wants another type
+/// Reports a value that matches none of the alternatives of `anyOf`. When each alternative only wants another type
 /// here (the optional-value shape `anyOf: [{type: string}, {type: null}]`), one line names them all; otherwise a
 /// line says so and the alternative with the fewest violations lists what it needs.
 fn report_alternatives(
-    count: usize,
-    keyword: &'static str,
     failed: Vec<Found>,
     value: ValueRef<'_>,
     path: &Path<'_>,
     found: &mut Found,
 ) {
     let here = path.pointer();
+    let count = failed.len();
     let mut types = 0;
     let mut closest: Option<Found> = None;
     for f in failed {
@@ -395,7 +337,7 @@ fn report_alternatives(
     }
     found.add(
         path,
-        Expect::Alternatives(count, keyword),
+        Expect::Alternatives(count),
         Got::Value(value),
     );
     for violation in closest.map(|c| c.listed).unwrap_or_default() {

@@ -158,10 +158,17 @@ fn date_time(t: &[u8]) -> bool {
 // strings, found no difference: docs/adr/008). The pieces are macros so the patterns are literals built at
 // compile time.
 
+/// A hexadecimal digit.
+macro_rules! hex {
+    () => {
+        "[0-9A-Fa-f]"
+    };
+}
+
 /// One to four hexadecimal digits: an IPv6 group.
 macro_rules! h16 {
     () => {
-        "[0-9A-Fa-f]{1,4}"
+        concat!(hex!(), "{1,4}")
     };
 }
 
@@ -175,118 +182,41 @@ macro_rules! ipv4 {
     };
 }
 
-/// RFC 4291 text form: eight groups, or fewer around one `::` (which stands for at least one group), the last
-/// two groups optionally written as a dotted quad. One alternative per number of groups before the `::`.
+/// RFC 4291 text form: eight groups (the last two optionally written as a dotted quad), or groups around one `::`
+/// (which stands for at least one group), at most seven of them, a dotted quad counting two. The count is asserted
+/// by two lookaheads over the whole address rather than by one alternative per number of groups before the `::`:
+/// no eight runs of hexadecimal digits, and no six runs ended by `:` before a dotted quad (each run ended by `:` is
+/// a whole group, so the lookaheads count groups; the address is always followed by its end or `]`).
 macro_rules! ipv6 {
     () => {
         concat!(
-            "(?:",
-            concat!("(?:", h16!(), ":){7}", h16!()),
+            "(?:(?:",
+            h16!(),
+            ":){6}(?:",
+            h16!(),
+            ":",
+            h16!(),
             "|",
-            concat!("(?:", h16!(), ":){6}", ipv4!()),
-            "|",
-            concat!("", "::", "(?:", h16!(), "(?::", h16!(), "){0,6})?"),
-            "|",
-            concat!("", "::", "(?:", h16!(), ":){0,5}", ipv4!()),
-            "|",
-            concat!(h16!(), "::", "(?:", h16!(), "(?::", h16!(), "){0,5})?"),
-            "|",
-            concat!(h16!(), "::", "(?:", h16!(), ":){0,4}", ipv4!()),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){1}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                "(?::",
-                h16!(),
-                "){0,4})?"
-            ),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){1}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                ":){0,3}",
-                ipv4!()
-            ),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){2}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                "(?::",
-                h16!(),
-                "){0,3})?"
-            ),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){2}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                ":){0,2}",
-                ipv4!()
-            ),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){3}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                "(?::",
-                h16!(),
-                "){0,2})?"
-            ),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){3}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                ":){0,1}",
-                ipv4!()
-            ),
-            "|",
-            concat!(
-                "(?:",
-                h16!(),
-                ":){4}",
-                h16!(),
-                "::",
-                "(?:",
-                h16!(),
-                "(?::",
-                h16!(),
-                "){0,1})?"
-            ),
-            "|",
-            concat!("(?:", h16!(), ":){4}", h16!(), "::", ipv4!()),
-            "|",
-            concat!("(?:", h16!(), ":){5}", h16!(), "::", "(?:", h16!(), ")?"),
-            "|",
-            concat!("(?:", h16!(), ":){6}", h16!(), "::", ""),
-            ")"
+            ipv4!(),
+            ")|(?!:*(?:",
+            hex!(),
+            "+:+){7}",
+            hex!(),
+            ")(?!:*(?:",
+            hex!(),
+            "+:+){6}[0-9A-Fa-f:]*\\.)(?:",
+            h16!(),
+            "(?::",
+            h16!(),
+            ")*)?::(?:",
+            h16!(),
+            "(?::",
+            h16!(),
+            ")*|(?:",
+            h16!(),
+            ":)*",
+            ipv4!(),
+            ")?)"
         )
     };
 }
@@ -312,7 +242,7 @@ const PATTERNS: [&str; 6] = [
     // literal.
     concat!(
         "^(?=[\\s\\S]{1,64}@[^@]*$)",
-        "(?:[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~]+(?:\\.[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~]+)*|\"[ !#-\\[\\]-~]*\")",
+        "(?:[\\w!#-'*+\\-/=?^`{-~]+(?:\\.[\\w!#-'*+\\-/=?^`{-~]+)*|\"[ !#-\\[\\]-~]*\")",
         "@(?:\\[(?:IPv6:",
         ipv6!(),
         "|",

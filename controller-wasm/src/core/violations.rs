@@ -42,11 +42,10 @@ pub(super) enum Expect<'a> {
     MultipleOf(&'a Decimal),
     /// `at least ` / `at most `, the count, its unit.
     Count(&'static str, u64, &'static str),
-    Unique(usize),
     Pattern(&'a str),
     Format(Format),
-    /// How many alternatives, and the keyword (`anyOf` / `oneOf`).
-    Alternatives(usize, &'static str),
+    /// How many alternatives `anyOf` has.
+    Alternatives(usize),
 }
 
 /// What the arguments hold where a violation is (rendered like [`Expect`]).
@@ -55,10 +54,6 @@ pub(super) enum Got<'a> {
     Text(&'static str),
     /// A string and its length in characters.
     Characters(&'a Value, u64),
-    /// An object's property count.
-    Properties(u64),
-    /// A value and how many `oneOf` alternatives it matches.
-    Matches(ValueRef<'a>, usize),
     /// An array's item count.
     Items(u64),
     /// A number.
@@ -145,11 +140,6 @@ impl Expect<'_> {
                 o.push(' ');
                 o.push_str(unit);
             }
-            Expect::Unique(j) => {
-                o.push_str("unique items (this one repeats item ");
-                push_number(o, j as u64);
-                o.push(')');
-            }
             Expect::Pattern(text) => {
                 o.push_str("a string matching the pattern ");
                 push_quoted(o, text);
@@ -158,12 +148,10 @@ impl Expect<'_> {
                 o.push_str("a string in the format ");
                 o.push_str(format.name());
             }
-            Expect::Alternatives(count, keyword) => {
+            Expect::Alternatives(count) => {
                 o.push_str("a value matching one of the ");
                 push_number(o, count as u64);
-                o.push_str(" alternatives of ");
-                o.push_str(keyword);
-                o.push_str("; the closest one needs what follows");
+                o.push_str(" alternatives of anyOf; the closest one needs what follows");
             }
         }
         out
@@ -183,17 +171,6 @@ impl Got<'_> {
                 push_number(o, n);
                 o.push_str(" characters)");
             }
-            Got::Properties(n) => {
-                o.push_str("object with ");
-                push_number(o, n);
-                o.push_str(" properties");
-            }
-            Got::Matches(value, n) => {
-                push_describe(o, value);
-                o.push_str(" (matches ");
-                push_number(o, n as u64);
-                o.push_str(" of them)");
-            }
             Got::Items(n) => push_items(o, n),
             Got::Number(n) => {
                 o.push_str("number ");
@@ -211,8 +188,6 @@ impl<'a> Got<'a> {
             Got::Value(v) => Got::Value(v),
             Got::Text(t) => Got::Text(t),
             Got::Characters(v, n) => Got::Characters(v, n),
-            Got::Properties(n) => Got::Properties(n),
-            Got::Matches(v, n) => Got::Matches(v, n),
             Got::Items(n) => Got::Items(n),
             Got::Number(n) => Got::Number(n),
         }
