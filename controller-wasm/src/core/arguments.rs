@@ -134,9 +134,7 @@ impl Schema {
         }
         match value {
             ValueRef::Object(object) => self.check_object(rules, object, path, found),
-            ValueRef::Other(Value::Number(n))
-                if !rules.bounds.is_empty() || rules.multiple_of.is_some() =>
-            {
+            ValueRef::Other(Value::Number(n)) if !rules.bounds.is_empty() => {
                 check_number(rules, n, path, found)
             }
             ValueRef::Other(v @ Value::String(s)) => check_string(rules, s, v, path, found),
@@ -226,32 +224,30 @@ impl Schema {
 fn check_number(rules: &Rules, number: &Number, path: &Path<'_>, found: &mut Found) {
     let small = number.as_i64();
     let mut exact: Option<Decimal> = None;
-    // Minimums first, then maximums, each in schema order.
-    for maximum in [false, true] {
-        for bound in rules.bounds.iter().filter(|b| b.maximum == maximum) {
-            let order = match (small, bound.small) {
-                (Some(x), Some(b)) => x.cmp(&b),
-                _ => Ord::cmp(
-                    &*exact.get_or_insert_with(|| Decimal::of(number)),
-                    &bound.value,
-                ),
-            };
-            let inside = if maximum {
-                Ordering::Less
+    // Minimums first, then maximums, then `multipleOf`, each in schema order.
+    for group in 0..3 {
+        for bound in rules.bounds.iter().filter(|b| b.kind / 2 == group) {
+            let broken = if bound.kind == 4 {
+                let n = exact.get_or_insert_with(|| Decimal::of(number));
+                n.is_multiple_of(&bound.value) == Some(false)
             } else {
-                Ordering::Greater
+                let order = match (small, bound.small) {
+                    (Some(x), Some(b)) => x.cmp(&b),
+                    _ => Ord::cmp(
+                        &*exact.get_or_insert_with(|| Decimal::of(number)),
+                        &bound.value,
+                    ),
+                };
+                let inside = if bound.kind >= 2 {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                };
+                order != inside && (order != Ordering::Equal || bound.kind % 2 == 1)
             };
-            if order != inside && (order != Ordering::Equal || bound.exclusive) {
-                let op =
-                    [">=", ">", "<=", "<"][usize::from(maximum) * 2 + usize::from(bound.exclusive)];
-                found.add(path, Expect::Bound(op, &bound.value), Got::Number(number));
+            if broken {
+                found.add(path, Expect::Bound(bound), Got::Number(number));
             }
-        }
-    }
-    if let Some(divisor) = &rules.multiple_of {
-        let n = exact.get_or_insert_with(|| Decimal::of(number));
-        if n.is_multiple_of(divisor) == Some(false) {
-            found.add(path, Expect::MultipleOf(divisor), Got::Number(number));
         }
     }
 }

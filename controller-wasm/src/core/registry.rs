@@ -78,7 +78,7 @@ impl ToolSpec {
             AgentError::new(
                 ErrorCode::InvalidTool,
                 format!(
-                    "tool {:?}: inputSchema cannot be used to check arguments: {} at {:?}: {} (register the tool with validateInput: false to skip the check)",
+                    "tool {:?}: inputSchema cannot be used to check arguments: {} at {:?}: {} (validateInput: false skips the check)",
                     self.name, e.keyword, e.pointer, e.problem
                 ),
             )

@@ -24,7 +24,7 @@
 use std::borrow::Cow;
 
 use patchbridge_protocol::number::Decimal;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::formats::Format;
 use super::host::RegexEngine;
@@ -57,15 +57,16 @@ pub const TYPE_NAMES: [(u8, &str); 7] = [
     (NULL, "null"),
 ];
 
-/// A numeric bound: its value, which side it bounds, and whether the value itself is excluded.
+/// A numeric rule: `minimum`, `exclusiveMinimum`, `maximum`, `exclusiveMaximum` or `multipleOf`.
 #[derive(Debug, Clone)]
 pub struct Bound {
-    /// The bound.
+    /// The bound or divisor.
     pub value: Decimal,
-    /// `maximum` / `exclusiveMaximum` (otherwise a minimum).
-    pub maximum: bool,
-    /// `exclusiveMinimum` / `exclusiveMaximum`.
-    pub exclusive: bool,
+    /// It as the schema writes it, for the violation text.
+    pub text: Number,
+    /// Which rule: 0 `minimum` (`>=`), 1 `exclusiveMinimum` (`>`), 2 `maximum` (`<=`), 3 `exclusiveMaximum`
+    /// (`<`), 4 `multipleOf`.
+    pub kind: u8,
     /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
     /// without building a [`Decimal`].
     pub small: Option<i64>,
@@ -97,10 +98,8 @@ pub struct Rules {
     pub any_of: Vec<usize>,
     /// `$ref`, resolved.
     pub reference: Option<usize>,
-    /// `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum`, in schema order.
+    /// `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum` / `multipleOf`, in schema order.
     pub bounds: Vec<Bound>,
-    /// `multipleOf`.
-    pub multiple_of: Option<Decimal>,
     /// `minLength`, `maxLength` (characters), `minItems`, `maxItems`; absent ones are 0 and [`UNBOUNDED`],
     /// which nothing breaks.
     pub counts: [u64; 4],
@@ -186,25 +185,25 @@ const KEYWORDS: [&str; 24] = [
     "maxLength",
     "minItems",
     "maxItems",
-    // 4..8: bounds, the index minus 4 being `maximum × 2 + exclusive`.
+    // 4..9: numeric rules, the index minus 4 being `Bound::kind`.
     "minimum",
     "exclusiveMinimum",
     "maximum",
     "exclusiveMaximum",
-    // 8..10: objects of named schemas.
+    "multipleOf",
+    // 9..11: objects of named schemas.
     "properties",
     "$defs",
-    // 10..12: one schema.
+    // 11..13: one schema.
     "additionalProperties",
     "items",
-    // 12..: one each.
+    // 13..: one each.
     "anyOf",
     "type",
     "required",
     "enum",
     "const",
     "$ref",
-    "multipleOf",
     "pattern",
     "format",
     "$id",
@@ -244,7 +243,6 @@ impl<'a> Compiler<'a> {
                     any_of: Vec::new(),
                     reference: None,
                     bounds: Vec::new(),
-                    multiple_of: None,
                     counts: [0, UNBOUNDED, 0, UNBOUNDED],
                     pattern: None,
                     format: None,
@@ -328,46 +326,48 @@ impl<'a> Compiler<'a> {
                 // Draft 4's boolean `exclusiveMinimum` / `exclusiveMaximum` are ignored like any keyword outside
                 // the checked set.
                 5 | 7 if value.is_boolean() => {}
-                4..=7 => rules.bounds.push(Bound {
-                    value: number(value, keyword, pointer)?,
-                    maximum: k >= 6,
-                    exclusive: k % 2 == 1,
-                    small: value.as_i64(),
-                }),
-                8 => rules.properties = self.named(value, pointer, keyword)?,
-                9 => {
-                    self.named(value, pointer, keyword)?;
-                }
-                // The array form of `items` (older drafts' tuples) is ignored.
-                11 if value.is_array() => {}
-                10 | 11 => {
-                    let node = Some(self.node(value, pointer_push(pointer, keyword), keyword)?);
-                    if k == 10 {
-                        rules.additional_properties = node;
-                    } else {
-                        rules.items = node;
-                    }
-                }
-                12 => rules.any_of = self.list(value, pointer, keyword)?,
-                13 => rules.types = type_bits(value, pointer)?,
-                14 => rules.required = names(value, pointer)?,
-                15 => match value {
-                    Value::Array(values) => rules.enumeration = Some(values.clone()),
-                    _ => return Err(error(keyword, pointer, "must be an array")),
-                },
-                16 => rules.constant = Some(value.clone()),
-                17 => rules.reference = Some(self.reference(value, pointer)?),
-                18 => {
-                    let divisor = number(value, keyword, pointer)?;
-                    if divisor.negative || divisor.is_zero() || divisor.digits.len() > 9 {
+                4..=8 => {
+                    let Value::Number(text) = value else {
+                        return Err(error(keyword, pointer, "must be a number"));
+                    };
+                    let n = Decimal::of(text);
+                    if k == 8 && (n.negative || n.is_zero() || n.digits.len() > 9) {
                         return Err(error(
                             keyword,
                             pointer,
                             "must be a number above 0 with at most 9 significant digits",
                         ));
                     }
-                    rules.multiple_of = Some(divisor);
+                    rules.bounds.push(Bound {
+                        value: n,
+                        text: text.clone(),
+                        kind: k as u8 - 4,
+                        small: text.as_i64(),
+                    });
                 }
+                9 => rules.properties = self.named(value, pointer, keyword)?,
+                10 => {
+                    self.named(value, pointer, keyword)?;
+                }
+                // The array form of `items` (older drafts' tuples) is ignored.
+                12 if value.is_array() => {}
+                11 | 12 => {
+                    let node = Some(self.node(value, pointer_push(pointer, keyword), keyword)?);
+                    if k == 11 {
+                        rules.additional_properties = node;
+                    } else {
+                        rules.items = node;
+                    }
+                }
+                13 => rules.any_of = self.list(value, pointer, keyword)?,
+                14 => rules.types = type_bits(value, pointer)?,
+                15 => rules.required = names(value, pointer)?,
+                16 => match value {
+                    Value::Array(values) => rules.enumeration = Some(values.clone()),
+                    _ => return Err(error(keyword, pointer, "must be an array")),
+                },
+                17 => rules.constant = Some(value.clone()),
+                18 => rules.reference = Some(self.reference(value, pointer)?),
                 19 | 20 => {
                     let Value::String(text) = value else {
                         return Err(error(keyword, pointer, "must be a string"));
@@ -386,7 +386,7 @@ impl<'a> Compiler<'a> {
                     return Err(error(
                         keyword,
                         pointer,
-                        "a nested $id (a second schema resource) is not supported; move the definition under $defs",
+                        "a nested $id (a second schema resource) is not supported: use $defs",
                     ))
                 }
                 // Which properties `additionalProperties` covers would take the ignored patterns: it is not
@@ -423,22 +423,19 @@ impl<'a> Compiler<'a> {
         let Value::String(text) = target else {
             return Err(error("$ref", pointer, "must be a string"));
         };
-        let Some(fragment) = text.as_bytes().strip_prefix(b"#") else {
+        // A fragment (`#`, then a JSON Pointer) with well-formed `%XX` escapes, or nothing this reader can follow.
+        let Some(fragment) = text
+            .as_bytes()
+            .strip_prefix(b"#")
+            .and_then(percent_decode)
+            .filter(|f| f.first().is_none_or(|b| *b == b'/'))
+        else {
             return Err(error(
                 "$ref",
                 pointer,
-                "points outside the schema; only local references (#/$defs/…) are supported",
+                "must be # or a JSON Pointer into this schema (#/$defs/…): remote URIs, anchors and malformed %-escapes are not supported",
             ));
         };
-        let fragment = percent_decode(fragment)
-            .ok_or_else(|| error("$ref", pointer, "is not a valid URI fragment"))?;
-        if fragment.first().is_some_and(|b| *b != b'/') {
-            return Err(error(
-                "$ref",
-                pointer,
-                "names an anchor; only JSON Pointer references (#/$defs/…) are supported",
-            ));
-        }
         let mut value = self.root;
         let mut resolved = String::new();
         for token in fragment.split(|b| *b == b'/').skip(1) {
@@ -493,7 +490,7 @@ impl<'a> Compiler<'a> {
                         return Err(error(
                             "$ref",
                             pointer,
-                            "the schema refers back to itself without descending into a property or item (a cycle without a base case)",
+                            "refers back to itself without descending into a property or item (a cycle without a base case)",
                         ));
                     }
                     0 => self.visit(next, state)?,
@@ -548,11 +545,4 @@ fn names(value: &Value, pointer: &str) -> Result<Vec<String>, SchemaError> {
         pointer,
         "must be an array of property names",
     ))
-}
-
-fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, SchemaError> {
-    value
-        .as_number()
-        .map(Decimal::of)
-        .ok_or_else(|| error(key, pointer, "must be a number"))
 }

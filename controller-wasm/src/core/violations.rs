@@ -1,13 +1,12 @@
 //! The text of argument violations (pure): what the schema asks for and what came, written only for the
 //! violations that are listed, and the error result that carries them (its format is in [`super::arguments`]).
 
-use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Number, Value};
 
 use super::formats::Format;
 use super::json::to_text;
 use super::pointer::decimal;
-use super::schema::{Rules, TYPE_NAMES};
+use super::schema::{Bound, Rules, TYPE_NAMES};
 use super::tool_result::INVALID_ARGUMENTS_PREFIX;
 
 /// One way the arguments differ from the schema.
@@ -37,9 +36,8 @@ pub(super) enum Expect<'a> {
     NoProperty(&'a Rules, &'a str),
     Enum(&'a [Value]),
     Const(&'a Value),
-    /// A bound's operator (`>=`, `>`, `<=`, `<`) and value.
-    Bound(&'static str, &'a Decimal),
-    MultipleOf(&'a Decimal),
+    /// A numeric rule (a bound or `multipleOf`).
+    Bound(&'a Bound),
     /// `at least ` / `at most `, the count, its unit.
     Count(&'static str, u64, &'static str),
     Pattern(&'a str),
@@ -124,15 +122,17 @@ impl Expect<'_> {
                 o.push_str("exactly ");
                 push_cut(o, &to_text(value), 200);
             }
-            Expect::Bound(op, value) => {
-                o.push_str("a number ");
-                o.push_str(op);
-                o.push(' ');
-                push_decimal(o, value);
-            }
-            Expect::MultipleOf(divisor) => {
-                o.push_str("a multiple of ");
-                push_decimal(o, divisor);
+            Expect::Bound(bound) => {
+                o.push_str(
+                    [
+                        "a number >= ",
+                        "a number > ",
+                        "a number <= ",
+                        "a number < ",
+                        "a multiple of ",
+                    ][usize::from(bound.kind)],
+                );
+                o.push_str(bound.text.as_str());
             }
             Expect::Count(word, n, unit) => {
                 o.push_str(word);
@@ -252,49 +252,6 @@ fn prefix(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
         Some((at, _)) => &text[..at],
         None => text,
-    }
-}
-
-/// Appends a bound's value as JavaScript would print it (`0.01`, `1e+21` is `0.1e22` here: exact digits).
-fn push_decimal(out: &mut String, n: &Decimal) {
-    if n.is_zero() {
-        return out.push('0');
-    }
-    if n.negative {
-        out.push('-');
-    }
-    let e = n.exponent;
-    let len = n.digits.len() as i64;
-    let digits = |out: &mut String, from: usize, to: usize| {
-        for d in &n.digits[from..to] {
-            out.push(char::from(b'0' + d));
-        }
-    };
-    let zeros = |out: &mut String, count: i64| {
-        for _ in 0..count {
-            out.push('0');
-        }
-    };
-    let all = n.digits.len();
-    if (0..=21).contains(&e) && len <= e {
-        digits(out, 0, all);
-        zeros(out, e - len);
-    } else if e > 0 && e < len {
-        digits(out, 0, e as usize);
-        out.push('.');
-        digits(out, e as usize, all);
-    } else if (-6..=0).contains(&e) {
-        out.push_str("0.");
-        zeros(out, -e);
-        digits(out, 0, all);
-    } else {
-        out.push_str("0.");
-        digits(out, 0, all);
-        out.push('e');
-        if e < 0 {
-            out.push('-');
-        }
-        push_number(out, e.unsigned_abs());
     }
 }
 
