@@ -109,16 +109,16 @@ impl Schema {
     }
 
     fn check_node(&self, node: usize, value: ValueRef<'_>, path: &Path<'_>, found: &mut Found) {
-        let rules = match &self.nodes[node] {
-            Node::Bool(true) => return,
-            Node::Bool(false) => {
+        let rules = match self.nodes.get(node) {
+            Some(Node::Rules(rules)) => rules,
+            Some(Node::Bool(false)) => {
                 return found.add(
                     path,
                     Expect::Text("no value here (the schema is false)"),
                     Got::Value(value),
                 )
             }
-            Node::Rules(rules) => rules,
+            _ => return,
         };
         let types = rules.types;
         if types != 0 {
@@ -197,7 +197,7 @@ impl Schema {
             if let Some((_, node)) = rules.properties.iter().find(|(name, _)| name == key) {
                 self.check_value(*node, value, &child, found);
             } else if let Some(node) = rules.additional_properties {
-                if matches!(self.nodes[node], Node::Bool(false)) {
+                if matches!(self.nodes.get(node), Some(Node::Bool(false))) {
                     found.add(
                         &child,
                         Expect::NoProperty(rules, key),
@@ -217,7 +217,15 @@ impl Schema {
             }
         }
         let n = items.len() as u64;
-        count_bounds(rules, 2, n, path, found, Got::Items(n));
+        let [_, _, min_items, max_items] = rules.counts;
+        count_bounds(
+            [min_items, max_items],
+            "items",
+            n,
+            path,
+            found,
+            Got::Items(n),
+        );
     }
 }
 
@@ -253,9 +261,11 @@ fn check_number(rules: &Rules, number: &Number, path: &Path<'_>, found: &mut Fou
 }
 
 fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &mut Found) {
-    if rules.counts[..2] != [0, UNBOUNDED] {
+    let [min_length, max_length, _, _] = rules.counts;
+    if [min_length, max_length] != [0, UNBOUNDED] {
         let n = s.chars().count() as u64;
-        count_bounds(rules, 0, n, path, found, Got::Characters(value, n));
+        let got = Got::Characters(value, n);
+        count_bounds([min_length, max_length], "characters", n, path, found, got);
     }
     if let Some(pattern) = &rules.pattern {
         if !pattern.regex.is_match(s) {
@@ -281,20 +291,15 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
     }
 }
 
-/// The units of the count pairs of [`Rules::counts`].
-const UNITS: [&str; 2] = ["characters", "items"];
-
-/// Checks `n` against the count pair at `at` of [`Rules::counts`].
+/// Checks the count `n` against a pair of [`Rules::counts`], in `unit`s.
 fn count_bounds(
-    rules: &Rules,
-    at: usize,
+    [min, max]: [u64; 2],
+    unit: &'static str,
     n: u64,
     path: &Path<'_>,
     found: &mut Found,
     got: Got<'_>,
 ) {
-    let (min, max) = (rules.counts[at], rules.counts[at + 1]);
-    let unit = UNITS[at / 2];
     if n < min {
         found.add(path, Expect::Count("at least ", min, unit), got.again());
     }
@@ -318,7 +323,10 @@ fn report_alternatives(
     let mut closest: Option<Found> = None;
     for f in failed {
         if types != u8::MAX {
-            types = if f.total == 1 && f.wanted_types != 0 && f.listed[0].pointer == here {
+            types = if f.total == 1
+                && f.wanted_types != 0
+                && f.listed.first().is_some_and(|v| v.pointer == here)
+            {
                 types | f.wanted_types
             } else {
                 u8::MAX
@@ -331,11 +339,7 @@ fn report_alternatives(
     if types != u8::MAX {
         return found.add(path, Expect::Types(types), Got::Value(value));
     }
-    found.add(
-        path,
-        Expect::Alternatives(count),
-        Got::Value(value),
-    );
+    found.add(path, Expect::Alternatives(count), Got::Value(value));
     for violation in closest.map(|c| c.listed).unwrap_or_default() {
         found.total += 1;
         if found.listed.len() < MAX_LISTED {

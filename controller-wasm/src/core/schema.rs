@@ -259,7 +259,9 @@ impl<'a> Compiler<'a> {
                 ))
             }
         };
-        self.nodes[index] = node;
+        if let Some(slot) = self.nodes.get_mut(index) {
+            *slot = node;
+        }
         Ok(index)
     }
 
@@ -312,15 +314,17 @@ impl<'a> Compiler<'a> {
     ) -> Result<(), SchemaError> {
         let mut ignore_additional = false;
         for (key, value) in map {
-            let Some(k) = KEYWORDS.iter().position(|w| w == key) else {
+            let Some((k, &keyword)) = KEYWORDS.iter().enumerate().find(|(_, w)| *w == key) else {
                 continue;
             };
-            let keyword = KEYWORDS[k];
             match k {
                 0..=3 => {
-                    rules.counts[k] = match value.as_number().map(Decimal::of) {
+                    let count = match value.as_number().map(Decimal::of) {
                         Some(n) if !n.negative && n.is_integer() => count_value(&n),
                         _ => return Err(error(keyword, pointer, "must be a non-negative integer")),
+                    };
+                    if let Some(slot) = rules.counts.get_mut(k) {
+                        *slot = count;
                     }
                 }
                 // Draft 4's boolean `exclusiveMinimum` / `exclusiveMaximum` are ignored like any keyword outside
@@ -373,7 +377,8 @@ impl<'a> Compiler<'a> {
                         return Err(error(keyword, pointer, "must be a string"));
                     };
                     if k == 19 {
-                        rules.pattern = Some(self.pattern(Cow::Owned(text.clone()), keyword, pointer)?);
+                        rules.pattern =
+                            Some(self.pattern(Cow::Owned(text.clone()), keyword, pointer)?);
                     } else {
                         rules.format = Format::named(text);
                         if let Some(source) = rules.format.and_then(Format::pattern) {
@@ -465,40 +470,38 @@ impl<'a> Compiler<'a> {
         // 0: not visited, 1: on the current path, 2: done.
         let mut state = vec![0u8; self.nodes.len()];
         for start in 0..self.nodes.len() {
-            if state[start] == 0 {
-                self.visit(start, &mut state)?;
-            }
+            self.visit(start, &mut state)?;
         }
         Ok(())
     }
 
+    /// Visits `index` unless it was (`get` everywhere: no index can fail, so no panic path is linked).
     fn visit(&self, index: usize, state: &mut [u8]) -> Result<(), SchemaError> {
-        state[index] = 1;
-        if let Node::Rules(rules) = &self.nodes[index] {
-            let mut same_place: Vec<usize> = Vec::new();
-            same_place.extend(rules.reference);
-            same_place.extend_from_slice(&rules.any_of);
-            for next in same_place {
-                match state[next] {
-                    1 => {
-                        let pointer = self
-                            .at
-                            .iter()
-                            .find(|(_, i)| *i == index)
-                            .map(|(p, _)| p.as_str())
-                            .unwrap_or_default();
-                        return Err(error(
-                            "$ref",
-                            pointer,
-                            "refers back to itself without descending into a property or item (a cycle without a base case)",
-                        ));
-                    }
-                    0 => self.visit(next, state)?,
-                    _ => {}
+        match state.get_mut(index) {
+            Some(s @ 0) => *s = 1,
+            _ => return Ok(()),
+        }
+        if let Some(Node::Rules(rules)) = self.nodes.get(index) {
+            for &next in rules.reference.iter().chain(&rules.any_of) {
+                if state.get(next) == Some(&1) {
+                    let pointer = self
+                        .at
+                        .iter()
+                        .find(|(_, i)| *i == index)
+                        .map(|(p, _)| p.as_str())
+                        .unwrap_or_default();
+                    return Err(error(
+                        "$ref",
+                        pointer,
+                        "refers back to itself without descending into a property or item (a cycle without a base case)",
+                    ));
                 }
+                self.visit(next, state)?;
             }
         }
-        state[index] = 2;
+        if let Some(s) = state.get_mut(index) {
+            *s = 2;
+        }
         Ok(())
     }
 }

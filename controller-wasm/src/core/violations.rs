@@ -123,15 +123,15 @@ impl Expect<'_> {
                 push_cut(o, &to_text(value), 200);
             }
             Expect::Bound(bound) => {
-                o.push_str(
-                    [
-                        "a number >= ",
-                        "a number > ",
-                        "a number <= ",
-                        "a number < ",
-                        "a multiple of ",
-                    ][usize::from(bound.kind)],
-                );
+                let rule = [
+                    "a number >= ",
+                    "a number > ",
+                    "a number <= ",
+                    "a number < ",
+                    "a multiple of ",
+                ]
+                .get(usize::from(bound.kind));
+                o.push_str(rule.copied().unwrap_or_default());
                 o.push_str(bound.text.as_str());
             }
             Expect::Count(word, n, unit) => {
@@ -250,7 +250,7 @@ pub fn describe(value: &Value) -> String {
 /// The first `max` characters of `text`.
 fn prefix(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
-        Some((at, _)) => &text[..at],
+        Some((at, _)) => text.get(..at).unwrap_or(text),
         None => text,
     }
 }
