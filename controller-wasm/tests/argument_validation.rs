@@ -277,7 +277,11 @@ fn a_ref_resolves_any_pointer_into_the_schema_even_inside_an_ignored_keyword() {
         ]
     );
     // A pointer to something that is not a schema refuses the tool, naming `$ref` and where it points.
-    let error = register(json!({ "allOf": [{}], "properties": { "n": { "$ref": "#/allOf" } } }), true).unwrap_err();
+    let error = register(
+        json!({ "allOf": [{}], "properties": { "n": { "$ref": "#/allOf" } } }),
+        true,
+    )
+    .unwrap_err();
     let details = error.details.clone().unwrap();
     assert_eq!(
         (details["keyword"].as_str(), details["pointer"].as_str()),
@@ -294,17 +298,64 @@ fn a_ref_resolves_any_pointer_into_the_schema_even_inside_an_ignored_keyword() {
 /// Each keyword outside the checked set, a schema using it, arguments it would refuse, and a malformed value.
 const IGNORED: &[(&str, &str, &str, &str)] = &[
     ("allOf", r#"{"allOf":[{"type":"string"}]}"#, "1", "5"),
-    ("oneOf", r#"{"oneOf":[{"type":"integer"},{"minimum":0}]}"#, "2", "{}"),
+    (
+        "oneOf",
+        r#"{"oneOf":[{"type":"integer"},{"minimum":0}]}"#,
+        "2",
+        "{}",
+    ),
     ("not", r#"{"not":{"const":"x"}}"#, r#""x""#, "5"),
-    ("patternProperties", r#"{"patternProperties":{"^x-":{"type":"string"}}}"#, r#"{"x-a":1}"#, r#"{"[z-a]":true}"#),
-    ("prefixItems", r#"{"prefixItems":[{"type":"number"}]}"#, r#"["1"]"#, "5"),
-    ("items", r#"{"items":[{"type":"number"}]}"#, r#"["1"]"#, "[5]"),
-    ("additionalItems", r#"{"items":[{}],"additionalItems":false}"#, "[1,2]", "5"),
-    ("uniqueItems", r#"{"uniqueItems":true}"#, "[1,1]", r#""yes""#),
+    (
+        "patternProperties",
+        // `additionalProperties` is not checked beside it: which keys it covers would take the patterns.
+        r#"{"patternProperties":{"^x-":{"type":"string"}},"additionalProperties":false}"#,
+        r#"{"x-a":1}"#,
+        r#"{"[z-a]":true}"#,
+    ),
+    (
+        "prefixItems",
+        // `items` covers only the items after those `prefixItems` lists.
+        r#"{"prefixItems":[{"type":"number"}],"items":false}"#,
+        r#"["1"]"#,
+        "5",
+    ),
+    (
+        "items",
+        r#"{"items":[{"type":"number"}]}"#,
+        r#"["1"]"#,
+        "[5]",
+    ),
+    (
+        "additionalItems",
+        r#"{"items":[{}],"additionalItems":false}"#,
+        "[1,2]",
+        "5",
+    ),
+    (
+        "uniqueItems",
+        r#"{"uniqueItems":true}"#,
+        "[1,1]",
+        r#""yes""#,
+    ),
     ("minProperties", r#"{"minProperties":1}"#, "{}", "-1"),
-    ("maxProperties", r#"{"maxProperties":0}"#, r#"{"a":1}"#, r#""none""#),
-    ("exclusiveMinimum", r#"{"minimum":0,"exclusiveMinimum":true}"#, "0", "true"),
-    ("exclusiveMaximum", r#"{"maximum":0,"exclusiveMaximum":true}"#, "0", "false"),
+    (
+        "maxProperties",
+        r#"{"maxProperties":0}"#,
+        r#"{"a":1}"#,
+        r#""none""#,
+    ),
+    (
+        "exclusiveMinimum",
+        r#"{"minimum":0,"exclusiveMinimum":true}"#,
+        "0",
+        "true",
+    ),
+    (
+        "exclusiveMaximum",
+        r#"{"maximum":0,"exclusiveMaximum":true}"#,
+        "0",
+        "false",
+    ),
 ];
 
 #[test]
@@ -312,13 +363,30 @@ fn ignored_keywords_accept_what_they_would_refuse_and_never_refuse_the_tool() {
     for (keyword, schema, refused_by_it, malformed) in IGNORED {
         let schema: Value = serde_json::from_str(schema).unwrap();
         let value: Value = serde_json::from_str(refused_by_it).unwrap();
-        valid(json!({ "properties": { "v": schema } }), json!({ "v": value }));
+        valid(
+            json!({ "properties": { "v": schema } }),
+            json!({ "v": value }),
+        );
         // Its malformed value registers too (`items` and the draft 4 bounds only in the forms that are ignored).
         let malformed: Value = serde_json::from_str(malformed).unwrap();
         let with_malformed = json!({ "properties": { "v": { *keyword: malformed } } });
         register(with_malformed.clone(), true)
             .unwrap_or_else(|e| panic!("{keyword}: {with_malformed} was refused: {}", e.message));
     }
+    // What the interplay leaves checked: `items` after the prefix, `additionalProperties` without patterns.
+    assert_eq!(
+        lines(
+            json!({ "properties": { "v": { "prefixItems": [{}], "items": { "type": "number" } },
+                    "w": { "patternProperties": { "^x-": {} }, "properties": { "a": { "type": "string" } } } },
+                    "additionalProperties": false }),
+            json!({ "v": ["x", "y"], "w": { "a": 1 }, "u": 0 })
+        ),
+        [
+            r#""/v/1": expected type number; got string "y""#,
+            r#""/w/a": expected type string; got number 1"#,
+            r#""/u": expected no property "u" (additionalProperties is false; allowed: "v", "w"); got number 0"#,
+        ]
+    );
     // Unknown keywords, whatever their value.
     valid(
         json!({ "properties": { "v": { "type": "string", "contentMediaType": "text/html", "propertyNames": false, "if": false, "then": false } },
@@ -327,7 +395,11 @@ fn ignored_keywords_accept_what_they_would_refuse_and_never_refuse_the_tool() {
     );
     // OpenAPI's `nullable` is ignored too, so it does not add `null` (as in JSON Schema; a value that may be null
     // is a type array), and a malformed one registers.
-    register(json!({ "properties": { "v": { "nullable": "yes" } } }), true).unwrap();
+    register(
+        json!({ "properties": { "v": { "nullable": "yes" } } }),
+        true,
+    )
+    .unwrap();
     assert_eq!(
         lines(
             json!({ "properties": { "v": { "type": "string", "nullable": true } } }),
@@ -336,7 +408,6 @@ fn ignored_keywords_accept_what_they_would_refuse_and_never_refuse_the_tool() {
         [r#""/v": expected type string; got null"#]
     );
 }
-
 
 #[test]
 fn the_error_text_lists_at_most_twenty_violations_and_fits_the_result_limit() {

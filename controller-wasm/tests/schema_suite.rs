@@ -82,9 +82,7 @@ fn understood(schema: &Value, parent_is_map_of_schemas: bool) -> bool {
                 return false;
             }
             match key.as_str() {
-                "properties" | "$defs" | "definitions" => {
-                    understood(value, true)
-                }
+                "properties" | "$defs" | "definitions" => understood(value, true),
                 "enum" | "const" | "examples" | "default" | "required" => true,
                 _ => understood(value, false),
             }
