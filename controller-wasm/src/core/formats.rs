@@ -157,8 +157,8 @@ fn date_time(t: &[u8]) -> bool {
 // The formats below are regular languages: each is checked by a pattern generated here and matched by the host's
 // ECMAScript engine (flag `u`), like a schema's `pattern`. Every pattern accepts exactly what the RFC text of the
 // [`Format`] doc says (a differential run against byte-level checks of the same rules, 1.8 million generated
-// strings, found no difference: docs/adr/008). The pieces are macros so the patterns are literals built at
-// compile time.
+// strings, found no difference, and the IPv6 pattern's compact form against the one alternative per position it
+// replaced, 7.8 million: docs/adr/008). The pieces are macros so the patterns are literals built at compile time.
 
 /// A hexadecimal digit.
 macro_rules! hex {
