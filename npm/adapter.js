@@ -697,7 +697,7 @@ export function isThenable(value) {
 }
 
 /**
- * A tool schema's `pattern` (or `patternProperties` name) as the page's RegExp with flag `u`: JSON Schema defines
+ * A tool schema's `pattern` (or a checked `format`'s generated pattern) as the page's RegExp with flag `u`: JSON Schema defines
  * patterns as ECMA-262 regular expressions, which is this engine. Compiled once, when the tool is registered; the
  * Rust side keeps the returned object and matches with `regexTest`. A pattern the engine refuses gives its reason
  * (a string) instead, which refuses the tool.

@@ -1,5 +1,6 @@
-//! Tool-call arguments checked against the tool's `inputSchema`: each supported keyword with valid and invalid
-//! arguments and the exact violation text the model sees; schemas refused at registration; patterns, matched by
+//! Tool-call arguments checked against the tool's `inputSchema`: each checked keyword with valid and invalid
+//! arguments and the exact violation text the model sees; the keywords outside that set ignored, whatever their
+//! value; schemas refused at registration; patterns, matched by
 //! the host's ECMAScript engine (`regress` here, `RegExp` in the page); and the loop: an invalid call is neither
 //! confirmed nor run, gets an `[invalid arguments]` result, the loop goes on, and it counts against
 //! `maxToolCalls`.
@@ -88,39 +89,21 @@ fn required_and_additional_properties_name_the_property() {
 }
 
 #[test]
-fn pattern_properties_cover_their_keys_before_additional_properties() {
-    let schema = json!({ "type": "object", "patternProperties": { "^x-": { "type": "string" } }, "additionalProperties": false });
-    valid(schema.clone(), json!({ "x-trace": "abc" }));
-    assert_eq!(
-        lines(schema, json!({ "x-trace": 1, "other": 1 })),
-        [
-            r#""/x-trace": expected type string; got number 1"#,
-            r#""/other": expected no property "other" (additionalProperties is false; allowed: none); got number 1"#,
-        ]
-    );
-}
-
-#[test]
-fn items_prefix_items_counts_and_uniqueness_apply_to_arrays() {
+fn items_and_item_counts_apply_to_arrays() {
     let schema = json!({ "type": "object", "properties": {
-        "tags": { "type": "array", "items": { "type": "string", "maxLength": 3 }, "minItems": 1, "maxItems": 2, "uniqueItems": true },
-        "pair": { "prefixItems": [{ "type": "number" }, { "type": "string" }], "items": false },
+        "tags": { "type": "array", "items": { "type": "string", "maxLength": 3 }, "minItems": 1, "maxItems": 2 },
+        "none": { "items": false },
     }});
-    valid(
-        schema.clone(),
-        json!({ "tags": ["a", "b"], "pair": [1, "x"] }),
-    );
+    valid(schema.clone(), json!({ "tags": ["a", "b"], "none": [] }));
     assert_eq!(
         lines(
             schema.clone(),
-            json!({ "tags": ["a", "a", "long"], "pair": ["1", "x", true] })
+            json!({ "tags": ["a", "a", "long"], "none": [true] })
         ),
         [
             r#""/tags/2": expected at most 3 characters; got string "long" (4 characters)"#,
             r#""/tags": expected at most 2 items; got array of 3 items"#,
-            r#""/tags/1": expected unique items (this one repeats item 0); got string "a""#,
-            r#""/pair/0": expected type number; got string "1""#,
-            r#""/pair/2": expected no value here (the schema is false); got boolean true"#,
+            r#""/none/0": expected no value here (the schema is false); got boolean true"#,
         ]
     );
     assert_eq!(
@@ -152,11 +135,11 @@ fn enum_and_const_compare_json_values_numbers_by_value() {
 fn numeric_bounds_and_multiple_of_are_exact() {
     let schema = json!({ "type": "object", "properties": {
         "min": { "minimum": 1 }, "xmin": { "exclusiveMinimum": 0 }, "max": { "maximum": 9007199254740992u64 },
-        "xmax": { "exclusiveMaximum": 1.5 }, "step": { "multipleOf": 0.01 }, "old": { "minimum": 0, "exclusiveMinimum": true },
+        "xmax": { "exclusiveMaximum": 1.5 }, "step": { "multipleOf": 0.01 },
     }});
     valid(
         schema.clone(),
-        json!({ "min": 1, "xmin": 0.0001, "max": 9007199254740992u64, "xmax": 1.49, "step": 19.99, "old": 1 }),
+        json!({ "min": 1, "xmin": 0.0001, "max": 9007199254740992u64, "xmax": 1.49, "step": 19.99 }),
     );
     let big: Value = serde_json::from_str(r#"{"max":9007199254740993}"#).unwrap();
     assert_eq!(
@@ -166,14 +149,13 @@ fn numeric_bounds_and_multiple_of_are_exact() {
     assert_eq!(
         lines(
             schema,
-            json!({ "min": 0, "xmin": 0, "xmax": 1.5, "step": 0.005, "old": 0 })
+            json!({ "min": 0, "xmin": 0, "xmax": 1.5, "step": 0.005 })
         ),
         [
             r#""/min": expected a number >= 1; got number 0"#,
             r#""/xmin": expected a number > 0; got number 0"#,
             r#""/xmax": expected a number < 1.5; got number 1.5"#,
             r#""/step": expected a multiple of 0.01; got number 0.005"#,
-            r#""/old": expected a number > 0; got number 0"#,
         ]
     );
 }
@@ -251,21 +233,6 @@ fn any_of_names_all_types_or_lists_the_closest_alternative() {
             r#""/due": expected a string in the format date; got string "tomorrow""#,
         ]
     );
-    let one_of =
-        json!({ "properties": { "v": { "oneOf": [{ "type": "integer" }, { "minimum": 0 }] } } });
-    valid(one_of.clone(), json!({ "v": -1 }));
-    assert_eq!(
-        lines(one_of, json!({ "v": 2 })),
-        [
-            r#""/v": expected a value matching exactly one alternative of oneOf; got number 2 (matches 2 of them)"#
-        ]
-    );
-    let all_not = json!({ "properties": { "v": { "allOf": [{ "type": "string" }, { "not": { "const": "x" } }] } } });
-    valid(all_not.clone(), json!({ "v": "y" }));
-    assert_eq!(
-        lines(all_not, json!({ "v": "x" })),
-        [r#""/v": expected a value that does not match the schema under not; got string "x""#]
-    );
 }
 
 #[test]
@@ -294,15 +261,151 @@ fn local_refs_reach_defs_definitions_and_recursive_trees() {
 }
 
 #[test]
-fn nullable_adds_null_and_ignored_keywords_never_refuse() {
-    valid(
-        json!({ "properties": { "v": { "type": "string", "nullable": true } } }),
-        json!({ "v": null }),
+fn a_ref_resolves_any_pointer_into_the_schema_even_inside_an_ignored_keyword() {
+    // `allOf` is ignored at the root, but the schema it holds is a schema a `$ref` may use.
+    let schema = json!({
+        "allOf": [{ "type": "string", "minLength": 2 }],
+        "properties": { "name": { "$ref": "#/allOf/0" }, "bad": { "$ref": "#/definitions/a~1b" } },
+        "definitions": { "a/b": { "enum": [1] }, "unused": { "type": 5 } },
+    });
+    valid(schema.clone(), json!({ "name": "ab", "bad": 1 }));
+    assert_eq!(
+        lines(schema, json!({ "name": "a", "bad": 2 })),
+        [
+            r#""/name": expected at least 2 characters; got string "a" (1 characters)"#,
+            r#""/bad": expected one of [1]; got number 2"#,
+        ]
     );
+    // A pointer to something that is not a schema refuses the tool, naming `$ref` and where it points.
+    let error = register(
+        json!({ "allOf": [{}], "properties": { "n": { "$ref": "#/allOf" } } }),
+        true,
+    )
+    .unwrap_err();
+    let details = error.details.clone().unwrap();
+    assert_eq!(
+        (details["keyword"].as_str(), details["pointer"].as_str()),
+        (Some("$ref"), Some("/allOf")),
+        "{}",
+        error.message
+    );
+    // An unused definition is not read: `definitions` is not a checked keyword (only `$defs` is read whole).
+    register(json!({ "definitions": { "a": { "type": 5 } } }), true).unwrap();
+    let error = register(json!({ "$defs": { "a": { "type": 5 } } }), true).unwrap_err();
+    assert_eq!(error.details.unwrap()["pointer"], "/$defs/a");
+}
+
+/// Each keyword outside the checked set, a schema using it, arguments it would refuse, and a malformed value.
+const IGNORED: &[(&str, &str, &str, &str)] = &[
+    ("allOf", r#"{"allOf":[{"type":"string"}]}"#, "1", "5"),
+    (
+        "oneOf",
+        r#"{"oneOf":[{"type":"integer"},{"minimum":0}]}"#,
+        "2",
+        "{}",
+    ),
+    ("not", r#"{"not":{"const":"x"}}"#, r#""x""#, "5"),
+    (
+        "patternProperties",
+        // `additionalProperties` is not checked beside it: which keys it covers would take the patterns.
+        r#"{"patternProperties":{"^x-":{"type":"string"}},"additionalProperties":false}"#,
+        r#"{"x-a":1}"#,
+        r#"{"[z-a]":true}"#,
+    ),
+    (
+        "prefixItems",
+        // `items` covers only the items after those `prefixItems` lists.
+        r#"{"prefixItems":[{"type":"number"}],"items":false}"#,
+        r#"["1"]"#,
+        "5",
+    ),
+    (
+        "items",
+        r#"{"items":[{"type":"number"}]}"#,
+        r#"["1"]"#,
+        "[5]",
+    ),
+    (
+        "additionalItems",
+        r#"{"items":[{}],"additionalItems":false}"#,
+        "[1,2]",
+        "5",
+    ),
+    (
+        "uniqueItems",
+        r#"{"uniqueItems":true}"#,
+        "[1,1]",
+        r#""yes""#,
+    ),
+    ("minProperties", r#"{"minProperties":1}"#, "{}", "-1"),
+    (
+        "maxProperties",
+        r#"{"maxProperties":0}"#,
+        r#"{"a":1}"#,
+        r#""none""#,
+    ),
+    (
+        "exclusiveMinimum",
+        r#"{"minimum":0,"exclusiveMinimum":true}"#,
+        "0",
+        "true",
+    ),
+    (
+        "exclusiveMaximum",
+        r#"{"maximum":0,"exclusiveMaximum":true}"#,
+        "0",
+        "false",
+    ),
+];
+
+#[test]
+fn ignored_keywords_accept_what_they_would_refuse_and_never_refuse_the_tool() {
+    for (keyword, schema, refused_by_it, malformed) in IGNORED {
+        let schema: Value = serde_json::from_str(schema).unwrap();
+        let value: Value = serde_json::from_str(refused_by_it).unwrap();
+        valid(
+            json!({ "properties": { "v": schema } }),
+            json!({ "v": value }),
+        );
+        // Its malformed value registers too (`items` and the draft 4 bounds only in the forms that are ignored).
+        let malformed: Value = serde_json::from_str(malformed).unwrap();
+        let with_malformed = json!({ "properties": { "v": { *keyword: malformed } } });
+        register(with_malformed.clone(), true)
+            .unwrap_or_else(|e| panic!("{keyword}: {with_malformed} was refused: {}", e.message));
+    }
+    // What the interplay leaves checked: `items` after the prefix, `additionalProperties` without patterns.
+    assert_eq!(
+        lines(
+            json!({ "properties": { "v": { "prefixItems": [{}], "items": { "type": "number" } },
+                    "w": { "patternProperties": { "^x-": {} }, "properties": { "a": { "type": "string" } } } },
+                    "additionalProperties": false }),
+            json!({ "v": ["x", "y"], "w": { "a": 1 }, "u": 0 })
+        ),
+        [
+            r#""/v/1": expected type number; got string "y""#,
+            r#""/w/a": expected type string; got number 1"#,
+            r#""/u": expected no property "u" (additionalProperties is false; allowed: "v", "w"); got number 0"#,
+        ]
+    );
+    // Unknown keywords, whatever their value.
     valid(
         json!({ "properties": { "v": { "type": "string", "contentMediaType": "text/html", "propertyNames": false, "if": false, "then": false } },
                 "dependentRequired": { "v": ["w"] }, "unevaluatedProperties": false }),
         json!({ "v": "x" }),
+    );
+    // OpenAPI's `nullable` is ignored too, so it does not add `null` (as in JSON Schema; a value that may be null
+    // is a type array), and a malformed one registers.
+    register(
+        json!({ "properties": { "v": { "nullable": "yes" } } }),
+        true,
+    )
+    .unwrap();
+    assert_eq!(
+        lines(
+            json!({ "properties": { "v": { "type": "string", "nullable": true } } }),
+            json!({ "v": null })
+        ),
+        [r#""/v": expected type string; got null"#]
     );
 }
 
@@ -389,18 +492,6 @@ fn patterns_follow_ecmascript_with_the_unicode_flag() {
 }
 
 #[test]
-fn pattern_properties_match_keys_with_the_same_engine() {
-    let schema = json!({ "patternProperties": { "^\\p{L}+$": { "type": "integer" } }, "additionalProperties": false });
-    valid(schema.clone(), json!({ "größe": 1 }));
-    assert_eq!(
-        lines(schema, json!({ "a1": 1 })),
-        [
-            r#""/a1": expected no property "a1" (additionalProperties is false; allowed: none); got number 1"#
-        ]
-    );
-}
-
-#[test]
 fn a_pattern_the_engine_refuses_refuses_the_tool_with_the_engine_reason() {
     for (schema, keyword, pointer) in [
         (
@@ -412,9 +503,9 @@ fn a_pattern_the_engine_refuses_refuses_the_tool_with_the_engine_reason() {
         (json!({ "pattern": "\\-" }), "pattern", ""),
         (json!({ "pattern": "a{" }), "pattern", ""),
         (
-            json!({ "properties": { "m": { "patternProperties": { "[z-a]": true } } } }),
-            "patternProperties",
-            "/properties/m",
+            json!({ "properties": { "m": { "items": { "pattern": "[z-a]" } } } }),
+            "pattern",
+            "/properties/m/items",
         ),
     ] {
         let error = register(schema.clone(), true).unwrap_err();

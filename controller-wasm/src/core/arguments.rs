@@ -109,16 +109,16 @@ impl Schema {
     }
 
     fn check_node(&self, node: usize, value: ValueRef<'_>, path: &Path<'_>, found: &mut Found) {
-        let rules = match &self.nodes[node] {
-            Node::Bool(true) => return,
-            Node::Bool(false) => {
+        let rules = match self.nodes.get(node) {
+            Some(Node::Rules(rules)) => rules,
+            Some(Node::Bool(false)) => {
                 return found.add(
                     path,
                     Expect::Text("no value here (the schema is false)"),
                     Got::Value(value),
                 )
             }
-            Node::Rules(rules) => rules,
+            _ => return,
         };
         let types = rules.types;
         if types != 0 {
@@ -134,9 +134,7 @@ impl Schema {
         }
         match value {
             ValueRef::Object(object) => self.check_object(rules, object, path, found),
-            ValueRef::Other(Value::Number(n))
-                if !rules.bounds.is_empty() || rules.multiple_of.is_some() =>
-            {
+            ValueRef::Other(Value::Number(n)) if !rules.bounds.is_empty() => {
                 check_number(rules, n, path, found)
             }
             ValueRef::Other(v @ Value::String(s)) => check_string(rules, s, v, path, found),
@@ -166,50 +164,19 @@ impl Schema {
         if let Some(target) = rules.reference {
             self.check_node(target, value, path, found);
         }
-        for &node in &rules.all_of {
-            self.check_node(node, value, path, found);
+        if rules.any_of.is_empty() {
+            return;
         }
-        for (nodes, keyword) in [(&rules.any_of, "anyOf"), (&rules.one_of, "oneOf")] {
-            if nodes.is_empty() {
-                continue;
-            }
-            let any = keyword == "anyOf";
-            let mut matching = 0;
-            let mut failed = Vec::new();
-            for &node in nodes {
-                let mut branch = Found::default();
-                self.check_node(node, value, path, &mut branch);
-                if branch.total == 0 {
-                    matching += 1;
-                    if any {
-                        break;
-                    }
-                } else {
-                    failed.push(branch);
-                }
-            }
-            match matching {
-                0 => report_alternatives(nodes.len(), keyword, failed, value, path, found),
-                1 => {}
-                _ if any => {}
-                _ => found.add(
-                    path,
-                    Expect::Text("a value matching exactly one alternative of oneOf"),
-                    Got::Matches(value, matching),
-                ),
-            }
-        }
-        if let Some(node) = rules.not {
+        let mut failed = Vec::new();
+        for &node in &rules.any_of {
             let mut branch = Found::default();
             self.check_node(node, value, path, &mut branch);
             if branch.total == 0 {
-                found.add(
-                    path,
-                    Expect::Text("a value that does not match the schema under not"),
-                    Got::Value(value),
-                );
+                return;
             }
+            failed.push(branch);
         }
+        report_alternatives(failed, value, path, found);
     }
 
     fn check_object(
@@ -227,22 +194,10 @@ impl Schema {
         }
         for (key, value) in object {
             let child = Path::Key(path, key);
-            let mut matched = false;
             if let Some((_, node)) = rules.properties.iter().find(|(name, _)| name == key) {
-                matched = true;
                 self.check_value(*node, value, &child, found);
-            }
-            for (pattern, node) in &rules.pattern_properties {
-                if pattern.regex.is_match(key) {
-                    matched = true;
-                    self.check_value(*node, value, &child, found);
-                }
-            }
-            if matched {
-                continue;
-            }
-            if let Some(node) = rules.additional_properties {
-                if matches!(self.nodes[node], Node::Bool(false)) {
+            } else if let Some(node) = rules.additional_properties {
+                if matches!(self.nodes.get(node), Some(Node::Bool(false))) {
                     found.add(
                         &child,
                         Expect::NoProperty(rules, key),
@@ -253,70 +208,64 @@ impl Schema {
                 }
             }
         }
-        let n = object.len() as u64;
-        count_bounds(rules, 4, n, path, found, Got::Properties(n));
     }
 
     fn check_array(&self, rules: &Rules, items: &[Value], path: &Path<'_>, found: &mut Found) {
-        for (i, item) in items.iter().enumerate() {
-            let node = rules.prefix_items.get(i).copied().or(rules.items);
-            if let Some(node) = node {
+        if let Some(node) = rules.items {
+            for (i, item) in items.iter().enumerate().skip(rules.items_from) {
                 self.check_value(node, item, &Path::Index(path, i), found);
             }
         }
         let n = items.len() as u64;
-        count_bounds(rules, 2, n, path, found, Got::Items(n));
-        if rules.unique_items {
-            for (i, a) in items.iter().enumerate() {
-                if let Some(j) = items[..i].iter().position(|b| json_equal(a, b)) {
-                    found.add(
-                        &Path::Index(path, i),
-                        Expect::Unique(j),
-                        Got::Value(ValueRef::Other(a)),
-                    );
-                }
-            }
-        }
+        let [_, _, min_items, max_items] = rules.counts;
+        count_bounds(
+            [min_items, max_items],
+            "items",
+            n,
+            path,
+            found,
+            Got::Items(n),
+        );
     }
 }
 
 fn check_number(rules: &Rules, number: &Number, path: &Path<'_>, found: &mut Found) {
     let small = number.as_i64();
     let mut exact: Option<Decimal> = None;
-    // Minimums first, then maximums, each in schema order.
-    for maximum in [false, true] {
-        for bound in rules.bounds.iter().filter(|b| b.maximum == maximum) {
-            let order = match (small, bound.small) {
-                (Some(x), Some(b)) => x.cmp(&b),
-                _ => Ord::cmp(
-                    &*exact.get_or_insert_with(|| Decimal::of(number)),
-                    &bound.value,
-                ),
-            };
-            let inside = if maximum {
-                Ordering::Less
+    // Minimums first, then maximums, then `multipleOf`, each in schema order.
+    for group in 0..3 {
+        for bound in rules.bounds.iter().filter(|b| b.kind / 2 == group) {
+            let broken = if bound.kind == 4 {
+                let n = exact.get_or_insert_with(|| Decimal::of(number));
+                n.is_multiple_of(&bound.value) == Some(false)
             } else {
-                Ordering::Greater
+                let order = match (small, bound.small) {
+                    (Some(x), Some(b)) => x.cmp(&b),
+                    _ => Ord::cmp(
+                        &*exact.get_or_insert_with(|| Decimal::of(number)),
+                        &bound.value,
+                    ),
+                };
+                let inside = if bound.kind >= 2 {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                };
+                order != inside && (order != Ordering::Equal || bound.kind % 2 == 1)
             };
-            if order != inside && (order != Ordering::Equal || bound.exclusive) {
-                let op =
-                    [">=", ">", "<=", "<"][usize::from(maximum) * 2 + usize::from(bound.exclusive)];
-                found.add(path, Expect::Bound(op, &bound.value), Got::Number(number));
+            if broken {
+                found.add(path, Expect::Bound(bound), Got::Number(number));
             }
-        }
-    }
-    if let Some(divisor) = &rules.multiple_of {
-        let n = exact.get_or_insert_with(|| Decimal::of(number));
-        if n.is_multiple_of(divisor) == Some(false) {
-            found.add(path, Expect::MultipleOf(divisor), Got::Number(number));
         }
     }
 }
 
 fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &mut Found) {
-    if rules.counts[..2] != [0, UNBOUNDED] {
+    let [min_length, max_length, _, _] = rules.counts;
+    if [min_length, max_length] != [0, UNBOUNDED] {
         let n = s.chars().count() as u64;
-        count_bounds(rules, 0, n, path, found, Got::Characters(value, n));
+        let got = Got::Characters(value, n);
+        count_bounds([min_length, max_length], "characters", n, path, found, got);
     }
     if let Some(pattern) = &rules.pattern {
         if !pattern.regex.is_match(s) {
@@ -342,20 +291,15 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
     }
 }
 
-/// The units of the count pairs of [`Rules::counts`].
-const UNITS: [&str; 3] = ["characters", "items", "properties"];
-
-/// Checks `n` against the count pair at `at` of [`Rules::counts`].
+/// Checks the count `n` against a pair of [`Rules::counts`], in `unit`s.
 fn count_bounds(
-    rules: &Rules,
-    at: usize,
+    [min, max]: [u64; 2],
+    unit: &'static str,
     n: u64,
     path: &Path<'_>,
     found: &mut Found,
     got: Got<'_>,
 ) {
-    let (min, max) = (rules.counts[at], rules.counts[at + 1]);
-    let unit = UNITS[at / 2];
     if n < min {
         found.add(path, Expect::Count("at least ", min, unit), got.again());
     }
@@ -364,23 +308,25 @@ fn count_bounds(
     }
 }
 
-/// Reports a value that matches none of `count` alternatives. When each alternative only wants another type
+/// Reports a value that matches none of the alternatives of `anyOf`. When each alternative only wants another type
 /// here (the optional-value shape `anyOf: [{type: string}, {type: null}]`), one line names them all; otherwise a
 /// line says so and the alternative with the fewest violations lists what it needs.
 fn report_alternatives(
-    count: usize,
-    keyword: &'static str,
     failed: Vec<Found>,
     value: ValueRef<'_>,
     path: &Path<'_>,
     found: &mut Found,
 ) {
     let here = path.pointer();
+    let count = failed.len();
     let mut types = 0;
     let mut closest: Option<Found> = None;
     for f in failed {
         if types != u8::MAX {
-            types = if f.total == 1 && f.wanted_types != 0 && f.listed[0].pointer == here {
+            types = if f.total == 1
+                && f.wanted_types != 0
+                && f.listed.first().is_some_and(|v| v.pointer == here)
+            {
                 types | f.wanted_types
             } else {
                 u8::MAX
@@ -393,11 +339,7 @@ fn report_alternatives(
     if types != u8::MAX {
         return found.add(path, Expect::Types(types), Got::Value(value));
     }
-    found.add(
-        path,
-        Expect::Alternatives(count, keyword),
-        Got::Value(value),
-    );
+    found.add(path, Expect::Alternatives(count), Got::Value(value));
     for violation in closest.map(|c| c.listed).unwrap_or_default() {
         found.total += 1;
         if found.listed.len() < MAX_LISTED {

@@ -1,6 +1,7 @@
 //! JSON Pointers for the schema reader and the violations (pure): building one token by token, reading the
-//! tokens of a `$ref` fragment (percent-decoding, `~0` / `~1`, array indices), and the small digit reader and
-//! writer the validator shares (`from_str_radix` and `to_string` would each bring their own generic code).
+//! tokens of a `$ref` fragment as bytes (percent-decoding, `~0` / `~1`, array indices), and the small digit reader
+//! and writer the validator shares (`from_str_radix`, `to_string` and a UTF-8 check would each bring their own
+//! code).
 
 use patchbridge_protocol::number::Decimal;
 
@@ -20,44 +21,39 @@ pub fn pointer_push(pointer: &str, token: &str) -> String {
 }
 
 /// `n` in decimal (one small writer: `to_string` / `format!` would bring their own call-site code).
-pub fn decimal(mut n: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&digits[at..])
-        .unwrap_or_default()
-        .to_owned()
+pub fn decimal(n: u64) -> String {
+    let mut out = if n >= 10 {
+        decimal(n / 10)
+    } else {
+        String::new()
+    };
+    out.push(char::from(b'0' + (n % 10) as u8));
+    out
 }
 
-/// The value of hexadecimal (`radix` 16) or decimal (10) digit text, as `from_str_radix` reads it (an optional
-/// leading `+`, at least one digit, `None` on overflow), without its generic code.
-fn digits_value(text: &str, radix: u32) -> Option<u32> {
-    let digits = text.strip_prefix('+').unwrap_or(text);
+/// The value of two hexadecimal digits as `u8::from_str_radix(_, 16)` reads them (an optional leading `+`, so `+F`
+/// is one digit), without its generic code.
+fn hex_byte(text: &[u8]) -> Option<u8> {
+    let digits = text.strip_prefix(b"+").unwrap_or(text);
     if digits.is_empty() {
         return None;
     }
-    let mut n: u32 = 0;
-    for c in digits.chars() {
-        n = n.checked_mul(radix)?.checked_add(c.to_digit(radix)?)?;
+    let mut n: u8 = 0;
+    for &c in digits {
+        // Two digits at most: no overflow.
+        n = n * 16 + char::from(c).to_digit(16)? as u8;
     }
     Some(n)
 }
 
 /// An array index token as `usize::from_str` reads it.
-pub fn index_value(token: &str) -> Option<usize> {
-    let digits = token.strip_prefix('+').unwrap_or(token);
+pub fn index_value(token: &[u8]) -> Option<usize> {
+    let digits = token.strip_prefix(b"+").unwrap_or(token);
     if digits.is_empty() {
         return None;
     }
     let mut n: usize = 0;
-    for b in digits.bytes() {
+    for &b in digits {
         if !b.is_ascii_digit() {
             return None;
         }
@@ -66,44 +62,39 @@ pub fn index_value(token: &str) -> Option<usize> {
     Some(n)
 }
 
-/// A JSON Pointer token's text (`~1` → `/`, `~0` → `~`).
-pub fn unescape(token: &str) -> String {
-    let mut out = String::with_capacity(token.len());
-    let mut chars = token.chars();
-    while let Some(c) = chars.next() {
-        if c == '~' {
-            match chars.next() {
-                Some('1') => out.push('/'),
-                Some('0') => out.push('~'),
-                Some(other) => {
-                    out.push('~');
-                    out.push(other);
-                }
-                None => out.push('~'),
+/// A JSON Pointer token's bytes (`~1` → `/`, `~0` → `~`).
+pub fn unescape(token: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(token.len());
+    let mut i = 0;
+    while i < token.len() {
+        let mut b = token[i];
+        if b == b'~' {
+            if let Some(&next @ (b'0' | b'1')) = token.get(i + 1) {
+                b = if next == b'1' { b'/' } else { b'~' };
+                i += 1;
             }
-        } else {
-            out.push(c);
         }
+        out.push(b);
+        i += 1;
     }
     out
 }
 
-/// A `$ref` fragment with its `%XX` escapes decoded; `None` when an escape is malformed or the result is not UTF-8.
-pub fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+/// A `$ref` fragment's bytes with its `%XX` escapes decoded; `None` when an escape is malformed. The bytes are
+/// compared with the schema's keys as they are, so they need no UTF-8 check: bytes that are not UTF-8 match no key.
+pub fn percent_decode(text: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::try_from(digits_value(hex, 16)?).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+    while i < text.len() {
+        let mut b = text[i];
+        if b == b'%' {
+            b = hex_byte(text.get(i + 1..i + 3)?)?;
+            i += 2;
         }
+        out.push(b);
+        i += 1;
     }
-    String::from_utf8(out).ok()
+    Some(out)
 }
 
 /// A non-negative integer count, saturated at `u64::MAX` (no string or array is that long).

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use patchbridge_protocol::ToolDefinition;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
 use super::error::{AgentError, ErrorCode};
 use super::host::{RegexEngine, ToolHandler};
@@ -75,14 +75,19 @@ impl ToolSpec {
             return Ok(None);
         }
         Schema::compile(&self.input_schema, regexes).map(Some).map_err(|e| {
+            // Built by hand: `json!` would serialise each field through a fallible path the refusal never needs.
+            let mut details = Map::new();
+            details.insert("tool".to_owned(), Value::String(self.name.clone()));
+            details.insert("keyword".to_owned(), Value::String(e.keyword.to_owned()));
+            details.insert("pointer".to_owned(), Value::String(e.pointer.clone()));
             AgentError::new(
                 ErrorCode::InvalidTool,
                 format!(
-                    "tool {:?}: inputSchema cannot be used to check arguments: {} at {:?}: {} (register the tool with validateInput: false to skip the check)",
+                    "tool {:?}: inputSchema cannot be used to check arguments: {} at {:?}: {} (validateInput: false skips the check)",
                     self.name, e.keyword, e.pointer, e.problem
                 ),
             )
-            .with_details(json!({ "tool": self.name, "keyword": e.keyword, "pointer": e.pointer }))
+            .with_details(Value::Object(details))
         })
     }
 }

@@ -1,13 +1,15 @@
 //! [`Schema`]: a tool's `inputSchema` compiled once, when the tool is registered, for checking arguments (pure).
 //!
-//! The supported keywords are the JSON Schema (2020-12) that model providers accept for tools: `type` (names,
-//! arrays of names, `nullable: true`), `properties`, `patternProperties`, `additionalProperties`, `required`,
-//! `items` (a schema, or the older array form with `additionalItems`), `prefixItems`, `enum`, `const`, `anyOf`,
-//! `allOf`, `oneOf`, `not`, local `$ref` with `$defs` / `definitions`, `minimum` / `maximum` /
-//! `exclusiveMinimum` / `exclusiveMaximum` (numbers, or the older boolean form), `multipleOf`, `minLength` /
-//! `maxLength`, `minItems` / `maxItems`, `minProperties` / `maxProperties`, `uniqueItems`, `pattern` and
-//! `format` (the formats of `formats`). Every other keyword is ignored: none of them can make a valid call
-//! invalid here, they can only let through what a full validator would refuse.
+//! The checked keywords are the JSON Schema (2020-12) that model providers document for tools: `type` (a name or
+//! an array of names), `properties`, `additionalProperties`, `required`, `items` (one schema), `enum`, `const`,
+//! `anyOf`, local `$ref` with `$defs`, `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum`,
+//! `multipleOf`, `minLength` / `maxLength`, `minItems` / `maxItems`, `pattern` and `format` (the formats of
+//! `formats`). Every other keyword is ignored, whatever its value (`allOf`, `oneOf`, `not`, `patternProperties`,
+//! `prefixItems`, the array form of `items`, `uniqueItems`, `nullable`, draft 4's boolean `exclusiveMinimum` /
+//! `exclusiveMaximum`, …): none of them can make a valid call invalid here, they can only let through what a full
+//! validator would refuse (no checked keyword negates a schema, so ignoring one never refuses more). A `$ref`
+//! resolves any JSON Pointer into the schema, so `#/definitions/…` (older generators) works, and so does a
+//! pointer into an ignored keyword (`#/allOf/0`): what it points to is used as a schema.
 //!
 //! A schema that cannot be used is refused with the keyword and JSON Pointer at fault: a keyword of the wrong
 //! shape, a `$ref` that is not a pointer inside the schema (remote, or an anchor), a pointer to nothing, a nested
@@ -22,7 +24,7 @@
 use std::borrow::Cow;
 
 use patchbridge_protocol::number::Decimal;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::formats::Format;
 use super::host::RegexEngine;
@@ -55,15 +57,16 @@ pub const TYPE_NAMES: [(u8, &str); 7] = [
     (NULL, "null"),
 ];
 
-/// A numeric bound: its value, which side it bounds, and whether the value itself is excluded.
+/// A numeric rule: `minimum`, `exclusiveMinimum`, `maximum`, `exclusiveMaximum` or `multipleOf`.
 #[derive(Debug, Clone)]
 pub struct Bound {
-    /// The bound.
+    /// The bound or divisor.
     pub value: Decimal,
-    /// `maximum` / `exclusiveMaximum` (otherwise a minimum).
-    pub maximum: bool,
-    /// `exclusiveMinimum` / `exclusiveMaximum`, or the older boolean flag beside `minimum` / `maximum`.
-    pub exclusive: bool,
+    /// It as the schema writes it, for the violation text.
+    pub text: Number,
+    /// Which rule: 0 `minimum` (`>=`), 1 `exclusiveMinimum` (`>`), 2 `maximum` (`<=`), 3 `exclusiveMaximum`
+    /// (`<`), 4 `multipleOf`.
+    pub kind: u8,
     /// The bound as an `i64` when it is written as one: most bounds and arguments are small integers, compared
     /// without building a [`Decimal`].
     pub small: Option<i64>,
@@ -79,39 +82,27 @@ pub struct Rules {
     pub types: u8,
     /// `properties`, in schema order.
     pub properties: Vec<(String, usize)>,
-    /// `patternProperties`.
-    pub pattern_properties: Vec<(Pattern, usize)>,
     /// `additionalProperties`.
     pub additional_properties: Option<usize>,
     /// `required`.
     pub required: Vec<String>,
-    /// `prefixItems` (or the array form of `items`).
-    pub prefix_items: Vec<usize>,
-    /// `items` after the prefix (or `additionalItems` with the array form).
+    /// `items`: one schema for the items after those `prefixItems` lists.
     pub items: Option<usize>,
+    /// How many items `prefixItems` lists (not checked: `items` starts after them).
+    pub items_from: usize,
     /// `enum`.
     pub enumeration: Option<Vec<Value>>,
     /// `const`.
     pub constant: Option<Value>,
     /// `anyOf`.
     pub any_of: Vec<usize>,
-    /// `allOf`.
-    pub all_of: Vec<usize>,
-    /// `oneOf`.
-    pub one_of: Vec<usize>,
-    /// `not`.
-    pub not: Option<usize>,
     /// `$ref`, resolved.
     pub reference: Option<usize>,
-    /// `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum`, in schema order.
+    /// `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum` / `multipleOf`, in schema order.
     pub bounds: Vec<Bound>,
-    /// `multipleOf`.
-    pub multiple_of: Option<Decimal>,
-    /// `minLength`, `maxLength` (characters), `minItems`, `maxItems`, `minProperties`, `maxProperties`; absent
-    /// ones are 0 and [`UNBOUNDED`], which nothing breaks.
-    pub counts: [u64; 6],
-    /// `uniqueItems: true`.
-    pub unique_items: bool,
+    /// `minLength`, `maxLength` (characters), `minItems`, `maxItems`; absent ones are 0 and [`UNBOUNDED`],
+    /// which nothing breaks.
+    pub counts: [u64; 4],
     /// `pattern`.
     pub pattern: Option<Pattern>,
     /// `format`, when it is one this runtime checks.
@@ -188,46 +179,37 @@ fn error(
 }
 
 /// The keywords the reader acts on, grouped by shape: the index ranges below pick the arm that reads each.
-const KEYWORDS: [&str; 33] = [
-    // 0..6: counts, the index into `Rules::counts`.
+const KEYWORDS: [&str; 24] = [
+    // 0..4: counts, the index into `Rules::counts`.
     "minLength",
     "maxLength",
     "minItems",
     "maxItems",
-    "minProperties",
-    "maxProperties",
-    // 6..10: bounds, the index minus 6 being `maximum × 2 + exclusive`.
+    // 4..9: numeric rules, the index minus 4 being `Bound::kind`.
     "minimum",
     "exclusiveMinimum",
     "maximum",
     "exclusiveMaximum",
-    // 10..14: arrays of schemas.
-    "anyOf",
-    "allOf",
-    "oneOf",
-    "prefixItems",
-    // 14..17: one schema.
-    "additionalProperties",
-    "additionalItems",
-    "not",
-    // 17..21: objects of named schemas.
+    "multipleOf",
+    // 9..11: objects of named schemas.
     "properties",
-    "patternProperties",
     "$defs",
-    "definitions",
-    // 21..: one each.
+    // 11..13: one schema.
+    "additionalProperties",
     "items",
+    // 13..: one each.
+    "anyOf",
     "type",
-    "nullable",
     "required",
     "enum",
     "const",
     "$ref",
-    "multipleOf",
-    "uniqueItems",
     "pattern",
     "format",
     "$id",
+    // Ignored, but they change which properties and items `additionalProperties` and `items` cover.
+    "patternProperties",
+    "prefixItems",
 ];
 
 impl<'a> Compiler<'a> {
@@ -252,22 +234,16 @@ impl<'a> Compiler<'a> {
                 let mut rules = Box::new(Rules {
                     types: 0,
                     properties: Vec::new(),
-                    pattern_properties: Vec::new(),
                     additional_properties: None,
                     required: Vec::new(),
-                    prefix_items: Vec::new(),
                     items: None,
+                    items_from: 0,
                     enumeration: None,
                     constant: None,
                     any_of: Vec::new(),
-                    all_of: Vec::new(),
-                    one_of: Vec::new(),
-                    not: None,
                     reference: None,
                     bounds: Vec::new(),
-                    multiple_of: None,
-                    counts: [0, UNBOUNDED, 0, UNBOUNDED, 0, UNBOUNDED],
-                    unique_items: false,
+                    counts: [0, UNBOUNDED, 0, UNBOUNDED],
                     pattern: None,
                     format: None,
                     format_regex: None,
@@ -283,11 +259,13 @@ impl<'a> Compiler<'a> {
                 ))
             }
         };
-        self.nodes[index] = node;
+        if let Some(slot) = self.nodes.get_mut(index) {
+            *slot = node;
+        }
         Ok(index)
     }
 
-    /// The schemas of an array keyword (`anyOf`, `prefixItems`, …), each compiled.
+    /// The schemas of `anyOf`, each compiled.
     fn list(
         &mut self,
         value: &'a Value,
@@ -306,7 +284,7 @@ impl<'a> Compiler<'a> {
         Ok(nodes)
     }
 
-    /// The schemas of an object keyword (`properties`, `$defs`, …) with their names, each compiled.
+    /// The schemas of an object keyword (`properties`, `$defs`) with their names, each compiled.
     fn named(
         &mut self,
         value: &'a Value,
@@ -327,112 +305,80 @@ impl<'a> Compiler<'a> {
         Ok(nodes)
     }
 
-    /// One pass over the schema object's keywords; the few that depend on a sibling are settled after it.
+    /// One pass over the schema object's keywords.
     fn rules(
         &mut self,
         rules: &mut Rules,
         map: &'a Map<String, Value>,
         pointer: &str,
     ) -> Result<(), SchemaError> {
-        let mut nullable = false;
-        let mut tuple_items = false;
-        let mut additional_items = None;
-        let mut exclusive = [false, false];
+        let mut ignore_additional = false;
         for (key, value) in map {
-            let Some(k) = KEYWORDS.iter().position(|w| w == key) else {
+            let Some((k, &keyword)) = KEYWORDS.iter().enumerate().find(|(_, w)| *w == key) else {
                 continue;
             };
-            let keyword = KEYWORDS[k];
             match k {
-                0..=5 => {
-                    rules.counts[k] = match value.as_number().map(Decimal::of) {
+                0..=3 => {
+                    let count = match value.as_number().map(Decimal::of) {
                         Some(n) if !n.negative && n.is_integer() => count_value(&n),
                         _ => return Err(error(keyword, pointer, "must be a non-negative integer")),
-                    }
-                }
-                6..=9 => {
-                    let maximum = k >= 8;
-                    let is_exclusive = k % 2 == 1;
-                    if let (true, Value::Bool(b)) = (is_exclusive, value) {
-                        // The older (draft 4) form: a flag on `minimum` / `maximum`.
-                        exclusive[usize::from(maximum)] = *b;
-                        continue;
-                    }
-                    rules.bounds.push(Bound {
-                        value: number(value, keyword, pointer)?,
-                        maximum,
-                        exclusive: is_exclusive,
-                        small: value.as_i64(),
-                    });
-                }
-                10..=13 => {
-                    let list = self.list(value, pointer, keyword)?;
-                    *[
-                        &mut rules.any_of,
-                        &mut rules.all_of,
-                        &mut rules.one_of,
-                        &mut rules.prefix_items,
-                    ][k - 10] = list;
-                }
-                14..=16 => {
-                    let node = Some(self.node(value, pointer_push(pointer, keyword), keyword)?);
-                    *[
-                        &mut rules.additional_properties,
-                        &mut additional_items,
-                        &mut rules.not,
-                    ][k - 14] = node;
-                }
-                17..=20 => {
-                    let named = self.named(value, pointer, keyword)?;
-                    if k == 17 {
-                        rules.properties = named;
-                    } else if k == 18 {
-                        for (text, node) in named {
-                            let pattern = self.pattern(Cow::Owned(text), keyword, pointer)?;
-                            rules.pattern_properties.push((pattern, node));
-                        }
-                    }
-                }
-                21 if value.is_array() => {
-                    tuple_items = true;
-                    rules.prefix_items = self.list(value, pointer, keyword)?;
-                }
-                21 => rules.items = Some(self.node(value, pointer_push(pointer, keyword), keyword)?),
-                22 => rules.types = type_bits(value, pointer)?,
-                23 | 29 => {
-                    let Value::Bool(flag) = value else {
-                        return Err(error(keyword, pointer, "must be a boolean"));
                     };
-                    if k == 23 {
-                        nullable = *flag;
-                    } else {
-                        rules.unique_items = *flag;
+                    if let Some(slot) = rules.counts.get_mut(k) {
+                        *slot = count;
                     }
                 }
-                24 => rules.required = names(value, pointer)?,
-                25 => match value {
-                    Value::Array(values) => rules.enumeration = Some(values.clone()),
-                    _ => return Err(error(keyword, pointer, "must be an array")),
-                },
-                26 => rules.constant = Some(value.clone()),
-                27 => rules.reference = Some(self.reference(value, pointer)?),
-                28 => {
-                    let divisor = number(value, keyword, pointer)?;
-                    if divisor.negative || divisor.is_zero() || divisor.digits.len() > 9 {
+                // Draft 4's boolean `exclusiveMinimum` / `exclusiveMaximum` are ignored like any keyword outside
+                // the checked set.
+                5 | 7 if value.is_boolean() => {}
+                4..=8 => {
+                    let Value::Number(text) = value else {
+                        return Err(error(keyword, pointer, "must be a number"));
+                    };
+                    let n = Decimal::of(text);
+                    if k == 8 && (n.negative || n.is_zero() || n.digits.len() > 9) {
                         return Err(error(
                             keyword,
                             pointer,
                             "must be a number above 0 with at most 9 significant digits",
                         ));
                     }
-                    rules.multiple_of = Some(divisor);
+                    rules.bounds.push(Bound {
+                        value: n,
+                        text: text.clone(),
+                        kind: k as u8 - 4,
+                        small: text.as_i64(),
+                    });
                 }
-                30 | 31 => {
+                9 => rules.properties = self.named(value, pointer, keyword)?,
+                10 => {
+                    self.named(value, pointer, keyword)?;
+                }
+                // The array form of `items` (older drafts' tuples) is ignored.
+                12 if value.is_array() => {}
+                11 | 12 => {
+                    let node = Some(self.node(value, pointer_push(pointer, keyword), keyword)?);
+                    if k == 11 {
+                        rules.additional_properties = node;
+                    } else {
+                        rules.items = node;
+                    }
+                }
+                13 => rules.any_of = self.list(value, pointer, keyword)?,
+                14 => rules.types = type_bits(value, pointer)?,
+                15 => rules.required = names(value, pointer)?,
+                16 => match value {
+                    Value::Array(values) => rules.enumeration = Some(values.clone()),
+                    _ => return Err(error(keyword, pointer, "must be an array")),
+                },
+                17 => rules.constant = Some(value.clone()),
+                18 => rules.reference = Some(self.reference(value, pointer)?),
+                19 | 20 => {
                     let Value::String(text) = value else {
                         return Err(error(keyword, pointer, "must be a string"));
                     };
-                    if k == 30 {
-                        rules.pattern = Some(self.pattern(Cow::Owned(text.clone()), keyword, pointer)?);
+                    if k == 19 {
+                        rules.pattern =
+                            Some(self.pattern(Cow::Owned(text.clone()), keyword, pointer)?);
                     } else {
                         rules.format = Format::named(text);
                         if let Some(source) = rules.format.and_then(Format::pattern) {
@@ -441,24 +387,22 @@ impl<'a> Compiler<'a> {
                         }
                     }
                 }
-                _ if !pointer.is_empty() => {
+                21 if !pointer.is_empty() => {
                     return Err(error(
                         keyword,
                         pointer,
-                        "a nested $id (a second schema resource) is not supported; move the definition under $defs",
+                        "a nested $id (a second schema resource) is not supported: use $defs",
                     ))
                 }
+                // Which properties `additionalProperties` covers would take the ignored patterns: it is not
+                // checked beside `patternProperties`, so ignoring them never refuses a property they allow.
+                22 => ignore_additional = true,
+                23 => rules.items_from = value.as_array().map_or(0, Vec::len),
                 _ => {}
             }
         }
-        if nullable && rules.types != 0 {
-            rules.types |= NULL;
-        }
-        if tuple_items {
-            rules.items = additional_items;
-        }
-        for bound in &mut rules.bounds {
-            bound.exclusive |= exclusive[usize::from(bound.maximum)];
+        if ignore_additional {
+            rules.additional_properties = None;
         }
         Ok(())
     }
@@ -484,80 +428,80 @@ impl<'a> Compiler<'a> {
         let Value::String(text) = target else {
             return Err(error("$ref", pointer, "must be a string"));
         };
-        let Some(fragment) = text.strip_prefix('#') else {
+        // A fragment (`#`, then a JSON Pointer) with well-formed `%XX` escapes, or nothing this reader can follow.
+        let Some(fragment) = text
+            .as_bytes()
+            .strip_prefix(b"#")
+            .and_then(percent_decode)
+            .filter(|f| f.first().is_none_or(|b| *b == b'/'))
+        else {
             return Err(error(
                 "$ref",
                 pointer,
-                "points outside the schema; only local references (#/$defs/…) are supported",
+                "must be # or a JSON Pointer into this schema (#/$defs/…): remote URIs, anchors and malformed %-escapes are not supported",
             ));
         };
-        let fragment = percent_decode(fragment)
-            .ok_or_else(|| error("$ref", pointer, "is not a valid URI fragment"))?;
-        if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Err(error(
-                "$ref",
-                pointer,
-                "names an anchor; only JSON Pointer references (#/$defs/…) are supported",
-            ));
-        }
         let mut value = self.root;
         let mut resolved = String::new();
-        for token in fragment.split('/').skip(1) {
+        for token in fragment.split(|b| *b == b'/').skip(1) {
             let token = unescape(token);
-            value = match value {
-                Value::Object(map) => map.get(&token),
-                Value::Array(items) => index_value(&token).and_then(|i| items.get(i)),
+            // Keys are compared as bytes: a token that is not UTF-8 names nothing.
+            let (next, name) = match value {
+                Value::Object(map) => map
+                    .iter()
+                    .find(|(key, _)| key.as_bytes() == token)
+                    .map(|(key, next)| (next, key.clone())),
+                Value::Array(items) => index_value(&token).and_then(|i| items.get(i)).map(|next| {
+                    // An index is ASCII digits (with an optional `+`), kept as written.
+                    (next, token.iter().map(|b| char::from(*b)).collect())
+                }),
                 _ => None,
             }
             .ok_or_else(|| error("$ref", pointer, "points to nothing in the schema"))?;
-            resolved = pointer_push(&resolved, &token);
+            value = next;
+            resolved = pointer_push(&resolved, &name);
         }
         self.node(value, resolved, "$ref")
     }
 
-    /// Refuses a cycle of `$ref` / `anyOf` / `allOf` / `oneOf` / `not` that returns to a schema without moving
-    /// into the arguments: checking it would never end.
+    /// Refuses a cycle of `$ref` / `anyOf` that returns to a schema without moving into the arguments: checking it
+    /// would never end.
     fn check_cycles(&self) -> Result<(), SchemaError> {
         // 0: not visited, 1: on the current path, 2: done.
         let mut state = vec![0u8; self.nodes.len()];
         for start in 0..self.nodes.len() {
-            if state[start] == 0 {
-                self.visit(start, &mut state)?;
-            }
+            self.visit(start, &mut state)?;
         }
         Ok(())
     }
 
+    /// Visits `index` unless it was (`get` everywhere: no index can fail, so no panic path is linked).
     fn visit(&self, index: usize, state: &mut [u8]) -> Result<(), SchemaError> {
-        state[index] = 1;
-        if let Node::Rules(rules) = &self.nodes[index] {
-            let mut same_place: Vec<usize> = Vec::new();
-            same_place.extend(rules.reference);
-            same_place.extend_from_slice(&rules.any_of);
-            same_place.extend_from_slice(&rules.all_of);
-            same_place.extend_from_slice(&rules.one_of);
-            same_place.extend(rules.not);
-            for next in same_place {
-                match state[next] {
-                    1 => {
-                        let pointer = self
-                            .at
-                            .iter()
-                            .find(|(_, i)| *i == index)
-                            .map(|(p, _)| p.as_str())
-                            .unwrap_or_default();
-                        return Err(error(
-                            "$ref",
-                            pointer,
-                            "the schema refers back to itself without descending into a property or item (a cycle without a base case)",
-                        ));
-                    }
-                    0 => self.visit(next, state)?,
-                    _ => {}
+        match state.get_mut(index) {
+            Some(s @ 0) => *s = 1,
+            _ => return Ok(()),
+        }
+        if let Some(Node::Rules(rules)) = self.nodes.get(index) {
+            for &next in rules.reference.iter().chain(&rules.any_of) {
+                if state.get(next) == Some(&1) {
+                    let pointer = self
+                        .at
+                        .iter()
+                        .find(|(_, i)| *i == index)
+                        .map(|(p, _)| p.as_str())
+                        .unwrap_or_default();
+                    return Err(error(
+                        "$ref",
+                        pointer,
+                        "refers back to itself without descending into a property or item (a cycle without a base case)",
+                    ));
                 }
+                self.visit(next, state)?;
             }
         }
-        state[index] = 2;
+        if let Some(s) = state.get_mut(index) {
+            *s = 2;
+        }
         Ok(())
     }
 }
@@ -604,11 +548,4 @@ fn names(value: &Value, pointer: &str) -> Result<Vec<String>, SchemaError> {
         pointer,
         "must be an array of property names",
     ))
-}
-
-fn number(value: &Value, key: &'static str, pointer: &str) -> Result<Decimal, SchemaError> {
-    value
-        .as_number()
-        .map(Decimal::of)
-        .ok_or_else(|| error(key, pointer, "must be a number"))
 }

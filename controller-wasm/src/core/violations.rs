@@ -1,13 +1,12 @@
 //! The text of argument violations (pure): what the schema asks for and what came, written only for the
 //! violations that are listed, and the error result that carries them (its format is in [`super::arguments`]).
 
-use patchbridge_protocol::number::Decimal;
 use serde_json::{Map, Number, Value};
 
 use super::formats::Format;
 use super::json::to_text;
 use super::pointer::decimal;
-use super::schema::{Rules, TYPE_NAMES};
+use super::schema::{Bound, Rules, TYPE_NAMES};
 use super::tool_result::INVALID_ARGUMENTS_PREFIX;
 
 /// One way the arguments differ from the schema.
@@ -37,16 +36,14 @@ pub(super) enum Expect<'a> {
     NoProperty(&'a Rules, &'a str),
     Enum(&'a [Value]),
     Const(&'a Value),
-    /// A bound's operator (`>=`, `>`, `<=`, `<`) and value.
-    Bound(&'static str, &'a Decimal),
-    MultipleOf(&'a Decimal),
+    /// A numeric rule (a bound or `multipleOf`).
+    Bound(&'a Bound),
     /// `at least ` / `at most `, the count, its unit.
     Count(&'static str, u64, &'static str),
-    Unique(usize),
     Pattern(&'a str),
     Format(Format),
-    /// How many alternatives, and the keyword (`anyOf` / `oneOf`).
-    Alternatives(usize, &'static str),
+    /// How many alternatives `anyOf` has.
+    Alternatives(usize),
 }
 
 /// What the arguments hold where a violation is (rendered like [`Expect`]).
@@ -55,10 +52,6 @@ pub(super) enum Got<'a> {
     Text(&'static str),
     /// A string and its length in characters.
     Characters(&'a Value, u64),
-    /// An object's property count.
-    Properties(u64),
-    /// A value and how many `oneOf` alternatives it matches.
-    Matches(ValueRef<'a>, usize),
     /// An array's item count.
     Items(u64),
     /// A number.
@@ -129,26 +122,23 @@ impl Expect<'_> {
                 o.push_str("exactly ");
                 push_cut(o, &to_text(value), 200);
             }
-            Expect::Bound(op, value) => {
-                o.push_str("a number ");
-                o.push_str(op);
-                o.push(' ');
-                push_decimal(o, value);
-            }
-            Expect::MultipleOf(divisor) => {
-                o.push_str("a multiple of ");
-                push_decimal(o, divisor);
+            Expect::Bound(bound) => {
+                let rule = [
+                    "a number >= ",
+                    "a number > ",
+                    "a number <= ",
+                    "a number < ",
+                    "a multiple of ",
+                ]
+                .get(usize::from(bound.kind));
+                o.push_str(rule.copied().unwrap_or_default());
+                o.push_str(bound.text.as_str());
             }
             Expect::Count(word, n, unit) => {
                 o.push_str(word);
                 push_number(o, n);
                 o.push(' ');
                 o.push_str(unit);
-            }
-            Expect::Unique(j) => {
-                o.push_str("unique items (this one repeats item ");
-                push_number(o, j as u64);
-                o.push(')');
             }
             Expect::Pattern(text) => {
                 o.push_str("a string matching the pattern ");
@@ -158,12 +148,10 @@ impl Expect<'_> {
                 o.push_str("a string in the format ");
                 o.push_str(format.name());
             }
-            Expect::Alternatives(count, keyword) => {
+            Expect::Alternatives(count) => {
                 o.push_str("a value matching one of the ");
                 push_number(o, count as u64);
-                o.push_str(" alternatives of ");
-                o.push_str(keyword);
-                o.push_str("; the closest one needs what follows");
+                o.push_str(" alternatives of anyOf; the closest one needs what follows");
             }
         }
         out
@@ -183,17 +171,6 @@ impl Got<'_> {
                 push_number(o, n);
                 o.push_str(" characters)");
             }
-            Got::Properties(n) => {
-                o.push_str("object with ");
-                push_number(o, n);
-                o.push_str(" properties");
-            }
-            Got::Matches(value, n) => {
-                push_describe(o, value);
-                o.push_str(" (matches ");
-                push_number(o, n as u64);
-                o.push_str(" of them)");
-            }
             Got::Items(n) => push_items(o, n),
             Got::Number(n) => {
                 o.push_str("number ");
@@ -211,8 +188,6 @@ impl<'a> Got<'a> {
             Got::Value(v) => Got::Value(v),
             Got::Text(t) => Got::Text(t),
             Got::Characters(v, n) => Got::Characters(v, n),
-            Got::Properties(n) => Got::Properties(n),
-            Got::Matches(v, n) => Got::Matches(v, n),
             Got::Items(n) => Got::Items(n),
             Got::Number(n) => Got::Number(n),
         }
@@ -275,51 +250,8 @@ pub fn describe(value: &Value) -> String {
 /// The first `max` characters of `text`.
 fn prefix(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
-        Some((at, _)) => &text[..at],
+        Some((at, _)) => text.get(..at).unwrap_or(text),
         None => text,
-    }
-}
-
-/// Appends a bound's value as JavaScript would print it (`0.01`, `1e+21` is `0.1e22` here: exact digits).
-fn push_decimal(out: &mut String, n: &Decimal) {
-    if n.is_zero() {
-        return out.push('0');
-    }
-    if n.negative {
-        out.push('-');
-    }
-    let e = n.exponent;
-    let len = n.digits.len() as i64;
-    let digits = |out: &mut String, from: usize, to: usize| {
-        for d in &n.digits[from..to] {
-            out.push(char::from(b'0' + d));
-        }
-    };
-    let zeros = |out: &mut String, count: i64| {
-        for _ in 0..count {
-            out.push('0');
-        }
-    };
-    let all = n.digits.len();
-    if (0..=21).contains(&e) && len <= e {
-        digits(out, 0, all);
-        zeros(out, e - len);
-    } else if e > 0 && e < len {
-        digits(out, 0, e as usize);
-        out.push('.');
-        digits(out, e as usize, all);
-    } else if (-6..=0).contains(&e) {
-        out.push_str("0.");
-        zeros(out, -e);
-        digits(out, 0, all);
-    } else {
-        out.push_str("0.");
-        digits(out, 0, all);
-        out.push('e');
-        if e < 0 {
-            out.push('-');
-        }
-        push_number(out, e.unsigned_abs());
     }
 }
 
