@@ -393,19 +393,30 @@ fn ignored_keywords_accept_what_they_would_refuse_and_never_refuse_the_tool() {
                 "dependentRequired": { "v": ["w"] }, "unevaluatedProperties": false }),
         json!({ "v": "x" }),
     );
-    // OpenAPI's `nullable` is ignored too, so it does not add `null` (as in JSON Schema; a value that may be null
-    // is a type array), and a malformed one registers.
+}
+
+#[test]
+fn openapi_nullable_true_adds_null_to_the_type_and_nothing_else() {
+    // OpenAPI's `nullable: true` adds `null` to a `type` (models that follow OpenAPI send it); any other value,
+    // or no `type`, changes nothing, and a malformed one registers.
     register(
         json!({ "properties": { "v": { "nullable": "yes" } } }),
         true,
     )
     .unwrap();
+    valid(
+        json!({ "properties": { "v": { "type": "string", "nullable": true } } }),
+        json!({ "v": null }),
+    );
     assert_eq!(
         lines(
-            json!({ "properties": { "v": { "type": "string", "nullable": true } } }),
-            json!({ "v": null })
+            json!({ "properties": { "v": { "nullable": true, "type": "string" }, "w": { "type": "string", "nullable": "yes" } } }),
+            json!({ "v": 1, "w": null })
         ),
-        [r#""/v": expected type string; got null"#]
+        [
+            r#""/v": expected type string or null; got number 1"#,
+            r#""/w": expected type string; got null"#,
+        ]
     );
 }
 

@@ -4,8 +4,9 @@
 //! an array of names), `properties`, `additionalProperties`, `required`, `items` (one schema), `enum`, `const`,
 //! `anyOf`, local `$ref` with `$defs`, `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum`,
 //! `multipleOf`, `minLength` / `maxLength`, `minItems` / `maxItems`, `pattern` and `format` (the formats of
-//! `formats`). Every other keyword is ignored, whatever its value (`allOf`, `oneOf`, `not`, `patternProperties`,
-//! `prefixItems`, the array form of `items`, `uniqueItems`, `nullable`, draft 4's boolean `exclusiveMinimum` /
+//! `formats`), and OpenAPI's `nullable: true` beside a `type` (it adds `null`, as models that follow OpenAPI expect).
+//! Every other keyword is ignored, whatever its value (`allOf`, `oneOf`, `not`, `patternProperties`,
+//! `prefixItems`, the array form of `items`, `uniqueItems`, draft 4's boolean `exclusiveMinimum` /
 //! `exclusiveMaximum`, …): none of them can make a valid call invalid here, they can only let through what a full
 //! validator would refuse (no checked keyword negates a schema, so ignoring one never refuses more). A `$ref`
 //! resolves any JSON Pointer into the schema, so `#/definitions/…` (older generators) works, and so does a
@@ -179,7 +180,7 @@ fn error(
 }
 
 /// The keywords the reader acts on, grouped by shape: the index ranges below pick the arm that reads each.
-const KEYWORDS: [&str; 24] = [
+const KEYWORDS: [&str; 25] = [
     // 0..4: counts, the index into `Rules::counts`.
     "minLength",
     "maxLength",
@@ -210,6 +211,8 @@ const KEYWORDS: [&str; 24] = [
     // Ignored, but they change which properties and items `additionalProperties` and `items` cover.
     "patternProperties",
     "prefixItems",
+    // OpenAPI's `nullable: true` adds `null` to `type`: only ever more lenient than JSON Schema, which ignores it.
+    "nullable",
 ];
 
 impl<'a> Compiler<'a> {
@@ -313,6 +316,7 @@ impl<'a> Compiler<'a> {
         pointer: &str,
     ) -> Result<(), SchemaError> {
         let mut ignore_additional = false;
+        let mut nullable = false;
         for (key, value) in map {
             let Some((k, &keyword)) = KEYWORDS.iter().enumerate().find(|(_, w)| *w == key) else {
                 continue;
@@ -398,11 +402,15 @@ impl<'a> Compiler<'a> {
                 // checked beside `patternProperties`, so ignoring them never refuses a property they allow.
                 22 => ignore_additional = true,
                 23 => rules.items_from = value.as_array().map_or(0, Vec::len),
+                24 => nullable = value == &Value::Bool(true),
                 _ => {}
             }
         }
         if ignore_additional {
             rules.additional_properties = None;
+        }
+        if nullable && rules.types != 0 {
+            rules.types |= NULL;
         }
         Ok(())
     }
