@@ -6,7 +6,7 @@ use crate::message::{Message, ModelState};
 
 /// Messages and provider state, always saved and loaded as one unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConversationContext {
     pub messages: Vec<Message>,
     /// Always serialised, null allowed; a missing key is an error when parsing.
@@ -18,7 +18,7 @@ pub struct ConversationContext {
 /// `docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ConversationSummary {
     pub id: String,
     pub title: String,
@@ -30,7 +30,7 @@ pub struct ConversationSummary {
 /// `ConversationSnapshot { "conversation": ConversationSummary, "context": { "messages", "modelState" } }`: what
 /// reading or writing a conversation returns (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ConversationSnapshot {
     pub conversation: ConversationSummary,
     pub context: ConversationContext,
@@ -41,7 +41,7 @@ pub struct ConversationSnapshot {
 /// page (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ConversationPage {
     #[cfg_attr(
         feature = "ts",
@@ -56,7 +56,7 @@ pub struct ConversationPage {
 /// `POST {base}/conversations` `{ "title"?: string, "context"?: ConversationContext }`: creates revision 1 (title
 /// defaults to `""`, context to no messages and a null modelState; `docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateConversation {
     /// The title (at most 500 characters, no control characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +69,7 @@ pub struct CreateConversation {
 /// `PUT {base}/conversations/{id}` `{ "expectedRevision": n, "title"?: string, "context": ConversationContext }`:
 /// writes revision n+1 if the stored one is n (title kept when absent; `docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct SaveConversation {
     /// The revision the writer read; a stale one is `409 REVISION_CONFLICT`.
     pub expected_revision: u64,
@@ -79,3 +79,12 @@ pub struct SaveConversation {
     /// The whole new context.
     pub context: ConversationContext,
 }
+
+crate::object::objects_only!(
+    ConversationContext,
+    ConversationSummary,
+    ConversationSnapshot,
+    ConversationPage,
+    CreateConversation,
+    SaveConversation
+);

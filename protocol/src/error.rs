@@ -95,6 +95,7 @@ impl RelayErrorCode {
 
 /// `{ "error": { "code", "message", … } }`: the body of every non-2xx JSON answer (`docs/protocol.md` §4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct ErrorEnvelope {
     /// The error.
     pub error: ErrorBody,
@@ -103,7 +104,7 @@ pub struct ErrorEnvelope {
 /// The error of an [`ErrorEnvelope`]: a stable code, human text, and the documented extra fields. The code is
 /// kept as text when read, so a client still reports codes newer than it knows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ErrorBody {
     /// A [`RelayErrorCode`]'s text.
     pub code: String,
@@ -145,7 +146,7 @@ crate::string_enum! {
 /// kind newer than it knows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct SpendingLimit {
     /// A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
     /// may add kinds).
@@ -197,3 +198,5 @@ impl ErrorBody {
         RelayErrorCode::parse(&self.code)
     }
 }
+
+crate::object::objects_only!(ErrorEnvelope, ErrorBody, SpendingLimit);

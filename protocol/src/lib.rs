@@ -13,6 +13,7 @@
 //! - [`number`]: JSON numbers compared and range-checked exactly from their text ([`number::Decimal`]).
 //! - [`unique`]: JSON values whose objects have unique keys and numbers a double holds (tool-call arguments).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
+//! - `object` (private): wire structs are read from JSON objects only (`objects_only!`).
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
 //!
@@ -25,6 +26,7 @@ pub mod event;
 pub mod message;
 pub mod models;
 pub mod number;
+mod object;
 pub mod request;
 pub mod source;
 mod string_enum;

@@ -19,7 +19,7 @@ pub enum Role {
 /// One stable message: `{ id, role, blocks }`, blocks in produced order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Message {
     pub id: String,
     pub role: Role,
@@ -91,7 +91,7 @@ pub enum ImageSource {
 /// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct ModelState {
     pub format: String,
     #[cfg_attr(feature = "ts", ts(type = "JsonValue"))]
@@ -102,7 +102,7 @@ pub struct ModelState {
 /// not know are ignored (a newer relay may report more kinds of tokens).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase", default)]
+#[serde(remote = "Self", rename_all = "camelCase", default)]
 pub struct Usage {
     // `?` in TypeScript (`optional = nullable` keeps the type as it is, which is all a non-`Option` field needs):
     // a model or relay may leave a count out. What the runtime reports is always complete (`Required<Usage>`).
@@ -136,7 +136,7 @@ impl Usage {
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolDefinition {
     pub name: String,
     pub description: String,
@@ -154,3 +154,5 @@ where
 {
     Option::<T>::deserialize(deserializer)
 }
+
+crate::object::objects_only!(Message, ModelState, Usage, ToolDefinition);

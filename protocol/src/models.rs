@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// `GET {base}/models`: the models a relay offers, in configuration order (`docs/protocol.md` §5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ModelsDocument {
     /// [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION).
     pub protocol_version: u32,
@@ -18,7 +18,7 @@ pub struct ModelsDocument {
 
 /// One model of [`ModelsDocument`]; no URL or credential is ever listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ModelInfo {
     /// The id a model request names.
     pub id: String,
@@ -34,6 +34,7 @@ pub struct ModelInfo {
 
 /// What a model can take (from the configuration; default `tools: true, images: false, reasoning: false`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 pub struct Capabilities {
     /// Tool definitions and tool calls.
     pub tools: bool,
@@ -42,3 +43,5 @@ pub struct Capabilities {
     /// Shown reasoning blocks.
     pub reasoning: bool,
 }
+
+crate::object::objects_only!(ModelsDocument, ModelInfo, Capabilities);

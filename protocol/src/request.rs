@@ -7,7 +7,7 @@ use crate::message::{Message, ModelState, ToolDefinition};
 /// The whole conversation so far plus this turn's tools: the relay keeps no session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -26,3 +26,5 @@ pub struct ModelRequest {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub conversation_id: Option<String>,
 }
+
+crate::object::objects_only!(ModelRequest);

@@ -174,3 +174,67 @@ fn the_models_document_reads_the_documented_example() {
         json!(false)
     );
 }
+
+/// `T` read from `text`: the error text when it is refused.
+fn refusal<T: serde::de::DeserializeOwned>(text: &str) -> Option<String> {
+    serde_json::from_str::<T>(text).err().map(|e| e.to_string())
+}
+
+#[test]
+fn wire_objects_are_read_from_json_objects_only_never_from_serdes_array_form() {
+    use patchbridge_protocol::conversation::*;
+    use patchbridge_protocol::error::*;
+    use patchbridge_protocol::message::*;
+    use patchbridge_protocol::models::*;
+    use patchbridge_protocol::request::ModelRequest;
+
+    let message = r#"{"id":"m1","role":"user","blocks":[{"type":"text","text":"hi"}]}"#;
+    // Each array holds the struct's fields in declaration order, which serde's derive alone would accept.
+    let arrays: [(&str, Option<String>); 9] = [
+        (
+            "ModelRequest",
+            refusal::<ModelRequest>(&format!("[null,[{message}],null]")),
+        ),
+        ("Message", refusal::<Message>(r#"["m1","user",[]]"#)),
+        (
+            "ToolDefinition",
+            refusal::<ToolDefinition>(r#"["todos.add","Add",{}]"#),
+        ),
+        ("ModelState", refusal::<ModelState>(r#"["openai-chat",{}]"#)),
+        ("Usage", refusal::<Usage>("[1,2,3,4,5]")),
+        (
+            "CreateConversation",
+            refusal::<CreateConversation>(r#"["A title"]"#),
+        ),
+        (
+            "SaveConversation",
+            refusal::<SaveConversation>(r#"[0,[],null]"#),
+        ),
+        (
+            "ErrorEnvelope",
+            refusal::<ErrorEnvelope>(r#"[["RATE_LIMITED","slow down"]]"#),
+        ),
+        ("Capabilities", refusal::<Capabilities>("[true,true,true]")),
+    ];
+    for (name, refused) in arrays {
+        let text = refused.unwrap_or_else(|| panic!("{name} was read from an array"));
+        assert!(
+            text.starts_with(&format!("invalid type: sequence, expected struct {name}")),
+            "{name}: {text}"
+        );
+    }
+    // Nested ones too: a tool given as an array inside a request.
+    let nested = refusal::<ModelRequest>(&format!(
+        r#"{{"messages":[{message}],"modelState":null,"tools":[["todos.add","Add",{{}}]]}}"#
+    ))
+    .expect("a tool given as an array is refused");
+    assert!(
+        nested.contains("expected struct ToolDefinition"),
+        "{nested}"
+    );
+    // The object forms still read.
+    let request: ModelRequest =
+        serde_json::from_str(&format!(r#"{{"messages":[{message}],"modelState":null,"tools":[{{"name":"t","description":"d","inputSchema":{{}}}}]}}"#))
+            .unwrap();
+    assert_eq!((request.messages.len(), request.tools.len()), (1, 1));
+}
