@@ -382,6 +382,9 @@ async fn strict_bodies_and_missing_model_state_are_rejected(backend: Backend) {
         json!({ "expectedRevision": 1, "context": context("a"), "extra": 1 }),
         json!({ "context": context("a") }),
         json!({ "expectedRevision": -1, "context": context("a") }),
+        // The fields in order, as an array: serde's array form of a struct, refused like any malformed body.
+        json!([1, context("a")]),
+        json!({ "expectedRevision": 1, "context": [[], null] }),
     ];
     for body in cases {
         let (status, resp) = r.call("PUT", &path, "alice", Some(body.clone())).await;
