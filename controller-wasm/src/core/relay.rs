@@ -101,10 +101,10 @@ pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
 
 /// The `error` of a relay error envelope (`{ "error": ErrorBody }`), or `None` when `text` is not one: exactly
 /// the answers `serde_json::from_str::<ErrorEnvelope>` reads, read by [`ErrorShape`] instead of the protocol
-/// types' derives. The derives' code for the three structs (a `deserialize_struct` per struct, each field's
-/// reader inlined, the unknown-key skipping) was ~10.8 KB raw, 4.1 KiB gzip of the wasm for this one error
-/// path (bench/README.md, seventh round); `tests/relay_error_body.rs` pins that both accept the same texts
-/// with the same values.
+/// types' derives. The derives compile a `deserialize_struct` per struct with each field's reader inlined twice
+/// (object and array form); one visitor for the three structs and one seed for every field is 3.9 KB raw
+/// (1.2 KiB gzip) smaller in the wasm (bench/README.md, seventh round). `tests/relay_error_body.rs` pins that
+/// both accept the same texts with the same values.
 pub fn error_body(text: &str) -> Option<ErrorBody> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = ErrorShape::Envelope.deserialize(&mut deserializer).ok()?;
