@@ -103,7 +103,7 @@ pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
 /// the answers `serde_json::from_str::<ErrorEnvelope>` reads, read by [`ErrorShape`] instead of the protocol
 /// types' derives. The derives compile a `deserialize_struct` per struct with each field's reader inlined twice
 /// (object and array form); one visitor for the three structs and one seed for every field is 3.9 KB raw
-/// (1.2 KiB gzip) smaller in the wasm (bench/README.md, seventh round). `tests/relay_error_body.rs` pins that
+/// (1.0 KiB gzip) smaller in the wasm (bench/README.md, seventh round). `tests/relay_error_body.rs` pins that
 /// both accept the same texts with the same values.
 pub fn error_body(text: &str) -> Option<ErrorBody> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
