@@ -9,11 +9,9 @@ use futures::future::LocalBoxFuture;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
 use patchbridge_protocol::{
-    ConversationContext, ConversationPage, ConversationSnapshot, CreateConversation, ErrorBody,
-    RelayErrorCode, SaveConversation, SpendingLimit,
+    ConversationContext, ConversationPage, ConversationSnapshot, CreateConversation, ErrorEnvelope,
+    RelayErrorCode, SaveConversation,
 };
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 
 use super::abort::AbortSignal;
 use super::error::{relay_error_details, AgentError, ErrorCode};
@@ -67,8 +65,8 @@ pub trait RelayTransport {
 /// named, so a page can offer a way forward). `details` has the same shape as for an in-stream `error` event
 /// ([`relay_error_details`]); a body that is not a relay error envelope gives `relayCode: ""`.
 pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
-    let envelope = error_body(&answer.body);
-    let body = envelope.as_ref();
+    let envelope = serde_json::from_str::<ErrorEnvelope>(&answer.body).ok();
+    let body = envelope.as_ref().map(|e| &e.error);
     let relay_code = body.map_or("", |b| b.code.as_str());
     let code = match body.and_then(|b| b.known_code()) {
         Some(RelayErrorCode::RevisionConflict) => ErrorCode::RevisionConflict,
@@ -97,202 +95,6 @@ pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
         _ => format!("HTTP {}", answer.status),
     };
     AgentError::new(code, format!("{what}: {text}")).with_details(details)
-}
-
-/// The `error` of a relay error envelope (`{ "error": ErrorBody }`), or `None` when `text` is not one: exactly
-/// the answers `serde_json::from_str::<ErrorEnvelope>` reads, read by [`ErrorShape`] instead of the protocol
-/// types' derives. The derives compile a `deserialize_struct` per struct with each field's reader inlined twice
-/// (object and array form); one visitor for the three structs and one seed for every field is 3.9 KB raw
-/// (1.0 KiB gzip) smaller in the wasm (bench/README.md, seventh round). `tests/relay_error_body.rs` pins that
-/// both accept the same texts with the same values.
-pub fn error_body(text: &str) -> Option<ErrorBody> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let read = ErrorShape::Envelope.deserialize(&mut deserializer).ok()?;
-    deserializer.end().ok()?;
-    match read {
-        Shaped::Body(body) => Some(body),
-        Shaped::Limit(_) => None,
-    }
-}
-
-/// Which of the envelope's structs [`ErrorShape`] reads. Each is read as serde's derive reads a struct without
-/// `deny_unknown_fields`: an object (each known key at most once, unknown keys skipped whatever they hold, the
-/// required fields present) or an array of the fields in declaration order (the optional ones may be left off
-/// at the end). Only acceptance matters here (an envelope that does not read is no envelope), so the errors
-/// are plain.
-#[derive(Clone, Copy)]
-enum ErrorShape {
-    /// `{ error }`.
-    Envelope,
-    /// `ErrorBody { code, message?, currentRevision?, messageId?, retryable?, limit?, retryAfterSeconds? }`.
-    Body,
-    /// `SpendingLimit { kind, max, windowSeconds?, sliding?, model? }`.
-    Limit,
-}
-
-/// What [`ErrorShape`] read (the envelope gives its body).
-enum Shaped {
-    Body(ErrorBody),
-    Limit(SpendingLimit),
-}
-
-const ENVELOPE_KEYS: &[&str] = &["error"];
-const BODY_KEYS: &[&str] = &[
-    "code",
-    "message",
-    "currentRevision",
-    "messageId",
-    "retryable",
-    "limit",
-    "retryAfterSeconds",
-];
-const LIMIT_KEYS: &[&str] = &["kind", "max", "windowSeconds", "sliding", "model"];
-
-/// A [`SpendingLimit`] read by [`ErrorShape::Limit`] (for `Option`'s own `null` handling).
-struct Limit(SpendingLimit);
-
-impl<'de> serde::Deserialize<'de> for Limit {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match ErrorShape::Limit.deserialize(deserializer)? {
-            Shaped::Limit(limit) => Ok(Limit(limit)),
-            Shaped::Body(_) => Err(de::Error::custom("not a spending limit")),
-        }
-    }
-}
-
-/// The fields read so far (slots shared by the three structs, see [`Field`]).
-#[derive(Default)]
-struct Fields {
-    body: Option<Shaped>,
-    strings: [Option<String>; 2],
-    numbers: [Option<Option<u64>>; 2],
-    text: Option<Option<String>>,
-    flag: Option<Option<bool>>,
-    limit: Option<Option<SpendingLimit>>,
-    max: Option<u64>,
-}
-
-/// `Field(shape, i, fields)`: field `i` (declaration order) of `shape`, read into its slot of `fields`. One seed
-/// for the object and the array form, so each field's reader is compiled once.
-struct Field<'f>(ErrorShape, usize, &'f mut Fields);
-
-impl<'de> DeserializeSeed<'de> for Field<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let Field(shape, i, fields) = self;
-        match (shape, i) {
-            (ErrorShape::Envelope, _) => fields.body = Some(ErrorShape::Body.deserialize(d)?),
-            // code, message / kind
-            (ErrorShape::Body, 0 | 1) | (ErrorShape::Limit, 0) => {
-                fields.strings[i] = Some(String::deserialize(d)?)
-            }
-            // currentRevision / windowSeconds, then retryAfterSeconds
-            (ErrorShape::Body, 2) | (ErrorShape::Limit, 2) => {
-                fields.numbers[0] = Some(Option::deserialize(d)?)
-            }
-            (ErrorShape::Body, 6) => fields.numbers[1] = Some(Option::deserialize(d)?),
-            // messageId / model
-            (ErrorShape::Body, 3) | (ErrorShape::Limit, 4) => {
-                fields.text = Some(Option::deserialize(d)?)
-            }
-            // retryable / sliding
-            (ErrorShape::Body, 4) | (ErrorShape::Limit, 3) => {
-                fields.flag = Some(Option::deserialize(d)?)
-            }
-            (ErrorShape::Body, _) => {
-                fields.limit = Some(Option::<Limit>::deserialize(d)?.map(|l| l.0))
-            }
-            (ErrorShape::Limit, _) => fields.max = Some(u64::deserialize(d)?),
-        }
-        Ok(())
-    }
-}
-
-impl ErrorShape {
-    fn keys(self) -> &'static [&'static str] {
-        match self {
-            ErrorShape::Envelope => ENVELOPE_KEYS,
-            ErrorShape::Body => BODY_KEYS,
-            ErrorShape::Limit => LIMIT_KEYS,
-        }
-    }
-
-    /// The struct from its fields, or the missing required field's error.
-    fn finish<E: de::Error>(self, fields: Fields) -> Result<Shaped, E> {
-        let [first, second] = fields.strings;
-        let [number, later] = fields.numbers;
-        match self {
-            ErrorShape::Envelope => fields.body.ok_or_else(|| E::missing_field("error")),
-            ErrorShape::Body => Ok(Shaped::Body(ErrorBody {
-                code: first.ok_or_else(|| E::missing_field("code"))?,
-                message: second.unwrap_or_default(),
-                current_revision: number.flatten(),
-                message_id: fields.text.flatten(),
-                retryable: fields.flag.flatten(),
-                limit: fields.limit.flatten(),
-                retry_after_seconds: later.flatten(),
-            })),
-            ErrorShape::Limit => Ok(Shaped::Limit(SpendingLimit {
-                kind: first.ok_or_else(|| E::missing_field("kind"))?,
-                max: fields.max.ok_or_else(|| E::missing_field("max"))?,
-                window_seconds: number.flatten(),
-                sliding: fields.flag.flatten(),
-                model: fields.text.flatten(),
-            })),
-        }
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for ErrorShape {
-    type Value = Shaped;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Shaped, D::Error> {
-        deserializer.deserialize_struct("", self.keys(), self)
-    }
-}
-
-impl<'de> Visitor<'de> for ErrorShape {
-    type Value = Shaped;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a relay error envelope")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shaped, A::Error> {
-        let keys = self.keys();
-        let mut fields = Fields::default();
-        let mut seen = 0u32;
-        while let Some(key) = map.next_key::<String>()? {
-            let Some(i) = keys.iter().position(|k| *k == key) else {
-                map.next_value::<IgnoredAny>()?;
-                continue;
-            };
-            if seen & (1 << i) != 0 {
-                return Err(de::Error::duplicate_field(keys[i]));
-            }
-            seen |= 1 << i;
-            map.next_value_seed(Field(self, i, &mut fields))?;
-        }
-        self.finish(fields)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shaped, A::Error> {
-        let mut fields = Fields::default();
-        // The optional fields (all but the first one or two) may be left off at the end.
-        let required = match self {
-            ErrorShape::Envelope | ErrorShape::Body => 1,
-            ErrorShape::Limit => 2,
-        };
-        for i in 0..self.keys().len() {
-            if seq
-                .next_element_seed(Field(self, i, &mut fields))?
-                .is_none()
-                && i < required
-            {
-                return Err(de::Error::invalid_length(i, &self));
-            }
-        }
-        self.finish(fields)
-    }
 }
 
 fn is_success(status: u32) -> bool {
