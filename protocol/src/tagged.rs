@@ -617,3 +617,29 @@ impl<'de> Deserialize<'de> for StreamEvent {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stop reasons' table is written out (`unknown_variant` needs a static list); it must stay the derive's.
+    #[test]
+    fn the_stop_reason_table_is_the_derived_enum() {
+        for (reason, name) in STOP_REASONS.iter().zip(STOP_REASON_NAMES) {
+            assert_eq!(reason.as_str(), *name);
+            let value = Value::String((*name).into());
+            assert_eq!(stop_reason::<serde_json::Error>(value).unwrap(), *reason);
+        }
+        assert_eq!(STOP_REASONS.len(), STOP_REASON_NAMES.len());
+        for value in [
+            serde_json::json!("finished"),
+            serde_json::json!({"tool-use": 1}),
+            serde_json::json!({}),
+            serde_json::json!(7),
+        ] {
+            let derived = serde_json::from_value::<StopReason>(value.clone()).unwrap_err();
+            let by_hand = stop_reason::<serde_json::Error>(value).unwrap_err();
+            assert_eq!(by_hand.to_string(), derived.to_string());
+        }
+    }
+}
