@@ -23,7 +23,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::event::{BlockKind, StreamEvent};
+use crate::event::{BlockKind, StopReason, StreamEvent};
 use crate::message::{Block, ImageSource, ModelState, Usage};
 
 /// One tagged object: the variant (index into the tag names) and its other fields in document order.
@@ -136,12 +136,12 @@ impl<'de> Visitor<'de> for TagSeed {
 /// Walks a variant's fields in document order: a repeated key fails at once, an unknown key too unless
 /// `lenient` (then it is skipped: events and usage come from the relay or a model, and a newer relay may add
 /// keys, docs/protocol.md "Forward compatibility"); `set(i, value)` stores (and type-checks) the value of declared
-/// field `i`.
+/// field `i`. The setter is a `dyn` so that the walk is compiled once per error type, not once per variant.
 fn walk<E: de::Error>(
     fields: Vec<(String, Value)>,
     names: &'static [&'static str],
     lenient: bool,
-    mut set: impl FnMut(usize, Value) -> Result<(), E>,
+    set: &mut dyn FnMut(usize, Value) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut seen = 0u32;
     for (key, value) in fields {
@@ -163,10 +163,74 @@ fn walk<E: de::Error>(
 const STRICT: bool = false;
 const LENIENT: bool = true;
 
-/// A field value converted to its type; the error text is the type's own (serde_json's `Value` deserializer
-/// words it as serde's `Content` did).
-fn value<T: for<'de> Deserialize<'de>, E: de::Error>(value: Value) -> Result<T, E> {
-    T::deserialize(value).map_err(E::custom)
+// Field values are converted by plain matches rather than through serde_json's `Value` deserializer: each type
+// read that way (`String`, `bool`, their `Option`s, `StopReason`'s enum access) was its own instance of that
+// deserializer in the wasm bundle. The error texts are the ones that deserializer gives for the same value.
+
+/// A string field: "invalid type: …, expected a string" for anything else.
+fn string<E: de::Error>(value: Value) -> Result<String, E> {
+    match value {
+        Value::String(text) => Ok(text),
+        other => Err(E::invalid_type(unexpected(&other), &"a string")),
+    }
+}
+
+/// A boolean field: "invalid type: …, expected a boolean" for anything else.
+fn boolean<E: de::Error>(value: Value) -> Result<bool, E> {
+    match value {
+        Value::Bool(b) => Ok(b),
+        other => Err(E::invalid_type(unexpected(&other), &"a boolean")),
+    }
+}
+
+/// An `Option` field: `null` is `None`, anything else is read by `read`.
+fn nullable<T, E>(value: Value, read: fn(Value) -> Result<T, E>) -> Result<Option<T>, E> {
+    match value {
+        Value::Null => Ok(None),
+        other => read(other).map(Some),
+    }
+}
+
+const STOP_REASONS: [StopReason; 7] = [
+    StopReason::EndTurn,
+    StopReason::ToolUse,
+    StopReason::MaxTokens,
+    StopReason::StopSequence,
+    StopReason::PauseTurn,
+    StopReason::Refusal,
+    StopReason::Other,
+];
+const STOP_REASON_NAMES: &[&str] = &[
+    "end-turn",
+    "tool-use",
+    "max-tokens",
+    "stop-sequence",
+    "pause-turn",
+    "refusal",
+    "other",
+];
+
+/// `stopReason` as serde's derived enum reads it from a `Value`: a variant name, or an object whose one key is
+/// a variant name and whose value is `null` (the externally tagged form of a unit variant).
+fn stop_reason<E: de::Error>(value: Value) -> Result<StopReason, E> {
+    let (name, content) = match value {
+        Value::String(name) => (name, Value::Null),
+        Value::Object(map) if map.len() == 1 => map.into_iter().next().unwrap_or_default(),
+        Value::Object(_) => {
+            return Err(E::invalid_value(
+                de::Unexpected::Map,
+                &"map with a single key",
+            ))
+        }
+        other => return Err(E::invalid_type(unexpected(&other), &"string or map")),
+    };
+    let Some(i) = STOP_REASON_NAMES.iter().position(|n| *n == name) else {
+        return Err(E::unknown_variant(&name, STOP_REASON_NAMES));
+    };
+    if !content.is_null() {
+        return Err(E::invalid_type(unexpected(&content), &"unit"));
+    }
+    Ok(STOP_REASONS[i])
 }
 
 /// A non-negative integer read without serde_json's `Value`-to-number deserializer: with exact number text
@@ -231,9 +295,9 @@ fn model_state<E: de::Error>(state: Value) -> Result<Option<ModelState>, E> {
         map.into_iter().collect(),
         &["format", "data"],
         STRICT,
-        |i, v| {
+        &mut |i, v| {
             match i {
-                0 => format = Some(value(v)?),
+                0 => format = Some(string(v)?),
                 _ => data = Some(v),
             }
             Ok(())
@@ -292,9 +356,9 @@ impl<'de> Deserialize<'de> for Block {
         match variant {
             0 => {
                 let (mut text, mut sources) = (None, None);
-                walk(fields, &["text", "sources"], STRICT, |i, v| {
+                walk(fields, &["text", "sources"], STRICT, &mut |i, v| {
                     match i {
-                        0 => text = Some(value(v)?),
+                        0 => text = Some(string(v)?),
                         _ => sources = Some(crate::source::sources_value(v)?),
                     }
                     Ok(())
@@ -306,8 +370,8 @@ impl<'de> Deserialize<'de> for Block {
             }
             2 => {
                 let mut text = None;
-                walk(fields, &["text"], STRICT, |_, v| {
-                    text = Some(value(v)?);
+                walk(fields, &["text"], STRICT, &mut |_, v| {
+                    text = Some(string(v)?);
                     Ok(())
                 })?;
                 Ok(Block::Reasoning {
@@ -316,7 +380,7 @@ impl<'de> Deserialize<'de> for Block {
             }
             1 => {
                 let mut source = None;
-                walk(fields, &["source"], STRICT, |_, v| {
+                walk(fields, &["source"], STRICT, &mut |_, v| {
                     source = Some(image_source_value(v)?);
                     Ok(())
                 })?;
@@ -326,10 +390,10 @@ impl<'de> Deserialize<'de> for Block {
             }
             3 => {
                 let (mut call_id, mut name, mut input) = (None, None, None::<Map<String, Value>>);
-                walk(fields, &["callId", "name", "input"], STRICT, |i, v| {
+                walk(fields, &["callId", "name", "input"], STRICT, &mut |i, v| {
                     match i {
-                        0 => call_id = Some(value(v)?),
-                        1 => name = Some(value(v)?),
+                        0 => call_id = Some(string(v)?),
+                        1 => name = Some(string(v)?),
                         _ => input = Some(object(v)?),
                     }
                     Ok(())
@@ -342,14 +406,19 @@ impl<'de> Deserialize<'de> for Block {
             }
             _ => {
                 let (mut call_id, mut content, mut is_error) = (None, None, None);
-                walk(fields, &["callId", "content", "isError"], STRICT, |i, v| {
-                    match i {
-                        0 => call_id = Some(value(v)?),
-                        1 => content = Some(value(v)?),
-                        _ => is_error = Some(value(v)?),
-                    }
-                    Ok(())
-                })?;
+                walk(
+                    fields,
+                    &["callId", "content", "isError"],
+                    STRICT,
+                    &mut |i, v| {
+                        match i {
+                            0 => call_id = Some(string(v)?),
+                            1 => content = Some(string(v)?),
+                            _ => is_error = Some(boolean(v)?),
+                        }
+                        Ok(())
+                    },
+                )?;
                 Ok(Block::ToolResult {
                     call_id: required(call_id, "callId")?,
                     content: required(content, "content")?,
@@ -377,8 +446,8 @@ fn image_source_value<E: de::Error>(value: Value) -> Result<ImageSource, E> {
 fn image_source<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<ImageSource, E> {
     if variant == 0 {
         let mut url = None;
-        walk(fields, &["url"], STRICT, |_, v| {
-            url = Some(value(v)?);
+        walk(fields, &["url"], STRICT, &mut |_, v| {
+            url = Some(string(v)?);
             Ok(())
         })?;
         return Ok(ImageSource::Url {
@@ -386,10 +455,10 @@ fn image_source<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<Imag
         });
     }
     let (mut media_type, mut data) = (None, None);
-    walk(fields, &["mediaType", "data"], STRICT, |i, v| {
+    walk(fields, &["mediaType", "data"], STRICT, &mut |i, v| {
         match i {
-            0 => media_type = Some(value(v)?),
-            _ => data = Some(value(v)?),
+            0 => media_type = Some(string(v)?),
+            _ => data = Some(string(v)?),
         }
         Ok(())
     })?;
@@ -420,10 +489,10 @@ fn block_kind<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<BlockK
         1 => Ok(BlockKind::Reasoning),
         _ => {
             let (mut call_id, mut name) = (None, None);
-            walk(fields, &["callId", "name"], LENIENT, |i, v| {
+            walk(fields, &["callId", "name"], LENIENT, &mut |i, v| {
                 match i {
-                    0 => call_id = Some(value(v)?),
-                    _ => name = Some(value(v)?),
+                    0 => call_id = Some(string(v)?),
+                    _ => name = Some(string(v)?),
                 }
                 Ok(())
             })?;
@@ -454,15 +523,15 @@ impl<'de> Deserialize<'de> for StreamEvent {
         match variant {
             0 => {
                 let mut id = None;
-                walk(fields, &["id"], LENIENT, |_, v| {
-                    id = Some(value(v)?);
+                walk(fields, &["id"], LENIENT, &mut |_, v| {
+                    id = Some(nullable(v, string)?);
                     Ok(())
                 })?;
                 Ok(StreamEvent::MessageStart { id: id.flatten() })
             }
             1 => {
                 let (mut index, mut block) = (None, None);
-                walk(fields, &["index", "block"], LENIENT, |i, v| {
+                walk(fields, &["index", "block"], LENIENT, &mut |i, v| {
                     match i {
                         0 => index = Some(block_index(v)?),
                         _ => block = Some(block_kind_value(v)?),
@@ -476,10 +545,10 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             2 => {
                 let (mut index, mut delta) = (None, None);
-                walk(fields, &["index", "delta"], LENIENT, |i, v| {
+                walk(fields, &["index", "delta"], LENIENT, &mut |i, v| {
                     match i {
                         0 => index = Some(block_index(v)?),
-                        _ => delta = Some(value(v)?),
+                        _ => delta = Some(string(v)?),
                     }
                     Ok(())
                 })?;
@@ -490,7 +559,7 @@ impl<'de> Deserialize<'de> for StreamEvent {
             }
             3 => {
                 let (mut index, mut sources) = (None, None);
-                walk(fields, &["index", "sources"], LENIENT, |i, v| {
+                walk(fields, &["index", "sources"], LENIENT, &mut |i, v| {
                     match i {
                         0 => index = Some(block_index(v)?),
                         _ => sources = Some(crate::source::sources_value(v)?),
@@ -508,9 +577,9 @@ impl<'de> Deserialize<'de> for StreamEvent {
                     fields,
                     &["stopReason", "usage", "modelState"],
                     LENIENT,
-                    |i, v| {
+                    &mut |i, v| {
                         match i {
-                            0 => stop_reason = Some(value(v)?),
+                            0 => stop_reason = Some(self::stop_reason(v)?),
                             1 => usage = Some(self::usage(v)?),
                             _ => model_state = Some(self::model_state(v)?),
                         }
@@ -530,11 +599,11 @@ impl<'de> Deserialize<'de> for StreamEvent {
                     fields,
                     &["code", "message", "retryable"],
                     LENIENT,
-                    |i, v| {
+                    &mut |i, v| {
                         match i {
-                            0 => code = Some(value(v)?),
-                            1 => message = Some(value(v)?),
-                            _ => retryable = Some(value(v)?),
+                            0 => code = Some(string(v)?),
+                            1 => message = Some(string(v)?),
+                            _ => retryable = Some(nullable(v, boolean)?),
                         }
                         Ok(())
                     },
@@ -545,6 +614,32 @@ impl<'de> Deserialize<'de> for StreamEvent {
                     retryable: retryable.flatten(),
                 })
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stop reasons' table is written out (`unknown_variant` needs a static list); it must stay the derive's.
+    #[test]
+    fn the_stop_reason_table_is_the_derived_enum() {
+        for (reason, name) in STOP_REASONS.iter().zip(STOP_REASON_NAMES) {
+            assert_eq!(reason.as_str(), *name);
+            let value = Value::String((*name).into());
+            assert_eq!(stop_reason::<serde_json::Error>(value).unwrap(), *reason);
+        }
+        assert_eq!(STOP_REASONS.len(), STOP_REASON_NAMES.len());
+        for value in [
+            serde_json::json!("finished"),
+            serde_json::json!({"tool-use": 1}),
+            serde_json::json!({}),
+            serde_json::json!(7),
+        ] {
+            let derived = serde_json::from_value::<StopReason>(value.clone()).unwrap_err();
+            let by_hand = stop_reason::<serde_json::Error>(value).unwrap_err();
+            assert_eq!(by_hand.to_string(), derived.to_string());
         }
     }
 }
