@@ -10,6 +10,7 @@ use std::rc::Rc;
 use std::task::Waker;
 
 use futures::channel::oneshot;
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
@@ -259,11 +260,13 @@ impl ExecShared {
                         error.message
                     ),
                 )
-                .with_details(serde_json::json!({
-                    "hookIndex": index,
-                    "eventType": event.type_name(),
-                    "cause": error.to_json(),
-                })));
+                .with_details(
+                    Object::new()
+                        .put("hookIndex", index)
+                        .put("eventType", event.type_name())
+                        .put("cause", error.to_json())
+                        .done(),
+                ));
             }
         }
         // A hook may have closed the gate (by cancelling) while handling the event: the loop must not take

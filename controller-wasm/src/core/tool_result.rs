@@ -2,6 +2,8 @@
 //! `toolCallId` equal to the call id, a string `content` within `maxToolResultCharacters` (Unicode scalar
 //! values) and a boolean `isError`. No nulls, no loose types, no extra fields.
 
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -109,4 +111,14 @@ pub fn validate_tool_result(
         content,
         is_error,
     })
+}
+
+impl ToValue for ToolCallResult {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("toolCallId", self.tool_call_id.as_str())
+            .put("content", self.content.as_str())
+            .put("isError", self.is_error)
+            .done()
+    }
 }
