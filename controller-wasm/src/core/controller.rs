@@ -10,6 +10,7 @@
 //! next request stays valid for providers. A revision conflict or a
 //! corrupt stored conversation is an explicit error; nothing is overwritten and no other history is shown.
 
+use patchbridge_protocol::write::Object;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
@@ -610,7 +611,7 @@ impl Controller {
                              page holds {held})"
                         ),
                     )
-                    .with_details(serde_json::json!({ "currentRevision": current })));
+                    .with_details(Object::new().put("currentRevision", current).done()));
                 }
                 store
                     .save(&id, current, Some(&title), &snapshot.context)

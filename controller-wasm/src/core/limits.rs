@@ -130,7 +130,7 @@ fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentEr
                     LimitName::ALL.map(LimitName::as_str).join(", ")
                 ),
             )
-            .with_details(serde_json::json!({ "key": key })));
+            .with_details(Object::new().put("key", key.as_str()).done()));
         };
         let value = safe_positive_integer(raw).ok_or_else(|| {
             AgentError::invalid_limits(

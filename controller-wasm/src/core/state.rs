@@ -377,22 +377,25 @@ impl ExecShared {
                 ErrorCode::InterruptAlreadyResolved,
                 format!("interrupt {interrupt_id:?} was already answered"),
             )
-            .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            .with_details(Object::new().put("interruptId", interrupt_id).done())),
             Some(id) => Err(AgentError::new(
                 ErrorCode::InterruptMismatch,
                 format!("interrupt {interrupt_id:?} is not the pending one ({id:?})"),
             )
             .with_details(
-                serde_json::json!({ "interruptId": interrupt_id, "pendingInterruptId": id }),
+                Object::new()
+                    .put("interruptId", interrupt_id)
+                    .put("pendingInterruptId", id)
+                    .done(),
             )),
             None if self.is_closed() => Err(AgentError::new(
                 ErrorCode::NoPendingInterrupt,
                 "the execution has settled; no interrupt is pending",
             )
-            .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            .with_details(Object::new().put("interruptId", interrupt_id).done())),
             None => Err(
                 AgentError::new(ErrorCode::NoPendingInterrupt, "no interrupt is pending")
-                    .with_details(serde_json::json!({ "interruptId": interrupt_id })),
+                    .with_details(Object::new().put("interruptId", interrupt_id).done()),
             ),
         }
     }

@@ -5,7 +5,7 @@
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::ToValue;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::error::{AgentError, ErrorCode, LimitName};
 
@@ -44,7 +44,12 @@ fn invalid(call_id: &str, problem: &str) -> AgentError {
         ErrorCode::InvalidToolResult,
         format!("tool call {call_id:?} returned an invalid result: {problem}"),
     )
-    .with_details(json!({ "callId": call_id, "problem": problem }))
+    .with_details(
+        Object::new()
+            .put("callId", call_id)
+            .put("problem", problem)
+            .done(),
+    )
 }
 
 /// Validates a raw result for `call_id`.
@@ -104,7 +109,7 @@ pub fn validate_tool_result(
             LimitName::MaxToolResultCharacters,
             format!("tool call {call_id:?} returned {characters} characters, over maxToolResultCharacters ({max_characters})"),
         )
-        .with_details(json!({ "callId": call_id, "characters": characters })));
+        .with_details(Object::new().put("callId", call_id).put("characters", characters).done()));
     }
     Ok(ToolCallResult {
         tool_call_id,
