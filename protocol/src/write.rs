@@ -70,8 +70,13 @@ impl Object {
 
 impl<T: ToValue> ToValue for [T] {
     fn to_value(&self) -> Value {
-        Value::Array(self.iter().map(T::to_value).collect())
+        array(self.len(), &|i| self[i].to_value())
     }
+}
+
+/// `len` items as an array: the loop is compiled once, whatever the item type (only the closure is per type).
+fn array(len: usize, item: &dyn Fn(usize) -> Value) -> Value {
+    Value::Array((0..len).map(item).collect())
 }
 
 impl<T: ToValue> ToValue for Vec<T> {
