@@ -12,7 +12,7 @@
 //! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
 //! - [`number`]: JSON numbers compared and range-checked exactly from their text ([`number::Decimal`]).
 //! - [`unique`]: JSON values whose objects have unique keys and numbers a double holds (tool-call arguments).
-//! - [`write`]: [`ToValue`], the wire types as JSON values written by hand (the browser runtime's writer).
+//! - [`write`](mod@write): [`ToValue`], the wire types as JSON values built by hand (what the runtime writes).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
 //! - `object` (private): wire structs are read from JSON objects only (`objects_only!`).
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,

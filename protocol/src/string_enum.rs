@@ -2,8 +2,8 @@
 //!
 //! Stable codes (the runtime's `AGENT_*` error codes, limit names, outcomes, statuses) are compared as strings
 //! by JavaScript hosts and written into stored data, so each must appear exactly once in the source: the
-//! variant list, `ALL`, `DOCS`, `as_str`, `parse`, `Display`, `Serialize`, `ToValue` and `Deserialize` are all generated from
-//! one `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
+//! variant list, `ALL`, `DOCS`, `as_str`, `parse`, `Display`, `Serialize`, `ToValue` and `Deserialize` are all
+//! generated from one `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
 //! place to forget (the npm package's TypeScript declarations of these sets are generated from `ALL`).
 
 /// Declares a fieldless enum whose values are stable strings.

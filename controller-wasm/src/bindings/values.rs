@@ -12,7 +12,7 @@ use super::js;
 use crate::core::json::to_text;
 use crate::core::{AgentError, ErrorCode};
 
-/// A serialisable core value as a deep-frozen JS value.
+/// A core or wire value (its hand-written `ToValue`) as a deep-frozen JS value.
 pub fn frozen<T: patchbridge_protocol::ToValue + ?Sized>(value: &T) -> JsValue {
     js::parse_frozen(&to_text(&value.to_value()))
 }

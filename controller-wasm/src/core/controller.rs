@@ -10,11 +10,11 @@
 //! next request stays valid for providers. A revision conflict or a
 //! corrupt stored conversation is an explicit error; nothing is overwritten and no other history is shown.
 
-use patchbridge_protocol::write::Object;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use futures::future::{FutureExt, LocalBoxFuture};
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{
     Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
 };

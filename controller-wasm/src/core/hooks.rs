@@ -1,8 +1,9 @@
 //! Hooks: synchronous observers of *stable* lifecycle events (never token deltas, never ModelState).
 //!
-//! Event data is plain serialisable JSON-shaped data (serde) so the bindings can hand each hook a deep-frozen
-//! copy. The dispatch rules (registration order, failing the turn on a non-terminal throw, routing terminal
-//! throws to `onHookError` / `console_error`) live in the execution's dispatcher.
+//! Event data is plain JSON-shaped data (written by hand as `ToValue`, equal to the derived `Serialize`) so the
+//! bindings can hand each hook a deep-frozen copy. The dispatch rules (registration order, failing the turn on a
+//! non-terminal throw, routing terminal throws to `onHookError` / `console_error`) live in the execution's
+//! dispatcher.
 
 use std::rc::Rc;
 

@@ -6,10 +6,10 @@
 //! `maxToolCalls` (cumulative accepted calls) and `maxModelCalls` (a tool batch is always followed by a model
 //! call, so a batch that could never be answered is refused before side effects happen).
 
-use patchbridge_protocol::write::Object;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Block, Message, Role, StopReason};
 use serde_json::{Map, Value};
 
@@ -127,7 +127,13 @@ pub fn precheck(
                 LimitName::MaxToolCalls,
                 format!("{call_count} more tool call(s) would exceed maxToolCalls ({}); {} already accepted", limits.max_tool_calls, budget.tool_calls),
             )
-            .with_details(Object::new().put("check", "budget").put("requested", call_count).put("used", budget.tool_calls).done()));
+            .with_details(
+                Object::new()
+                    .put("check", "budget")
+                    .put("requested", call_count)
+                    .put("used", budget.tool_calls)
+                    .done(),
+            ));
         }
         if budget.model_calls >= limits.max_model_calls {
             return Err(AgentError::limit_exceeded(

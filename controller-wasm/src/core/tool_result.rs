@@ -109,7 +109,12 @@ pub fn validate_tool_result(
             LimitName::MaxToolResultCharacters,
             format!("tool call {call_id:?} returned {characters} characters, over maxToolResultCharacters ({max_characters})"),
         )
-        .with_details(Object::new().put("callId", call_id).put("characters", characters).done()));
+        .with_details(
+            Object::new()
+                .put("callId", call_id)
+                .put("characters", characters)
+                .done(),
+        ));
     }
     Ok(ToolCallResult {
         tool_call_id,
