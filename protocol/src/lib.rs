@@ -12,6 +12,7 @@
 //! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
 //! - [`number`]: JSON numbers compared and range-checked exactly from their text ([`number::Decimal`]).
 //! - [`unique`]: JSON values whose objects have unique keys and numbers a double holds (tool-call arguments).
+//! - [`write`](mod@write): [`ToValue`], the wire types as JSON values built by hand (what the runtime writes).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
 //! - `object` (private): wire structs are read from JSON objects only (`objects_only!`).
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
@@ -32,11 +33,13 @@ pub mod source;
 mod string_enum;
 mod tagged;
 pub mod unique;
+pub mod write;
 
 /// What [`string_enum!`] expands to refers to, so that crates using the macro need no direct dependency.
 #[doc(hidden)]
 pub mod __private {
     pub use serde;
+    pub use serde_json::Value;
     pub use std::string::String;
 }
 
@@ -50,6 +53,7 @@ pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition,
 pub use models::{Capabilities, ModelInfo, ModelsDocument};
 pub use request::ModelRequest;
 pub use source::Source;
+pub use write::ToValue;
 
 /// The protocol version reported by `GET {base}/models`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -2,8 +2,8 @@
 //!
 //! Stable codes (the runtime's `AGENT_*` error codes, limit names, outcomes, statuses) are compared as strings
 //! by JavaScript hosts and written into stored data, so each must appear exactly once in the source: the
-//! variant list, `ALL`, `DOCS`, `as_str`, `parse`, `Display`, `Serialize` and `Deserialize` are all generated from
-//! one `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
+//! variant list, `ALL`, `DOCS`, `as_str`, `parse`, `Display`, `Serialize`, `ToValue` and `Deserialize` are all
+//! generated from one `Variant = "text"` list. A value added to the enum is therefore in `ALL` and parses back, without a second
 //! place to forget (the npm package's TypeScript declarations of these sets are generated from `ALL`).
 
 /// Declares a fieldless enum whose values are stable strings.
@@ -76,6 +76,12 @@ macro_rules! string_enum {
                 serializer: S,
             ) -> ::core::result::Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl $crate::write::ToValue for $name {
+            fn to_value(&self) -> $crate::__private::Value {
+                $crate::__private::Value::String(self.as_str().into())
             }
         }
 

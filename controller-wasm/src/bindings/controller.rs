@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use js_sys::{Array, Function, Promise};
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::Block;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -519,10 +520,14 @@ impl JsController {
     /// `{ source: 'current-execution' | 'current-registry', snapshot: { revision, tools } }`.
     fn get_tool_inspection_source(&self) -> JsValue {
         let inspection = self.shared.core.tool_inspection_source();
-        let value = serde_json::json!({
-            "source": inspection.source,
-            "snapshot": { "revision": inspection.snapshot.revision, "tools": inspection.snapshot.specs_json() },
-        });
+        let snapshot = Object::new()
+            .put("revision", inspection.snapshot.revision)
+            .put("tools", inspection.snapshot.specs_json())
+            .done();
+        let value = Object::new()
+            .put("source", inspection.source.as_str())
+            .put("snapshot", snapshot)
+            .done();
         js::parse_frozen(&to_text(&value))
     }
 

@@ -42,7 +42,11 @@ pub fn check_keys(
                     allowed.join(", ")
                 ),
             )
-            .with_details(serde_json::json!({ "key": key })));
+            .with_details(
+                patchbridge_protocol::write::Object::new()
+                    .put("key", key)
+                    .done(),
+            ));
         }
     }
     Ok(())

@@ -14,6 +14,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use futures::future::{FutureExt, LocalBoxFuture};
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{
     Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
 };
@@ -610,7 +611,7 @@ impl Controller {
                              page holds {held})"
                         ),
                     )
-                    .with_details(serde_json::json!({ "currentRevision": current })));
+                    .with_details(Object::new().put("currentRevision", current).done()));
                 }
                 store
                     .save(&id, current, Some(&title), &snapshot.context)

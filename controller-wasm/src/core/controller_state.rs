@@ -3,9 +3,10 @@
 
 use std::rc::Rc;
 
-use patchbridge_protocol::{Message, Role};
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::{Message, Role, ToValue};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::draft::Draft;
 use super::error::AgentError;
@@ -88,17 +89,17 @@ impl ControllerState {
     /// `type`, `text` (or `callId`, `name`, `argumentsText`) and `complete`).
     pub fn to_json(&self) -> Value {
         let draft = self.draft.as_ref().map(|draft| draft.to_json());
-        json!({
-            "status": self.status,
-            "messages": &*self.messages,
-            "draft": draft,
-            "toolResults": &*self.tool_results,
-            "pendingConfirmation": self.pending_confirmation,
-            "lastOutcome": self.last_outcome,
-            "error": self.error,
-            "conversation": self.conversation,
-            "toolRevision": self.tool_revision,
-        })
+        Object::new()
+            .put("status", self.status.to_value())
+            .put("messages", self.messages.to_value())
+            .put("draft", draft)
+            .put("toolResults", self.tool_results.to_value())
+            .put("pendingConfirmation", self.pending_confirmation.to_value())
+            .put("lastOutcome", self.last_outcome.to_value())
+            .put("error", self.error.to_value())
+            .put("conversation", self.conversation.to_value())
+            .put("toolRevision", self.tool_revision)
+            .done()
     }
 }
 
@@ -159,5 +160,15 @@ pub(crate) fn apply_event(s: &mut ControllerState, event: &ExecutionEvent<'_>) {
             s.pending_confirmation = None;
             s.status = Status::Running;
         }
+    }
+}
+
+impl ToValue for ConversationInfo {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("id", self.id.as_str())
+            .put("title", self.title.as_str())
+            .put("revision", self.revision)
+            .done()
     }
 }

@@ -1,8 +1,9 @@
 //! The assistant message being streamed (pure data), built from validated block events in one place: the
 //! loop's aggregator and the controller's state both apply the same events with [`Draft::apply`].
 
-use patchbridge_protocol::{BlockKind, Source, StreamEvent};
-use serde_json::{json, Value};
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::{BlockKind, Source, StreamEvent, ToValue};
+use serde_json::Value;
 
 /// One block of the draft.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,22 +67,39 @@ impl Draft {
         let blocks: Vec<Value> = self
             .blocks
             .iter()
-            .map(|block| match &block.kind {
-                BlockKind::Text if !block.sources.is_empty() => json!({
-                    "type": "text", "text": block.buffer, "complete": block.stopped, "sources": block.sources,
-                }),
-                BlockKind::Text => {
-                    json!({ "type": "text", "text": block.buffer, "complete": block.stopped })
-                }
-                BlockKind::Reasoning => {
-                    json!({ "type": "reasoning", "text": block.buffer, "complete": block.stopped })
-                }
-                BlockKind::ToolCall { call_id, name } => json!({
-                    "type": "tool-call", "callId": call_id, "name": name, "argumentsText": block.buffer,
-                    "complete": block.stopped,
-                }),
+            .map(|block| {
+                let text = block.buffer.as_str();
+                let mut object = match &block.kind {
+                    BlockKind::Text => {
+                        let mut object = Object::tagged("text");
+                        object.put("text", text).put("complete", block.stopped);
+                        if !block.sources.is_empty() {
+                            object.put("sources", block.sources.to_value());
+                        }
+                        object
+                    }
+                    BlockKind::Reasoning => {
+                        let mut object = Object::tagged("reasoning");
+                        object.put("text", text).put("complete", block.stopped);
+                        object
+                    }
+                    BlockKind::ToolCall { call_id, name } => {
+                        let mut object = Object::tagged("tool-call");
+                        object
+                            .put("callId", call_id.as_str())
+                            .put("name", name.as_str())
+                            .put("argumentsText", text)
+                            .put("complete", block.stopped);
+                        object
+                    }
+                };
+                object.done()
             })
             .collect();
-        json!({ "id": self.id, "role": "assistant", "blocks": blocks })
+        Object::new()
+            .put("id", self.id.as_str())
+            .put("role", "assistant")
+            .put("blocks", blocks)
+            .done()
     }
 }

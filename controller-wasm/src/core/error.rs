@@ -6,7 +6,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::json::to_value;
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 
 patchbridge_protocol::string_enum! {
     /// Stable error codes (closed set). [`ErrorCode::as_str`] gives the string JavaScript sees as `error.code`;
@@ -139,7 +140,7 @@ impl AgentError {
 
     /// The error as a JSON value (`{ code, message, limit?, details? }`).
     pub fn to_json(&self) -> Value {
-        to_value(self)
+        self.to_value()
     }
 }
 
@@ -184,3 +185,14 @@ impl fmt::Display for AgentError {
 }
 
 impl std::error::Error for AgentError {}
+
+impl ToValue for AgentError {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("code", self.code.to_value())
+            .put("message", self.message.as_str())
+            .put_some("limit", self.limit.map(|limit| limit.to_value()))
+            .put_some("details", self.details.clone())
+            .done()
+    }
+}

@@ -1,11 +1,11 @@
 //! What an execution's observer sees: [`ExecutionEvent`] (draft stream events, stable messages, tool results,
 //! interrupts) and the [`Observer`] callback type. Events are published only while the terminal gate is open.
 
-use patchbridge_protocol::{Message, StreamEvent};
-use serde_json::{json, Value};
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::{Message, StreamEvent, ToValue};
+use serde_json::Value;
 
 use super::interrupt::Interrupt;
-use super::json::to_value;
 
 /// What the observer passed to `start` sees, in order. Only published while the terminal gate is open.
 ///
@@ -66,23 +66,28 @@ impl ExecutionEvent<'_> {
     /// The event as JSON: `{ type, ...camelCase fields }`; stream events keep their protocol shape.
     pub fn to_json(&self) -> Value {
         match self {
-            ExecutionEvent::MessageStarted { id, model_call } => {
-                json!({ "type": "message-started", "id": id, "modelCall": model_call })
-            }
-            ExecutionEvent::Stream(event) => to_value(event),
-            ExecutionEvent::MessageCompleted(message) => {
-                json!({ "type": "message-completed", "message": message })
-            }
+            ExecutionEvent::MessageStarted { id, model_call } => Object::tagged("message-started")
+                .put("id", *id)
+                .put("modelCall", *model_call)
+                .done(),
+            ExecutionEvent::Stream(event) => event.to_value(),
+            ExecutionEvent::MessageCompleted(message) => Object::tagged("message-completed")
+                .put("message", message.to_value())
+                .done(),
             ExecutionEvent::ToolResult {
                 call_id,
                 content,
                 is_error,
-            } => json!({
-                "type": "tool-result",
-                "result": { "toolCallId": call_id, "content": content, "isError": is_error },
-            }),
+            } => {
+                let result = Object::new()
+                    .put("toolCallId", *call_id)
+                    .put("content", *content)
+                    .put("isError", *is_error)
+                    .done();
+                Object::tagged("tool-result").put("result", result).done()
+            }
             ExecutionEvent::Interrupt(interrupt) => {
-                let mut value = to_value(interrupt);
+                let mut value = interrupt.to_value();
                 if let Value::Object(map) = &mut value {
                     map.insert("type".into(), Value::String("interrupt".into()));
                 }
@@ -92,9 +97,11 @@ impl ExecutionEvent<'_> {
                 interrupt_id,
                 call_id,
                 approved,
-            } => json!({
-                "type": "interrupt-resolved", "interruptId": interrupt_id, "callId": call_id, "approved": approved,
-            }),
+            } => Object::tagged("interrupt-resolved")
+                .put("interruptId", *interrupt_id)
+                .put("callId", *call_id)
+                .put("approved", *approved)
+                .done(),
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Hooks: synchronous observers of *stable* lifecycle events (never token deltas, never ModelState).
 //!
-//! Event data is plain serialisable JSON-shaped data (serde) so the bindings can hand each hook a deep-frozen
-//! copy. The dispatch rules (registration order, failing the turn on a non-terminal throw, routing terminal
-//! throws to `onHookError` / `console_error`) live in the execution's dispatcher.
+//! Event data is plain JSON-shaped data (written by hand as `ToValue`, equal to the derived `Serialize`) so the
+//! bindings can hand each hook a deep-frozen copy. The dispatch rules (registration order, failing the turn on a
+//! non-terminal throw, routing terminal throws to `onHookError` / `console_error`) live in the execution's
+//! dispatcher.
 
 use std::rc::Rc;
 
@@ -11,8 +12,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::AgentError;
-use super::json::to_value;
 use super::outcome::Outcome;
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 
 /// A stable lifecycle event (closed set), serialised as `{ "type": "...", ...camelCase fields }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -162,7 +164,114 @@ impl HookEvent {
 
     /// The event as JSON.
     pub fn to_json(&self) -> Value {
-        to_value(self)
+        self.to_value()
+    }
+}
+
+/// `{ type, ...camelCase fields }`, as the derive writes it (`tests/write_equivalence.rs` compares the two).
+impl ToValue for HookEvent {
+    fn to_value(&self) -> Value {
+        let mut object = Object::tagged(self.type_name());
+        match self {
+            HookEvent::ExecutionStarted {
+                tool_revision,
+                message_count,
+            } => object
+                .put("toolRevision", *tool_revision)
+                .put("messageCount", *message_count),
+            HookEvent::ModelCallStarted { model_call } => object.put("modelCall", *model_call),
+            HookEvent::ModelCallCompleted {
+                model_call,
+                message_id,
+                stop_reason,
+                usage,
+                time_to_first_token_ms,
+                output_duration_ms,
+                output_characters,
+            } => object
+                .put("modelCall", *model_call)
+                .put("messageId", message_id.as_str())
+                .put("stopReason", stop_reason.to_value())
+                .put("usage", usage.to_value())
+                .put("timeToFirstTokenMs", *time_to_first_token_ms)
+                .put("outputDurationMs", *output_duration_ms)
+                .put("outputCharacters", *output_characters),
+            HookEvent::ToolCallStarted {
+                call_id,
+                tool,
+                arguments,
+            } => object
+                .put("callId", call_id.as_str())
+                .put("tool", tool.as_str())
+                .put("arguments", arguments.clone()),
+            HookEvent::ToolCallCompleted {
+                call_id,
+                tool,
+                is_error,
+                content_characters,
+                rejected,
+                invalid_arguments,
+            } => object
+                .put("callId", call_id.as_str())
+                .put("tool", tool.as_str())
+                .put("isError", *is_error)
+                .put("contentCharacters", *content_characters)
+                .put("rejected", *rejected)
+                .put("invalidArguments", *invalid_arguments),
+            HookEvent::ConfirmationRequested {
+                interrupt_id,
+                call_id,
+                tool,
+                arguments,
+            } => object
+                .put("interruptId", interrupt_id.as_str())
+                .put("callId", call_id.as_str())
+                .put("tool", tool.as_str())
+                .put("arguments", arguments.clone()),
+            HookEvent::ConfirmationResolved {
+                interrupt_id,
+                call_id,
+                approved,
+            } => object
+                .put("interruptId", interrupt_id.as_str())
+                .put("callId", call_id.as_str())
+                .put("approved", *approved),
+            HookEvent::ExecutionCompleted {
+                outcome,
+                usage,
+                model_calls,
+                tool_calls,
+            } => object
+                .put("outcome", outcome.to_value())
+                .put("usage", usage.to_value())
+                .put("modelCalls", *model_calls)
+                .put("toolCalls", *tool_calls),
+            HookEvent::ExecutionCancelled { usage } => object.put("usage", usage.to_value()),
+            HookEvent::ExecutionFailed { error } => object.put("error", error.to_value()),
+        };
+        object.done()
+    }
+}
+
+impl ToValue for HookContext {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("executionId", self.execution_id.as_str())
+            .put("traceId", self.trace_id.as_str())
+            .put("sequence", self.sequence)
+            .put("timestampMs", self.timestamp_ms)
+            .done()
+    }
+}
+
+impl ToValue for HookFailure {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("hookIndex", self.hook_index)
+            .put("eventType", self.event_type.as_str())
+            .put("executionId", self.execution_id.as_str())
+            .put("error", self.error.to_value())
+            .done()
     }
 }
 

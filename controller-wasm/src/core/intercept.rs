@@ -7,6 +7,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -46,12 +48,12 @@ pub struct ToolInvocation {
 impl ToolInvocation {
     /// `{ callId, tool, arguments, executionId }` as JSON (the signal is passed separately to JS).
     pub fn to_json(&self) -> Value {
-        serde_json::json!({
-            "callId": self.call_id,
-            "tool": self.tool,
-            "arguments": Value::Object((*self.arguments).clone()),
-            "executionId": self.execution_id,
-        })
+        Object::new()
+            .put("callId", self.call_id.as_str())
+            .put("tool", self.tool.as_str())
+            .put("arguments", (*self.arguments).clone())
+            .put("executionId", self.execution_id.as_str())
+            .done()
     }
 }
 
@@ -155,5 +157,15 @@ impl ToolNext {
                 Box::pin(futures::future::ready(Err(next_called_twice())))
             }
         }
+    }
+}
+
+impl ToValue for ModelCallContext {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("executionId", self.execution_id.as_str())
+            .put("traceId", self.trace_id.as_str())
+            .put("modelCall", self.model_call)
+            .done()
     }
 }

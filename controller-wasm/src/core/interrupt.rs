@@ -1,6 +1,8 @@
 //! Human-in-the-loop questions (pure data): the pending [`Interrupt`] a confirmation raises and the
 //! [`InterruptResponse`] that answers it. The slot that holds them lives in the execution's state.
 
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -87,5 +89,17 @@ impl InterruptResponse {
     /// Whether this approves.
     pub fn is_approve(&self) -> bool {
         matches!(self, InterruptResponse::Approve)
+    }
+}
+
+impl ToValue for Interrupt {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("interruptId", self.interrupt_id.as_str())
+            .put("kind", self.kind.to_value())
+            .put("callId", self.call_id.as_str())
+            .put("tool", self.tool.as_str())
+            .put("arguments", self.arguments.clone())
+            .done()
     }
 }

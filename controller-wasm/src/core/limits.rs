@@ -7,11 +7,13 @@
 //! Character limits count **Unicode scalar values** (Rust `char`s), not UTF-16 code units or bytes: one emoji
 //! is one character, an ASCII letter is one character.
 
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, LimitName};
-use super::json::{to_text, to_value};
+use super::json::to_text;
 
 /// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -108,7 +110,7 @@ impl Limits {
 
     /// The limits as JSON with camelCase keys.
     pub fn to_json(&self) -> Value {
-        to_value(self)
+        self.to_value()
     }
 }
 
@@ -128,7 +130,7 @@ fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentEr
                     LimitName::ALL.map(LimitName::as_str).join(", ")
                 ),
             )
-            .with_details(serde_json::json!({ "key": key })));
+            .with_details(Object::new().put("key", key.as_str()).done()));
         };
         let value = safe_positive_integer(raw).ok_or_else(|| {
             AgentError::invalid_limits(
@@ -204,4 +206,16 @@ fn check_range(name: LimitName, value: u64) -> Result<(), AgentError> {
         ));
     }
     Ok(())
+}
+
+impl ToValue for Limits {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("maxModelCalls", self.max_model_calls)
+            .put("maxToolCalls", self.max_tool_calls)
+            .put("maxDurationMs", self.max_duration_ms)
+            .put("maxModelOutputCharacters", self.max_model_output_characters)
+            .put("maxToolResultCharacters", self.max_tool_result_characters)
+            .done()
+    }
 }

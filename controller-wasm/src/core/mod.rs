@@ -4,8 +4,8 @@
 //! Layout, one concept per file, **in dependency order**: each module uses only modules listed above it, so
 //! each can be read knowing only what is above it in this list (`tests/module_layers.rs` fails on any use of a
 //! module listed later, which also rules out import cycles).
-//! - [`json`] — JSON values of the runtime's own data and their one text writer (serialisation never fails
-//!   silently).
+//! - [`json`] — the one text writer of the runtime's JSON values (built by hand, `ToValue`; writing never
+//!   fails silently).
 //! - [`error`] — [`AgentError`], [`ErrorCode`] (stable string codes), [`LimitName`].
 //! - [`abort`] — [`AbortSignal`], created and aborted only by the core.
 //! - [`limits`] — [`Limits`] with validation and JSON parsing (full / partial).

@@ -1,8 +1,10 @@
 //! How an execution ends when it does not fail: its [`Outcome`] and the [`ExecutionResult`] that `result`
 //! resolves with (pure data).
 
-use patchbridge_protocol::{Message, ModelState, Usage};
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::{Message, ModelState, ToValue, Usage};
 use serde::Serialize;
+use serde_json::Value;
 
 patchbridge_protocol::string_enum! {
     /// The non-error end of an execution (closed set): `completed`, `max-tokens` or `cancelled`.
@@ -33,4 +35,15 @@ pub struct ExecutionResult {
     /// Usage summed over the model calls that completed.
     #[cfg_attr(test, ts(type = "Required<Usage>"))]
     pub usage: Usage,
+}
+
+impl ToValue for ExecutionResult {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("outcome", self.outcome.to_value())
+            .put("messages", self.messages.to_value())
+            .put("modelState", self.model_state.to_value())
+            .put("usage", self.usage.to_value())
+            .done()
+    }
 }

@@ -9,8 +9,9 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Block, Message, Role, StopReason};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::aggregate::{SealedBlock, SealedMessage};
 use super::error::{AgentError, ErrorCode, LimitName};
@@ -38,8 +39,12 @@ pub struct Budget {
 }
 
 fn failed(check: &str, message: String, call_id: Option<&str>) -> AgentError {
-    AgentError::new(ErrorCode::ToolPrecheckFailed, message)
-        .with_details(json!({ "check": check, "callId": call_id }))
+    AgentError::new(ErrorCode::ToolPrecheckFailed, message).with_details(
+        Object::new()
+            .put("check", check)
+            .put("callId", call_id)
+            .done(),
+    )
 }
 
 /// Prechecks the message's tool calls and, on success, returns the stable message and the routed calls
@@ -122,7 +127,13 @@ pub fn precheck(
                 LimitName::MaxToolCalls,
                 format!("{call_count} more tool call(s) would exceed maxToolCalls ({}); {} already accepted", limits.max_tool_calls, budget.tool_calls),
             )
-            .with_details(json!({ "check": "budget", "requested": call_count, "used": budget.tool_calls })));
+            .with_details(
+                Object::new()
+                    .put("check", "budget")
+                    .put("requested", call_count)
+                    .put("used", budget.tool_calls)
+                    .done(),
+            ));
         }
         if budget.model_calls >= limits.max_model_calls {
             return Err(AgentError::limit_exceeded(
@@ -132,7 +143,12 @@ pub fn precheck(
                     limits.max_model_calls
                 ),
             )
-            .with_details(json!({ "check": "budget", "used": budget.model_calls })));
+            .with_details(
+                Object::new()
+                    .put("check", "budget")
+                    .put("used", budget.model_calls)
+                    .done(),
+            ));
         }
     }
 

@@ -6,13 +6,13 @@
 
 use std::rc::Rc;
 
-use patchbridge_protocol::ToolDefinition;
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::{ToValue, ToolDefinition};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, ErrorCode};
 use super::host::{RegexEngine, ToolHandler};
-use super::json::to_value;
 use super::schema::Schema;
 
 /// A tool's definition and confirmation policy.
@@ -133,7 +133,7 @@ impl ToolRegistrySnapshot {
 
     /// The specs as JSON (for inspectors).
     pub fn specs_json(&self) -> Value {
-        Value::Array(self.tools.iter().map(|t| to_value(&*t.spec)).collect())
+        Value::Array(self.tools.iter().map(|t| t.spec.to_value()).collect())
     }
 }
 
@@ -225,5 +225,18 @@ impl ToolRegistry {
     fn bump(&mut self) {
         self.revision += 1;
         self.cached = None;
+    }
+}
+
+impl ToValue for ToolSpec {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("name", self.name.as_str())
+            .put("description", self.description.as_str())
+            .put("inputSchema", self.input_schema.clone())
+            .put("readOnly", self.read_only)
+            .put("requireConfirmation", self.require_confirmation)
+            .put("validateInput", self.validate_input)
+            .done()
     }
 }

@@ -10,13 +10,13 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use futures::FutureExt;
 use patchbridge_protocol::{
     ConversationContext, ConversationPage, ConversationSnapshot, CreateConversation, ErrorEnvelope,
-    RelayErrorCode, SaveConversation,
+    RelayErrorCode, SaveConversation, ToValue,
 };
 
 use super::abort::AbortSignal;
 use super::error::{relay_error_details, AgentError, ErrorCode};
 use super::host::{ConversationStore, EventStream, Model};
-use super::json::text_of;
+use super::json::to_text;
 use super::request::CallRequest;
 
 /// An HTTP answer of any status: its status and body text.
@@ -87,7 +87,7 @@ pub fn http_error(answer: &HttpAnswer, what: &str) -> AgentError {
             map.insert("retryAfterSeconds".into(), seconds.into());
         }
         if let Some(limit) = &b.limit {
-            map.insert("limit".into(), super::json::to_value(limit));
+            map.insert("limit".into(), limit.to_value());
         }
     }
     let text = match body {
@@ -115,7 +115,7 @@ impl<T: RelayTransport> RelayModel<T> {
 
 impl<T: RelayTransport> Model for RelayModel<T> {
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
-        let body = text_of(&*request);
+        let body = to_text(&request.to_value());
         let answer = self
             .transport
             .stream("/model", body, &signal, "relay request failed");
@@ -290,7 +290,7 @@ impl<T: RelayTransport> ConversationStore for RelayStore<T> {
         self.snapshot(
             "POST",
             "/conversations",
-            Some(text_of(&body)),
+            Some(to_text(&body.to_value())),
             "creating the conversation failed",
         )
     }
@@ -310,7 +310,7 @@ impl<T: RelayTransport> ConversationStore for RelayStore<T> {
         self.snapshot(
             "PUT",
             &conversation_path(id),
-            Some(text_of(&body)),
+            Some(to_text(&body.to_value())),
             "saving the conversation failed",
         )
     }

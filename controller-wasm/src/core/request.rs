@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use patchbridge_protocol::{Message, ModelRequest, ModelState, ToolDefinition};
+use patchbridge_protocol::{Message, ModelRequest, ModelState, ToValue, ToolDefinition};
 use serde::{Serialize, Serializer};
 
 /// One model call's request (see the module docs). Cloning is cheap (reference counts).
@@ -41,6 +41,21 @@ fn shared_state<S: Serializer>(state: &Option<Rc<ModelState>>, s: S) -> Result<S
 
 fn shared_tools<S: Serializer>(tools: &Rc<[ToolDefinition]>, s: S) -> Result<S::Ok, S::Error> {
     tools[..].serialize(s)
+}
+
+/// The JSON the runtime writes (the body of `POST /model`, what a custom model or an interceptor reads): the
+/// protocol's hand-written writer over the shared history, equal to the derive above (which the tests compare it
+/// with).
+impl ToValue for CallRequest {
+    fn to_value(&self) -> serde_json::Value {
+        patchbridge_protocol::write::model_request(
+            self.model.as_deref(),
+            &self.messages,
+            self.model_state.as_deref(),
+            &self.tools,
+            self.conversation_id.as_deref(),
+        )
+    }
 }
 
 impl CallRequest {

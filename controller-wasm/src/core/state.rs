@@ -10,6 +10,7 @@ use std::rc::Rc;
 use std::task::Waker;
 
 use futures::channel::oneshot;
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
@@ -259,11 +260,13 @@ impl ExecShared {
                         error.message
                     ),
                 )
-                .with_details(serde_json::json!({
-                    "hookIndex": index,
-                    "eventType": event.type_name(),
-                    "cause": error.to_json(),
-                })));
+                .with_details(
+                    Object::new()
+                        .put("hookIndex", index)
+                        .put("eventType", event.type_name())
+                        .put("cause", error.to_json())
+                        .done(),
+                ));
             }
         }
         // A hook may have closed the gate (by cancelling) while handling the event: the loop must not take
@@ -374,22 +377,25 @@ impl ExecShared {
                 ErrorCode::InterruptAlreadyResolved,
                 format!("interrupt {interrupt_id:?} was already answered"),
             )
-            .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            .with_details(Object::new().put("interruptId", interrupt_id).done())),
             Some(id) => Err(AgentError::new(
                 ErrorCode::InterruptMismatch,
                 format!("interrupt {interrupt_id:?} is not the pending one ({id:?})"),
             )
             .with_details(
-                serde_json::json!({ "interruptId": interrupt_id, "pendingInterruptId": id }),
+                Object::new()
+                    .put("interruptId", interrupt_id)
+                    .put("pendingInterruptId", id)
+                    .done(),
             )),
             None if self.is_closed() => Err(AgentError::new(
                 ErrorCode::NoPendingInterrupt,
                 "the execution has settled; no interrupt is pending",
             )
-            .with_details(serde_json::json!({ "interruptId": interrupt_id }))),
+            .with_details(Object::new().put("interruptId", interrupt_id).done())),
             None => Err(
                 AgentError::new(ErrorCode::NoPendingInterrupt, "no interrupt is pending")
-                    .with_details(serde_json::json!({ "interruptId": interrupt_id })),
+                    .with_details(Object::new().put("interruptId", interrupt_id).done()),
             ),
         }
     }

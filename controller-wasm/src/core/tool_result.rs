@@ -2,8 +2,10 @@
 //! `toolCallId` equal to the call id, a string `content` within `maxToolResultCharacters` (Unicode scalar
 //! values) and a boolean `isError`. No nulls, no loose types, no extra fields.
 
+use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::error::{AgentError, ErrorCode, LimitName};
 
@@ -42,7 +44,12 @@ fn invalid(call_id: &str, problem: &str) -> AgentError {
         ErrorCode::InvalidToolResult,
         format!("tool call {call_id:?} returned an invalid result: {problem}"),
     )
-    .with_details(json!({ "callId": call_id, "problem": problem }))
+    .with_details(
+        Object::new()
+            .put("callId", call_id)
+            .put("problem", problem)
+            .done(),
+    )
 }
 
 /// Validates a raw result for `call_id`.
@@ -102,11 +109,26 @@ pub fn validate_tool_result(
             LimitName::MaxToolResultCharacters,
             format!("tool call {call_id:?} returned {characters} characters, over maxToolResultCharacters ({max_characters})"),
         )
-        .with_details(json!({ "callId": call_id, "characters": characters })));
+        .with_details(
+            Object::new()
+                .put("callId", call_id)
+                .put("characters", characters)
+                .done(),
+        ));
     }
     Ok(ToolCallResult {
         tool_call_id,
         content,
         is_error,
     })
+}
+
+impl ToValue for ToolCallResult {
+    fn to_value(&self) -> Value {
+        Object::new()
+            .put("toolCallId", self.tool_call_id.as_str())
+            .put("content", self.content.as_str())
+            .put("isError", self.is_error)
+            .done()
+    }
 }
