@@ -39,4 +39,16 @@ macro_rules! objects_only {
     )+};
 }
 
-pub(crate) use objects_only;
+/// Implements `Serialize` (as derived) for structs deriving it with `#[serde(remote = "Self")]` whose
+/// `Deserialize` is hand-written (`fields.rs`, objects only as well).
+macro_rules! serialize_derived {
+    ($($ty:ident),+ $(,)?) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                $ty::serialize(self, serializer)
+            }
+        }
+    )+};
+}
+
+pub(crate) use {objects_only, serialize_derived};
