@@ -104,6 +104,9 @@ impl<'de> Visitor<'de> for Key {
     }
 }
 
+/// What [`fields`] calls for declared field `i`: reads its value from the map access.
+type Setter<'s, A, E> = dyn FnMut(usize, &mut A) -> Result<(), E> + 's;
+
 /// Reads an object's keys in document order; `set(i, map)` reads (and type-checks) the value of declared field
 /// `i`. An unknown key's value is skipped when `lenient`. The setter is a `dyn` so that the loop is compiled once
 /// per map access, not once per struct.
@@ -111,7 +114,7 @@ fn fields<'de, A: MapAccess<'de>>(
     map: &mut A,
     names: &'static [&'static str],
     lenient: bool,
-    set: &mut dyn FnMut(usize, &mut A) -> Result<(), A::Error>,
+    set: &mut Setter<'_, A, A::Error>,
 ) -> Result<(), A::Error> {
     let mut seen = 0u32;
     while let Some(key) = map.next_key_seed(Key { names, lenient })? {
