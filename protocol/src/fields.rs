@@ -1,13 +1,13 @@
 //! Hand-written `Deserialize` for the wire structs the browser runtime reads most ([`Message`], [`ModelState`],
 //! [`ToolDefinition`], [`ConversationContext`], [`ConversationSummary`], [`ConversationSnapshot`],
 //! [`ConversationPage`], [`ModelRequest`], and the error envelope [`ErrorEnvelope`], [`ErrorBody`],
-//! [`SpendingLimit`]). serde's derive gives each struct its own field-identifier visitor,
-//! key loop and missing-field checks, one instance per input format; here the key loop is one function per map
-//! access ([`fields`], its setter a `dyn`), and each struct only says how to read each declared field.
+//! [`SpendingLimit`]). serde's derive gives each struct its own field-identifier visitor, key loop and
+//! missing-field checks, one instance per input format; here the key loop is one function per map access
+//! ([`fields`], its setter a `dyn`), and each struct only says how to read each declared field.
 //!
 //! Values are still read from the input as it streams (`next_value::<T>()`, as the derive does), so what is
 //! accepted and every error text, serde_json's line and column included, are the derive's:
-//! - a non-object is "invalid type: …, expected struct `Name`" (objects only, as `object.rs` explains);
+//! - a non-object is "invalid type: …, expected struct Message" (objects only, as `object.rs` explains);
 //! - keys are checked in document order, each failing at once: an unknown key is `unknown_field` with the
 //!   declared list (or skipped, for the response types that ignore unknown keys), a repeated one
 //!   `duplicate_field`, a value its own type error;
