@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::message::{Message, ModelState};
 
 /// Messages and provider state, always saved and loaded as one unit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConversationContext {
     pub messages: Vec<Message>,
@@ -16,7 +16,7 @@ pub struct ConversationContext {
 
 /// `ConversationSummary { "id", "title", "revision", "createdAt", "updatedAt" }` (RFC 3339 times;
 /// `docs/protocol.md` §6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ConversationSummary {
@@ -29,7 +29,7 @@ pub struct ConversationSummary {
 
 /// `ConversationSnapshot { "conversation": ConversationSummary, "context": { "messages", "modelState" } }`: what
 /// reading or writing a conversation returns (`docs/protocol.md` §6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ConversationSnapshot {
     pub conversation: ConversationSummary,
@@ -39,7 +39,7 @@ pub struct ConversationSnapshot {
 /// `GET {base}/conversations?limit=N&cursor=C` → `{ "items": [ConversationSummary], "nextCursor": string | null }`:
 /// newest `updatedAt` first; `nextCursor` is opaque (pass it as `cursor` for the next page) and null on the last
 /// page (`docs/protocol.md` §6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ConversationPage {
@@ -80,11 +80,10 @@ pub struct SaveConversation {
     pub context: ConversationContext,
 }
 
-crate::object::objects_only!(
+crate::object::objects_only!(CreateConversation, SaveConversation);
+crate::object::serialize_derived!(
     ConversationContext,
     ConversationSummary,
     ConversationSnapshot,
-    ConversationPage,
-    CreateConversation,
-    SaveConversation
+    ConversationPage
 );

@@ -1,7 +1,7 @@
 //! Errors on the wire (`docs/protocol.md` §4): the stable codes, the status and retry advice each one carries,
 //! and the JSON body of every non-2xx answer.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 crate::string_enum! {
     /// The relay's stable error codes (`docs/protocol.md` §4), in HTTP error bodies and in stream `error` events.
@@ -94,7 +94,7 @@ impl RelayErrorCode {
 }
 
 /// `{ "error": { "code", "message", … } }`: the body of every non-2xx JSON answer (`docs/protocol.md` §4).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(remote = "Self")]
 pub struct ErrorEnvelope {
     /// The error.
@@ -103,7 +103,7 @@ pub struct ErrorEnvelope {
 
 /// The error of an [`ErrorEnvelope`]: a stable code, human text, and the documented extra fields. The code is
 /// kept as text when read, so a client still reports codes newer than it knows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(remote = "Self", rename_all = "camelCase")]
 pub struct ErrorBody {
     /// A [`RelayErrorCode`]'s text.
@@ -144,7 +144,7 @@ crate::string_enum! {
 
 /// The `limit` of a `SPENDING_LIMIT_REACHED` error. `kind` is kept as text when read, so a client still reports a
 /// kind newer than it knows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", rename_all = "camelCase")]
 pub struct SpendingLimit {
@@ -199,4 +199,4 @@ impl ErrorBody {
     }
 }
 
-crate::object::objects_only!(ErrorEnvelope, ErrorBody, SpendingLimit);
+crate::object::serialize_derived!(ErrorEnvelope, ErrorBody, SpendingLimit);

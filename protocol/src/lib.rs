@@ -15,6 +15,8 @@
 //! - [`write`](mod@write): [`ToValue`], the wire types as JSON values built by hand (what the runtime writes).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
 //! - `object` (private): wire structs are read from JSON objects only (`objects_only!`).
+//! - `fields` (private): hand-written `Deserialize` of the structs the runtime reads most (messages, conversations,
+//!   model requests): one key loop for all of them, same behaviour and error texts as the derive.
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
 //!
@@ -24,6 +26,7 @@
 pub mod conversation;
 pub mod error;
 pub mod event;
+mod fields;
 pub mod message;
 pub mod models;
 pub mod number;

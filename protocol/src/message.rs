@@ -17,7 +17,7 @@ pub enum Role {
 }
 
 /// One stable message: `{ id, role, blocks }`, blocks in produced order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct Message {
@@ -89,7 +89,7 @@ pub enum ImageSource {
 }
 
 /// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", deny_unknown_fields)]
 pub struct ModelState {
@@ -134,7 +134,7 @@ impl Usage {
 }
 
 /// A tool as the model sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolDefinition {
@@ -155,4 +155,5 @@ where
     Option::<T>::deserialize(deserializer)
 }
 
-crate::object::objects_only!(Message, ModelState, Usage, ToolDefinition);
+crate::object::objects_only!(Usage);
+crate::object::serialize_derived!(Message, ModelState, ToolDefinition);

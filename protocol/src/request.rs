@@ -1,11 +1,11 @@
 //! The model request (`docs/protocol.md` §2).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::message::{Message, ModelState, ToolDefinition};
 
 /// The whole conversation so far plus this turn's tools: the relay keeps no session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelRequest {
@@ -27,4 +27,4 @@ pub struct ModelRequest {
     pub conversation_id: Option<String>,
 }
 
-crate::object::objects_only!(ModelRequest);
+crate::object::serialize_derived!(ModelRequest);
