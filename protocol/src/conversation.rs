@@ -6,7 +6,7 @@ use crate::message::{Message, ModelState};
 
 /// Messages and provider state, always saved and loaded as one unit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConversationContext {
     pub messages: Vec<Message>,
     /// Always serialised, null allowed; a missing key is an error when parsing.
@@ -18,7 +18,7 @@ pub struct ConversationContext {
 /// `docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ConversationSummary {
     pub id: String,
     pub title: String,
@@ -30,7 +30,7 @@ pub struct ConversationSummary {
 /// `ConversationSnapshot { "conversation": ConversationSummary, "context": { "messages", "modelState" } }`: what
 /// reading or writing a conversation returns (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(remote = "Self", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ConversationSnapshot {
     pub conversation: ConversationSummary,
     pub context: ConversationContext,
@@ -41,7 +41,7 @@ pub struct ConversationSnapshot {
 /// page (`docs/protocol.md` §6).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ConversationPage {
     #[cfg_attr(
         feature = "ts",
@@ -81,9 +81,3 @@ pub struct SaveConversation {
 }
 
 crate::object::objects_only!(CreateConversation, SaveConversation);
-crate::object::serialize_derived!(
-    ConversationContext,
-    ConversationSummary,
-    ConversationSnapshot,
-    ConversationPage
-);

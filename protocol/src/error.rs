@@ -95,7 +95,6 @@ impl RelayErrorCode {
 
 /// `{ "error": { "code", "message", … } }`: the body of every non-2xx JSON answer (`docs/protocol.md` §4).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(remote = "Self")]
 pub struct ErrorEnvelope {
     /// The error.
     pub error: ErrorBody,
@@ -104,7 +103,7 @@ pub struct ErrorEnvelope {
 /// The error of an [`ErrorEnvelope`]: a stable code, human text, and the documented extra fields. The code is
 /// kept as text when read, so a client still reports codes newer than it knows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(remote = "Self", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     /// A [`RelayErrorCode`]'s text.
     pub code: String,
@@ -146,7 +145,7 @@ crate::string_enum! {
 /// kind newer than it knows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct SpendingLimit {
     /// A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
     /// may add kinds).
@@ -199,4 +198,3 @@ impl ErrorBody {
     }
 }
 
-crate::object::serialize_derived!(ErrorEnvelope, ErrorBody, SpendingLimit);

@@ -19,7 +19,7 @@ pub enum Role {
 /// One stable message: `{ id, role, blocks }`, blocks in produced order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct Message {
     pub id: String,
     pub role: Role,
@@ -91,7 +91,7 @@ pub enum ImageSource {
 /// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct ModelState {
     pub format: String,
     #[cfg_attr(feature = "ts", ts(type = "JsonValue"))]
@@ -136,7 +136,7 @@ impl Usage {
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolDefinition {
     pub name: String,
     pub description: String,
@@ -156,4 +156,3 @@ where
 }
 
 crate::object::objects_only!(Usage);
-crate::object::serialize_derived!(Message, ModelState, ToolDefinition);

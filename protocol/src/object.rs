@@ -7,7 +7,7 @@
 //! [`objects_only!`] implements the traits over them: reading asks the deserializer for a map (an array, a string
 //! or a number is refused with serde's usual "invalid type: …, expected struct …" text) and writing is the derive's.
 //! The structs the browser runtime reads most have a hand-written `Deserialize` instead (`fields.rs`), which asks
-//! for a map the same way; [`serialize_derived!`] gives them the derive's `Serialize`.
+//! for a map the same way, and derive only `Serialize`.
 
 /// Implements `Deserialize` (objects only) and `Serialize` (as derived) for structs deriving with
 /// `#[serde(remote = "Self")]`.
@@ -41,16 +41,4 @@ macro_rules! objects_only {
     )+};
 }
 
-/// Implements `Serialize` (as derived) for structs deriving it with `#[serde(remote = "Self")]` whose
-/// `Deserialize` is hand-written (`fields.rs`, objects only as well).
-macro_rules! serialize_derived {
-    ($($ty:ident),+ $(,)?) => {$(
-        impl serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                $ty::serialize(self, serializer)
-            }
-        }
-    )+};
-}
-
-pub(crate) use {objects_only, serialize_derived};
+pub(crate) use objects_only;

@@ -7,7 +7,7 @@ use crate::message::{Message, ModelState, ToolDefinition};
 /// The whole conversation so far plus this turn's tools: the relay keeps no session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -27,4 +27,3 @@ pub struct ModelRequest {
     pub conversation_id: Option<String>,
 }
 
-crate::object::serialize_derived!(ModelRequest);
