@@ -197,4 +197,3 @@ impl ErrorBody {
         RelayErrorCode::parse(&self.code)
     }
 }
-

@@ -26,4 +26,3 @@ pub struct ModelRequest {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub conversation_id: Option<String>,
 }
-
