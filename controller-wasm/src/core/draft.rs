@@ -69,30 +69,23 @@ impl Draft {
             .iter()
             .map(|block| {
                 let text = block.buffer.as_str();
-                let mut object = match &block.kind {
-                    BlockKind::Text => {
-                        let mut object = Object::tagged("text");
-                        object.put("text", text).put("complete", block.stopped);
-                        if !block.sources.is_empty() {
-                            object.put("sources", block.sources.to_value());
-                        }
-                        object
-                    }
-                    BlockKind::Reasoning => {
-                        let mut object = Object::tagged("reasoning");
-                        object.put("text", text).put("complete", block.stopped);
-                        object
-                    }
-                    BlockKind::ToolCall { call_id, name } => {
-                        let mut object = Object::tagged("tool-call");
-                        object
-                            .put("callId", call_id.as_str())
-                            .put("name", name.as_str())
-                            .put("argumentsText", text)
-                            .put("complete", block.stopped);
-                        object
-                    }
+                let mut object = Object::tagged(match &block.kind {
+                    BlockKind::Text => "text",
+                    BlockKind::Reasoning => "reasoning",
+                    BlockKind::ToolCall { .. } => "tool-call",
+                });
+                match &block.kind {
+                    BlockKind::ToolCall { call_id, name } => object
+                        .put("callId", call_id.as_str())
+                        .put("name", name.as_str())
+                        .put("argumentsText", text),
+                    _ => object.put("text", text),
                 };
+                object.put("complete", block.stopped);
+                // Only a text block carries sources.
+                if matches!(block.kind, BlockKind::Text) && !block.sources.is_empty() {
+                    object.put("sources", block.sources.to_value());
+                }
                 object.done()
             })
             .collect();
