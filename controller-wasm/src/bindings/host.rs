@@ -16,13 +16,12 @@ use super::js;
 use super::signal::mirror_signal;
 use super::stream::PumpStream;
 use super::values::{await_js, frozen, is_thenable, method};
-use crate::core::json::{map_text, to_text};
+use crate::core::json::{map_text, text_of};
 use crate::core::{
     AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
     HookEvent, HookFailure, HostRegex, Model, OnHookError, Platform, RegexEngine, ToolContext,
     ToolHandler, ToolOutput,
 };
-use patchbridge_protocol::ToValue;
 
 /// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
 /// `crypto.randomUUID()`, `console.error` and the page's `RegExp`.
@@ -70,7 +69,7 @@ impl Platform for JsPlatform {
 
 /// `{ hookIndex, eventType, executionId, error }` with `error` an `AgentError` instance, deep-frozen.
 pub fn hook_failure_js(failure: &HookFailure) -> JsValue {
-    let object = js::parse_json(&to_text(&failure.to_value()));
+    let object = js::parse_json(&text_of(&failure));
     let _ = Reflect::set(
         &object,
         &JsValue::from_str("error"),
@@ -195,7 +194,7 @@ pub struct RequestHandle {
 impl RequestHandle {
     /// The request as JSON text (read once, then the handle is freed).
     pub fn json(&self) -> String {
-        to_text(&self.request.to_value())
+        text_of(&self.request)
     }
 }
 

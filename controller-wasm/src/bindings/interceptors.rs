@@ -11,7 +11,7 @@ use std::rc::Rc;
 use futures::StreamExt;
 use js_sys::{Array, Function, Reflect};
 
-use patchbridge_protocol::{ModelRequest, ToValue};
+use patchbridge_protocol::ModelRequest;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -21,7 +21,7 @@ use super::host::{settle_js, stream_from_js};
 use super::js;
 use super::signal::mirror_signal;
 use super::values::{frozen, method};
-use crate::core::json::to_text;
+use crate::core::json::{text_of, to_text};
 use crate::core::{
     AbortSignal, AgentError, CallRequest, ErrorCode, EventStream, ModelCallContext,
     ModelInterceptor, ModelNext, ToolInterceptor, ToolInvocation, ToolNext, ToolOutput,
@@ -47,7 +47,7 @@ impl RustEventStream {
             match item {
                 Some(Ok(event)) => {
                     *slot.borrow_mut() = Some(stream);
-                    Ok(JsValue::from_str(&to_text(&event.to_value())))
+                    Ok(JsValue::from_str(&text_of(&event)))
                 }
                 Some(Err(e)) => Err(error::to_js(&e)),
                 None => Ok(JsValue::UNDEFINED),

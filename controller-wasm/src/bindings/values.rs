@@ -9,12 +9,12 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::error;
 use super::js;
-use crate::core::json::to_text;
+use crate::core::json::text_of;
 use crate::core::{AgentError, ErrorCode};
 
 /// A core or wire value (its hand-written `ToValue`) as a deep-frozen JS value.
 pub fn frozen<T: patchbridge_protocol::ToValue + ?Sized>(value: &T) -> JsValue {
-    js::parse_frozen(&to_text(&value.to_value()))
+    js::parse_frozen(&text_of(value))
 }
 
 /// Awaits a JS promise, mapping a rejection with [`error::from_js`].

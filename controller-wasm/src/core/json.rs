@@ -7,6 +7,7 @@
 //! hand-written `Serialize`, and a `Value` has neither). A failure would therefore be a bug, and it stops the
 //! program where it happens instead of reaching a host as a `null` it would take for data.
 
+use patchbridge_protocol::ToValue;
 use serde_json::{Map, Value};
 
 /// `value` as compact JSON text. Every JSON text the runtime writes goes through here (or [`map_text`], which
@@ -31,4 +32,9 @@ pub fn map_text(map: &Map<String, Value>) -> String {
         Ok(text) => text,
         Err(error) => panic!("a JSON object failed to serialise: {error}"),
     }
+}
+
+/// A core or wire value (its hand-written [`ToValue`]) as compact JSON text.
+pub fn text_of<T: ToValue + ?Sized>(value: &T) -> String {
+    to_text(&value.to_value())
 }

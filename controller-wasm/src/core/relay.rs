@@ -16,7 +16,7 @@ use patchbridge_protocol::{
 use super::abort::AbortSignal;
 use super::error::{relay_error_details, AgentError, ErrorCode};
 use super::host::{ConversationStore, EventStream, Model};
-use super::json::to_text;
+use super::json::text_of;
 use super::request::CallRequest;
 
 /// An HTTP answer of any status: its status and body text.
@@ -115,7 +115,7 @@ impl<T: RelayTransport> RelayModel<T> {
 
 impl<T: RelayTransport> Model for RelayModel<T> {
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
-        let body = to_text(&request.to_value());
+        let body = text_of(&request);
         let answer = self
             .transport
             .stream("/model", body, &signal, "relay request failed");
@@ -290,7 +290,7 @@ impl<T: RelayTransport> ConversationStore for RelayStore<T> {
         self.snapshot(
             "POST",
             "/conversations",
-            Some(to_text(&body.to_value())),
+            Some(text_of(&body)),
             "creating the conversation failed",
         )
     }
@@ -310,7 +310,7 @@ impl<T: RelayTransport> ConversationStore for RelayStore<T> {
         self.snapshot(
             "PUT",
             &conversation_path(id),
-            Some(to_text(&body.to_value())),
+            Some(text_of(&body)),
             "saving the conversation failed",
         )
     }
