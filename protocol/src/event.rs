@@ -90,15 +90,28 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [StopReason; 7] = [
+        StopReason::EndTurn,
+        StopReason::ToolUse,
+        StopReason::MaxTokens,
+        StopReason::StopSequence,
+        StopReason::PauseTurn,
+        StopReason::Refusal,
+        StopReason::Other,
+    ];
+    /// The wire names, in the order of [`StopReason::ALL`] (a static list, as serde's `unknown_variant` wants).
+    pub const NAMES: &'static [&'static str] = &[
+        "end-turn",
+        "tool-use",
+        "max-tokens",
+        "stop-sequence",
+        "pause-turn",
+        "refusal",
+        "other",
+    ];
+
     pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::EndTurn => "end-turn",
-            StopReason::ToolUse => "tool-use",
-            StopReason::MaxTokens => "max-tokens",
-            StopReason::StopSequence => "stop-sequence",
-            StopReason::PauseTurn => "pause-turn",
-            StopReason::Refusal => "refusal",
-            StopReason::Other => "other",
-        }
+        Self::NAMES[self as usize]
     }
 }

@@ -191,25 +191,6 @@ fn nullable<T, E>(value: Value, read: fn(Value) -> Result<T, E>) -> Result<Optio
     }
 }
 
-const STOP_REASONS: [StopReason; 7] = [
-    StopReason::EndTurn,
-    StopReason::ToolUse,
-    StopReason::MaxTokens,
-    StopReason::StopSequence,
-    StopReason::PauseTurn,
-    StopReason::Refusal,
-    StopReason::Other,
-];
-const STOP_REASON_NAMES: &[&str] = &[
-    "end-turn",
-    "tool-use",
-    "max-tokens",
-    "stop-sequence",
-    "pause-turn",
-    "refusal",
-    "other",
-];
-
 /// `stopReason` as serde's derived enum reads it from a `Value`: a variant name, or an object whose one key is
 /// a variant name and whose value is `null` (the externally tagged form of a unit variant).
 fn stop_reason<E: de::Error>(value: Value) -> Result<StopReason, E> {
@@ -224,13 +205,13 @@ fn stop_reason<E: de::Error>(value: Value) -> Result<StopReason, E> {
         }
         other => return Err(E::invalid_type(unexpected(&other), &"string or map")),
     };
-    let Some(i) = STOP_REASON_NAMES.iter().position(|n| *n == name) else {
-        return Err(E::unknown_variant(&name, STOP_REASON_NAMES));
+    let Some(i) = StopReason::NAMES.iter().position(|n| *n == name) else {
+        return Err(E::unknown_variant(&name, StopReason::NAMES));
     };
     if !content.is_null() {
         return Err(E::invalid_type(unexpected(&content), &"unit"));
     }
-    Ok(STOP_REASONS[i])
+    Ok(StopReason::ALL[i])
 }
 
 /// A non-negative integer read without serde_json's `Value`-to-number deserializer: with exact number text
@@ -622,15 +603,15 @@ impl<'de> Deserialize<'de> for StreamEvent {
 mod tests {
     use super::*;
 
-    /// The stop reasons' table is written out (`unknown_variant` needs a static list); it must stay the derive's.
+    /// The stop reasons' table (`StopReason::ALL` / `NAMES`) is written out; it must stay the derive's.
     #[test]
     fn the_stop_reason_table_is_the_derived_enum() {
-        for (reason, name) in STOP_REASONS.iter().zip(STOP_REASON_NAMES) {
+        for (reason, name) in StopReason::ALL.iter().zip(StopReason::NAMES) {
             assert_eq!(reason.as_str(), *name);
             let value = Value::String((*name).into());
             assert_eq!(stop_reason::<serde_json::Error>(value).unwrap(), *reason);
         }
-        assert_eq!(STOP_REASONS.len(), STOP_REASON_NAMES.len());
+        assert_eq!(StopReason::ALL.len(), StopReason::NAMES.len());
         for value in [
             serde_json::json!("finished"),
             serde_json::json!({"tool-use": 1}),
