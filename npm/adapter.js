@@ -39,16 +39,21 @@ export function makeAgentError(code, message, limit, detailsJson, cause) {
  * @returns {[string | null, string, string | null, string | null]}
  */
 export function describeError(error) {
-  if (error instanceof AgentError) {
-    /** @type {string | null} */
-    let details = null;
-    try { details = error.details == null ? null : JSON.stringify(error.details); } catch { details = null; }
-    return [error.code, String(error.message), error.limit ?? null, details];
+  // Any thrown value reaches here, a hostile one too (a Proxy whose traps throw, an Error whose `message` getter
+  // throws): reading it must not throw in turn, or the exception would unwind through the wasm that asked.
+  try {
+    if (error instanceof AgentError) {
+      /** @type {string | null} */
+      let details = null;
+      try { details = error.details == null ? null : JSON.stringify(error.details); } catch { details = null; }
+      const limit = error.limit ?? null;
+      return [String(error.code), String(error.message), limit === null ? null : String(limit), details];
+    }
+    if (error instanceof Error) return [null, `${String(error.name)}: ${String(error.message)}`, null, null];
+    return [null, String(error), null, null];
+  } catch {
+    return [null, 'a thrown value that cannot be read (reading it threw)', null, null];
   }
-  if (error instanceof Error) return [null, `${error.name}: ${error.message}`, null, null];
-  let text;
-  try { text = String(error); } catch { text = 'non-printable thrown value'; }
-  return [null, text, null, null];
 }
 
 /**
@@ -156,8 +161,9 @@ export function toolResultJson(value) {
  * @returns {string | undefined}
  */
 function ownMembersJson(value, skipUndefined) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return tryToJson(value);
   try {
+    // `Array.isArray` throws for a revoked Proxy, so it is inside the `try` too.
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return tryToJson(value);
     /** @type {Record<string, unknown>} */
     const plain = {};
     const record = /** @type {Record<string | symbol, unknown>} */ (value);
@@ -630,7 +636,12 @@ export function emitDelta(observer, index, delta) {
  * @param {unknown} subject
  */
 export function logRejection(promise, label, subject) {
-  Promise.resolve(promise).then(undefined, (error) => console.error(label, subject, error));
+  // `Promise.resolve` reads a promise's `constructor`, which a page's subclass may make throw.
+  try {
+    Promise.resolve(promise).then(undefined, (error) => console.error(label, subject, error));
+  } catch (error) {
+    try { console.error(label, subject, error); } catch { /* nowhere else to report */ }
+  }
 }
 
 /**
@@ -640,7 +651,7 @@ export function logRejection(promise, label, subject) {
  * @returns {P}
  */
 export function quiet(promise) {
-  promise.then(undefined, () => {});
+  try { promise.then(undefined, () => {}); } catch { /* a page's replaced Promise.prototype.then */ }
   return promise;
 }
 
@@ -687,12 +698,48 @@ export function callTool(object, execute, argsJson, signal, callId) {
  * @returns {boolean}
  */
 export function isThenable(value) {
-  if (value instanceof Promise) return true;
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
   try {
-    return typeof (/** @type {{ then?: unknown }} */ (value)).then === 'function';
+    // `instanceof` runs a Proxy's `getPrototypeOf` trap, which may throw like the `then` getter.
+    return value instanceof Promise || typeof (/** @type {{ then?: unknown }} */ (value)).then === 'function';
   } catch {
     return false;
+  }
+}
+
+/**
+ * A dense copy of an array option (`undefined` when `value` is not an array). Reading an element may run a
+ * page's getter or a Proxy's trap: a throw reaches Rust's `catch` (bindings/js.rs), which names the option.
+ * @param {unknown} value
+ * @returns {unknown[] | undefined}
+ */
+export function arrayCopy(value) {
+  if (!Array.isArray(value)) return undefined;
+  const out = [];
+  for (let i = 0; i < value.length; i += 1) out.push(value[i]);
+  return out;
+}
+
+/**
+ * `Object.keys(value)` of an options object (a Proxy's `ownKeys` trap may throw into Rust's `catch`).
+ * @param {object} value
+ * @returns {string[]}
+ */
+export function ownKeys(value) {
+  return Object.keys(value);
+}
+
+/**
+ * `Promise.resolve(value)` that never throws: for a promise, `Promise.resolve` reads its `constructor`, which a
+ * page's subclass or own property may make throw; that throw becomes the rejection instead.
+ * @param {unknown} value a thenable
+ * @returns {Promise<unknown>}
+ */
+export function toPromise(value) {
+  try {
+    return Promise.resolve(value);
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
@@ -714,7 +761,9 @@ export function compileRegex(source) {
 
 /**
  * Whether `text` matches `regex` anywhere (JSON Schema patterns are not anchored): one crossing per check. The
- * regex has neither `g` nor `y`, so `test` keeps no state between calls.
+ * regex has neither `g` nor `y`, so `test` keeps no state between calls. A throw (a page's replaced
+ * `RegExp.prototype.exec`, an engine out of stack) is caught by the import (`catch` in bindings/js.rs) and ends
+ * the execution as a typed failure, never "no match".
  * @param {RegExp} regex from `compileRegex`
  * @param {string} text
  * @returns {boolean}

@@ -68,7 +68,7 @@ impl Shared {
             .collect();
         for listener in listeners {
             if let Err(thrown) = listener.call1(&JsValue::NULL, &state) {
-                js::console_error2("@patchbridge/agent: a state subscriber threw", &thrown);
+                let _ = js::console_error2("@patchbridge/agent: a state subscriber threw", &thrown);
             }
         }
     }
@@ -168,13 +168,12 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
 
     let tools = get(options, "tools");
     if !is_missing(&tools) {
-        if !Array::is_array(&tools) {
-            return Err(AgentError::new(
-                ErrorCode::InvalidTool,
-                "options.tools must be an array of tool definitions",
-            ));
-        }
-        for def in Array::from(&tools).iter() {
+        let tools = options::array_of(
+            &tools,
+            "options.tools (an array of tool definitions)",
+            ErrorCode::InvalidTool,
+        )?;
+        for def in tools {
             let (spec, handler) = options::tool(&def)?;
             core.register_tool(spec, handler)?;
         }

@@ -31,8 +31,10 @@ pub struct JsPlatform;
 struct JsRegex(JsValue);
 
 impl HostRegex for JsRegex {
-    fn is_match(&self, text: &str) -> bool {
-        js::regex_test(&self.0, text)
+    /// A throw while matching (a page's replaced `RegExp.prototype.exec`, an engine out of stack) is caught at
+    /// the import (`catch`) and handed to the core as its text, which ends the execution with it.
+    fn is_match(&self, text: &str) -> Result<bool, String> {
+        js::regex_test(&self.0, text).map_err(|thrown| error::thrown_text(&thrown))
     }
 }
 
@@ -56,7 +58,7 @@ impl Platform for JsPlatform {
     }
 
     fn console_error(&self, failure: &HookFailure) {
-        js::console_error2(
+        let _ = js::console_error2(
             "@patchbridge/agent: a hook threw on the terminal event",
             &hook_failure_js(failure),
         );
@@ -84,11 +86,13 @@ pub fn on_hook_error(callback: Function) -> OnHookError {
     Rc::new(move |failure: &HookFailure| {
         let failure = hook_failure_js(failure);
         match callback.call1(&JsValue::NULL, &failure) {
-            Err(thrown) => js::console_error3(
-                "@patchbridge/agent: onHookError threw while reporting a hook failure",
-                &failure,
-                &thrown,
-            ),
+            Err(thrown) => {
+                let _ = js::console_error3(
+                    "@patchbridge/agent: onHookError threw while reporting a hook failure",
+                    &failure,
+                    &thrown,
+                );
+            }
             // Diagnostics should be synchronous; a returned promise's rejection is logged, not left unhandled.
             Ok(returned) if is_thenable(&returned) => js::log_rejection(
                 &returned,
@@ -128,7 +132,7 @@ impl AgentHook for JsHook {
         // Hooks observe synchronously: a promise's rejection could neither fail the turn nor reach onHookError
         // in time, so returning one is itself the failure (and the promise is marked handled).
         if is_thenable(&returned) {
-            let _handled = js::quiet(&Promise::resolve(&returned));
+            let _handled = js::quiet(&js::to_promise(&returned));
             return Err(AgentError::new(
                 ErrorCode::HookFailed,
                 "onEvent returned a promise: hooks must be synchronous (push asynchronous work to a host queue)",
@@ -265,7 +269,7 @@ pub fn settle_js(
             futures::future::ready(Err(error::from_js(&thrown, code, what))).boxed_local()
         }
         Ok(value) if is_thenable(&value) => {
-            let promise = Promise::resolve(&value);
+            let promise = js::to_promise(&value);
             async move {
                 let value = await_js(promise, code, what).await?;
                 tool_result_json(&value)

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Function, Promise};
 use patchbridge_protocol::StreamEvent;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -44,7 +44,8 @@ pub fn observer(callback: Option<Function>) -> Observer {
                     .map(|_| ()),
             };
             if let Err(thrown) = outcome {
-                js::console_error2("@patchbridge/agent: an execution observer threw", &thrown);
+                let _ =
+                    js::console_error2("@patchbridge/agent: an execution observer threw", &thrown);
             }
         }),
     }
@@ -54,13 +55,12 @@ pub fn observer(callback: Option<Function>) -> Observer {
 pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, AgentError> {
     let mut registry = ToolRegistry::new(Rc::new(JsPlatform));
     if !is_missing(tools) {
-        if !Array::is_array(tools) {
-            return Err(AgentError::new(
-                ErrorCode::InvalidInput,
-                "input.tools must be an array of tool definitions",
-            ));
-        }
-        for def in Array::from(tools).iter() {
+        let tools = options::array_of(
+            tools,
+            "input.tools (an array of tool definitions)",
+            ErrorCode::InvalidInput,
+        )?;
+        for def in tools {
             let (spec, handler) = options::tool(&def)?;
             registry.register(spec, handler)?;
         }

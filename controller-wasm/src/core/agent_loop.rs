@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use futures::future::FutureExt;
 use futures::stream::StreamExt;
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Block, Message, Role, StopReason, StreamEvent};
 
 use super::abort::AbortSignal;
@@ -230,12 +231,35 @@ async fn call_model(
 }
 
 /// The error result's content when `call`'s arguments do not match its tool's schema (`None` when they do, or
-/// when the tool is not checked).
-fn refused_arguments(call: &CheckedCall, max_characters: u64) -> Option<String> {
-    let schema = call.tool.schema.as_ref()?;
-    let (listed, total) = schema.check(&call.input);
-    (total > 0)
-        .then(|| invalid_arguments_text(&call.tool.spec.name, &listed, total, max_characters))
+/// when the tool is not checked). When the host's `RegExp` threw on one of the arguments' strings the check has no
+/// answer: the execution ends with `AGENT_TOOL_FAILED` (the tool's own schema failed), never "no match".
+fn refused_arguments(
+    call: &CheckedCall,
+    max_characters: u64,
+) -> Result<Option<String>, AgentError> {
+    let Some(schema) = call.tool.schema.as_ref() else {
+        return Ok(None);
+    };
+    let (listed, total) = schema.check(&call.input).map_err(|failure| {
+        let name = &call.tool.spec.name;
+        AgentError::new(
+            ErrorCode::ToolFailed,
+            format!(
+                "tool {name:?} was not run: the page's RegExp threw while matching its inputSchema pattern {:?} \
+                 against the arguments of call {:?}: {}",
+                failure.pattern, call.call_id, failure.reason
+            ),
+        )
+        .with_details(
+            Object::new()
+                .put("callId", call.call_id.as_str())
+                .put("tool", name.as_str())
+                .put("pattern", failure.pattern.as_str())
+                .done(),
+        )
+    })?;
+    Ok((total > 0)
+        .then(|| invalid_arguments_text(&call.tool.spec.name, &listed, total, max_characters)))
 }
 
 /// Runs one prechecked batch in call order, then makes the tool message stable. Every call's arguments are
@@ -244,10 +268,10 @@ fn refused_arguments(call: &CheckedCall, max_characters: u64) -> Option<String> 
 async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), AgentError> {
     sh.progress.borrow_mut().tool_calls += calls.len() as u64;
     let max_characters = sh.runtime.options.limits.max_tool_result_characters;
-    let refusals: Vec<Option<String>> = calls
+    let refusals = calls
         .iter()
         .map(|call| refused_arguments(call, max_characters))
-        .collect();
+        .collect::<Result<Vec<Option<String>>, AgentError>>()?;
     let mut blocks = Vec::with_capacity(calls.len());
     for (call, refusal) in calls.into_iter().zip(refusals) {
         sh.check_open()?;

@@ -137,8 +137,8 @@ pub struct EcmaRegexes;
 struct EcmaRegex(regress::Regex);
 
 impl HostRegex for EcmaRegex {
-    fn is_match(&self, text: &str) -> bool {
-        self.0.find(text).is_some()
+    fn is_match(&self, text: &str) -> Result<bool, String> {
+        Ok(self.0.find(text).is_some())
     }
 }
 
