@@ -27,7 +27,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-module-text.mjs scripts/check-size.mjs scripts/size-ceiling.json rust-toolchain.toml scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-module-text.mjs scripts/check-size.mjs scripts/size-ceiling.json rust-toolchain.toml scripts/wasm-short-import-names.mjs npm/adapter.js npm/adapter -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
