@@ -63,9 +63,11 @@ export interface ToolContext {
  * `tool-confirmation` interrupt before they run. Return `isError: true` for expected failures the model should
  * see; a throw or rejection ends the execution (`AGENT_TOOL_FAILED`).
  *
- * `Args` types what `execute` receives: `AgentTool<{ text: string }>`. The runtime only checks that the model's
- * arguments are one complete JSON object; that they match `inputSchema` (and so `Args`) is the model's promise,
- * so a tool that must not trust it validates its input. The default is any JSON object.
+ * `Args` types what `execute` receives: `AgentTool<{ text: string }>`. The runtime checks the model's arguments
+ * against `inputSchema` before confirmation or execution (see `validateInput`; the checked keywords are listed in
+ * the package README, "Tool arguments"), so `execute` sees only arguments that match the checked keywords; a
+ * schema that relies on ignored keywords (`oneOf`, `patternProperties`, …), or `validateInput: false`, leaves
+ * those checks to the tool. The default is any JSON object.
  */
 export interface AgentTool<Args = JsonObject> {
   name: string;
@@ -77,8 +79,10 @@ export interface AgentTool<Args = JsonObject> {
   /**
    * Check every call's arguments against `inputSchema` before confirmation or execution (default `true`). A call
    * that does not match is neither confirmed nor run: the model gets an error result starting with
-   * `[invalid arguments] ` listing each violation, and may correct the call. `false` for tools that validate
-   * their arguments themselves (their schema is then not compiled, so any JSON object schema is accepted).
+   * `[invalid arguments] ` listing each violation, and may correct the call. A `pattern` whose `RegExp` throws
+   * while matching ends the execution with `AGENT_TOOL_FAILED` (`details: { callId, tool, pattern }`), never
+   * counted as a match or a mismatch. `false` for tools that validate their arguments themselves (their schema is
+   * then not compiled, so any JSON object schema is accepted).
    */
   validateInput?: boolean;
   /** `args` is the tool's own plain copy (mutable; changing it changes nothing else). */
