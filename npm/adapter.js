@@ -21,7 +21,7 @@ export {
 } from './adapter/streams.js';
 export { relayRequest, relayStream } from './adapter/relay.js';
 export {
-  emitDelta, logRejection, quiet, callTool, isThenable, arrayCopy, ownKeys, toPromise,
+  emitDelta, logRejection, quiet, callTool, isThenable, arrayCopy, isArray, ownKeys, toPromise,
 } from './adapter/host-calls.js';
 export { newAbortController, newId } from './adapter/platform.js';
 export { compileRegex, regexTest } from './adapter/regex.js';

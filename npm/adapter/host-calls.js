@@ -92,6 +92,19 @@ export function arrayCopy(value) {
 }
 
 /**
+ * `Array.isArray(value)`, or false where it throws (a revoked Proxy).
+ * @param {unknown} value
+ * @returns {boolean}
+ */
+export function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * `Object.keys(value)` of an options object (a Proxy's `ownKeys` trap may throw into Rust's `catch`).
  * @param {object} value
  * @returns {string[]}

@@ -166,6 +166,11 @@ test('options whose getters or traps throw are refused with a stable code; the s
     });
   assert.throws(() => controller.registerTool({ get name() { throw new Error('name getter threw'); } }),
     (error) => error instanceof AgentError);
+  // A revoked Proxy throws from Array.isArray and Object.keys alike.
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  await assert.rejects(controller.send(revoked.proxy), (error) => error.code === 'AGENT_INVALID_INPUT');
+  assert.throws(() => controller.setRuntimeOptions(revoked.proxy), (error) => error.code === 'AGENT_INVALID_OPTIONS');
   await normalTurn(controller, model);
   controller.destroy();
 });

@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use js_sys::{Array, Function, Promise};
+use js_sys::{Function, Promise};
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::Block;
 use wasm_bindgen::prelude::*;
@@ -238,7 +238,7 @@ fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
     if let Some(text) = input.as_string() {
         return Ok(vec![Block::text(text)]);
     }
-    if !Array::is_array(input) {
+    if !js::is_array(input) {
         return Err(AgentError::new(
             ErrorCode::InvalidInput,
             "send expects a string or an array of text/image blocks",
@@ -266,7 +266,7 @@ fn new_conversation_options(options: &JsValue) -> Result<bool, AgentError> {
     if is_missing(options) {
         return Ok(false);
     }
-    if !options.is_object() || Array::is_array(options) {
+    if !options.is_object() || js::is_array(options) {
         return Err(invalid_input(
             "newConversation expects nothing or an options object { keepMessages }".into(),
         ));
@@ -290,7 +290,7 @@ fn list_options(options: &JsValue) -> Result<(Option<u32>, Option<String>), Agen
     if is_missing(options) {
         return Ok((None, None));
     }
-    if !options.is_object() || Array::is_array(options) {
+    if !options.is_object() || js::is_array(options) {
         return Err(invalid_input(
             "listConversations expects nothing or an options object { limit, cursor }".into(),
         ));

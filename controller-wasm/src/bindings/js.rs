@@ -124,6 +124,9 @@ extern "C" {
     /// page code.
     #[wasm_bindgen(js_name = arrayCopy, catch)]
     pub fn array_copy(value: &JsValue) -> Result<Option<Array>, JsValue>;
+    /// `Array.isArray(value)`, false for a revoked Proxy (where `Array.isArray` throws).
+    #[wasm_bindgen(js_name = isArray)]
+    pub fn is_array(value: &JsValue) -> bool;
     /// `Object.keys(value)`; `catch`: a Proxy's `ownKeys` trap is page code.
     #[wasm_bindgen(js_name = ownKeys, catch)]
     pub fn own_keys(value: &JsValue) -> Result<Array, JsValue>;
