@@ -139,6 +139,10 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .md th, .md td { border: 1px solid var(--pb-border); padding: 4px 8px; text-align: left; }
 .md img { max-width: 100%; height: auto; border-radius: 6px; }
 .md hr { border: none; border-top: 1px solid var(--pb-border); }
+/* Formulas (MathML from the on-demand renderer; their source until it has loaded). */
+.md .math.display { display: block; margin: 0.4em 0; overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+.md .math.display math { display: block math; }
+.md math { font-size: 1.05em; }
 .cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--pb-text-muted); }
 @keyframes blink { 50% { opacity: 0; } }
 
