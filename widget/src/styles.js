@@ -226,6 +226,14 @@ details.reasoning .md { margin-top: 4px; }
 .attachments button { position: absolute; top: -14px; right: -14px; width: 44px; height: 44px; padding: 0; border: none; background: transparent; }
 .attachments button:hover:not(:disabled) { background: transparent; }
 .attachments button svg { width: 28px; height: 28px; padding: 5px; border-radius: 50%; background: var(--pb-surface-strong); border: 1px solid var(--pb-border); }
+/* A document: a chip with its name, type and size (in the composer with Remove, in a sent message without). */
+.chip { display: inline-flex; align-items: center; gap: 8px; min-width: 0; max-width: min(100%, 320px); padding: 4px 4px 4px 10px; border: 1px solid var(--pb-border); border-radius: 10px; background: var(--pb-surface); white-space: normal; }
+.chip.sent { padding: 6px 10px; margin: 4px 0; background: var(--pb-bg); display: flex; }
+.chip > svg { flex: none; color: var(--pb-text-muted); }
+.chip-text { display: flex; flex-direction: column; min-width: 0; line-height: 1.25; }
+.chip-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-size: 0.9em; }
+.chip-meta { font-size: 0.78em; color: var(--pb-text-muted); }
+.attachments .chip button { position: static; flex: none; }
 .drop-target { outline: 3px dashed var(--pb-primary); outline-offset: -6px; }
 
 .panel {
