@@ -271,6 +271,23 @@ describe('<patchbridge-agent> details', () => {
     assert.deepEqual((await chips()).map((c) => c.text), ['main.ts', 'a.csv']);
     assert.equal(await p.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.activeElement?.getAttribute('aria-label')), 'Remove main.ts');
     assert.deepEqual(await p.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=attach-button]').getAttribute('aria-label')), 'Attach files');
+    // Drop on the input area and paste into the input attach too.
+    await p.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const files = new DataTransfer();
+      files.items.add(new File(['x,y\n'], 'dropped.csv', { type: 'text/csv' }));
+      root.querySelector('[part~=composer]').dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+    });
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 3);
+    await p.click('patchbridge-agent [part~=attachment] button');
+    await p.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const files = new DataTransfer();
+      files.items.add(new File(['{"b":2}'], 'pasted.json', { type: 'application/json' }));
+      root.querySelector('textarea').dispatchEvent(new ClipboardEvent('paste', { clipboardData: files, bubbles: true, cancelable: true }));
+    });
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 3);
+    assert.deepEqual((await chips()).map((c) => `${c.text} ${c.meta}`), ['a.csv CSV · 8 B', 'dropped.csv CSV · 4 B', 'pasted.json JSON · 7 B']);
     await p.context().close();
   });
 

@@ -102,16 +102,18 @@ export class Composer {
       const files = [...(event.clipboardData?.files ?? [])];
       if (files.length) { event.preventDefault(); void this.#addFiles(files); }
     });
-    const zone = options.dropZone;
-    on(zone, 'dragover', (event) => {
-      if ([...(event.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) { event.preventDefault(); zone.classList.add('drop-target'); }
-    });
-    on(zone, 'dragleave', () => zone.classList.remove('drop-target'));
-    on(zone, 'drop', (event) => {
-      zone.classList.remove('drop-target');
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (files.length) { event.preventDefault(); void this.#addFiles(files); }
-    });
+    // Files dropped on the conversation or on the input area are attached.
+    for (const zone of [options.dropZone, this.el]) {
+      on(zone, 'dragover', (event) => {
+        if ([...(event.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) { event.preventDefault(); zone.classList.add('drop-target'); }
+      });
+      on(zone, 'dragleave', () => zone.classList.remove('drop-target'));
+      on(zone, 'drop', (event) => {
+        zone.classList.remove('drop-target');
+        const files = [...(event.dataTransfer?.files ?? [])];
+        if (files.length) { event.preventDefault(); void this.#addFiles(files); }
+      });
+    }
     this.#update();
   }
 
