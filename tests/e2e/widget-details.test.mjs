@@ -7,10 +7,13 @@
 // and a runtime that does not load (an AgentError of the closed set, shown with Retry).
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 
 import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
+import { ROOT } from './support/relay.mjs';
 import { sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
 const env = widgetEnvironment();
@@ -288,6 +291,12 @@ describe('<patchbridge-agent> details', () => {
     });
     await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 3);
     assert.deepEqual((await chips()).map((c) => `${c.text} ${c.meta}`), ['a.csv CSV · 8 B', 'dropped.csv CSV · 4 B', 'pasted.json JSON · 7 B']);
+    // No serious accessibility violation with the chips and the refusal shown (axe-core, evaluated through the
+    // debugging protocol: the page's CSP refuses inline scripts).
+    await p.evaluate(readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+    const violations = await p.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+    assert.deepEqual(violations, []);
     await p.context().close();
   });
 
