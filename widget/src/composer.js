@@ -49,6 +49,8 @@ export class Composer {
   /** @type {Set<string>} */
   #inputs = new Set(['text', 'image']);
   #composing = false;
+  /** Files accepted and still being read. */
+  #reading = 0;
   #busy = false;
   #fileInput; #attachButton; #sendButton; #stopButton; #attachments; #editText; #editBar;
 
@@ -143,11 +145,6 @@ export class Composer {
     this.#fileInput.accept = acceptList(inputs);
   }
 
-  /** The attachments of the message being written (name, media type, size), for tests and pages. */
-  get attachments() {
-    return this.#files.map(({ block, name, mediaType, size }) => ({ type: block.type, name, mediaType, size }));
-  }
-
   /** @param {File[]} files */
   async #addFiles(files) {
     const { t, maxImageBytes, maxFileBytes, maxFiles, onProblem } = this.options;
@@ -155,7 +152,8 @@ export class Composer {
     const problems = [];
     for (const file of files) {
       const name = file.name || t('image');
-      const check = checkFile(file, { inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files.length });
+      // Files still being read count too (a second drop while the first is read).
+      const check = checkFile(file, { inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files.length + this.#reading });
       if (!check.ok) {
         if (check.reason === 'too-many') { problems.push(t('tooManyFiles', maxFiles)); break; }
         if (check.reason === 'too-large') {
@@ -165,6 +163,7 @@ export class Composer {
         else problems.push(t('fileTypeRefused', name));
         continue;
       }
+      this.#reading += 1;
       try {
         const data = check.encoding === 'base64' ? await readAsBase64(file) : await readAsText(file);
         const block = blockOf(file, check, data);
@@ -173,6 +172,8 @@ export class Composer {
           : { block, name: blockName(file.name), mediaType: check.mediaType, size: file.size });
       } catch {
         problems.push(t(check.encoding === 'text' ? 'fileNotText' : 'fileUnreadable', name));
+      } finally {
+        this.#reading -= 1;
       }
     }
     if (problems.length) onProblem(problems.join(' '));
