@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  CODE_EXTENSIONS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, acceptList, blockName, blockOf, checkFile, documentBytes,
+  CODE_EXTENSIONS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, MESSAGE_FILE_BYTES, acceptList, blockName, blockOf, checkFile, documentBytes,
   formatBytes, inputsOf, mediaTypeOf, positiveLimit,
 } from '../../widget/src/attachments.js';
 import { modelInputs } from '../../widget/src/model.js';
@@ -57,6 +57,9 @@ test('refusals: too many, a type nobody takes, a type this model does not take, 
   assert.deepEqual(checkFile({ name: 'a.png', type: 'image/png', size: 1 }, limits({ inputs: new Set(['text']) })), { ok: false, reason: 'model', kind: 'image' });
   assert.deepEqual(checkFile({ name: 'a.pdf', type: '', size: 1001 }, limits()), { ok: false, reason: 'too-large', max: 1000 });
   assert.deepEqual(checkFile({ name: 'a.png', type: 'image/png', size: 501 }, limits()), { ok: false, reason: 'too-large', max: 500 }, 'images keep their own limit');
+  const big = { inputs: ALL, maxFileBytes: 3 * 1024 * 1024, maxImageBytes: 3 * 1024 * 1024, maxFiles: 5, attached: 1 };
+  assert.deepEqual(checkFile({ name: 'b.pdf', type: '', size: 2 * 1024 * 1024 }, { ...big, attachedBytes: 2.5 * 1024 * 1024 }), { ok: false, reason: 'message-too-large', max: MESSAGE_FILE_BYTES }, "the runtime's per-message limit, checked when attaching");
+  assert.equal(checkFile({ name: 'b.pdf', type: '', size: 1.5 * 1024 * 1024 }, { ...big, attachedBytes: 2.5 * 1024 * 1024 }).ok, true);
   assert.deepEqual(checkFile({ name: 'a.pdf', type: '', size: 1000 }, limits()), { ok: true, kind: 'document', mediaType: 'application/pdf', encoding: 'base64' });
   assert.deepEqual(checkFile({ name: 'x.py', type: 'text/x-python', size: 10 }, limits({ inputs: new Set(['text']) })), { ok: true, kind: 'document', mediaType: 'text/plain', encoding: 'text' });
 });
@@ -74,6 +77,7 @@ test('blocks: PDF as base64, text files as text, the name without a path and at 
 test('limits as properties: positive integers, else the documented defaults; sizes in plain words', () => {
   assert.equal(DEFAULT_MAX_FILE_BYTES, 3 * 1024 * 1024);
   assert.equal(DEFAULT_MAX_FILES, 5);
+  assert.equal(MESSAGE_FILE_BYTES, 4 * 1024 * 1024, "the runtime's maxMessageBytes (docs/protocol.md §1)");
   for (const bad of [0, -1, 1.5, 'x', null, undefined, Number.MAX_VALUE]) assert.equal(positiveLimit(bad, 7), 7, String(bad));
   assert.equal(positiveLimit('2048', 7), 2048);
   assert.deepEqual([formatBytes(512), formatBytes(2048), formatBytes(3 * 1024 * 1024), formatBytes(1.5 * 1024 * 1024)], ['512 B', '2 KiB', '3 MiB', '1.5 MiB']);

@@ -33,9 +33,13 @@ const CODE = new Set(CODE_EXTENSIONS);
 /** Whole file names that are code without an extension. */
 const CODE_NAMES = new Set(['dockerfile', 'makefile', 'gemfile', 'rakefile', 'procfile', 'license', 'readme']);
 
-/** The per-file and per-message limits the element starts with (`maxFileBytes`, `maxFiles`). */
+/** The per-file and per-message limits the element starts with (`maxFileBytes`, `maxFiles`): the runtime's per-file
+ *  limit (docs/protocol.md §1 "Sizes"), and a count. */
 export const DEFAULT_MAX_FILE_BYTES = 3 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 5;
+/** The runtime's limit on the files of one message together (`AGENT_MESSAGE_TOO_LARGE`), checked here first so a
+ *  file that would not fit is refused when it is attached, not when the message is sent. */
+export const MESSAGE_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
  * The media type a file is sent with, from its name and the browser's type: an image type, a document type, or
@@ -95,18 +99,19 @@ export function acceptList(inputs) {
 
 /**
  * @typedef {{ ok: true, kind: 'image' | 'document', mediaType: string, encoding: 'base64' | 'text' }} Accepted
- * @typedef {{ ok: false, reason: 'too-large' | 'type' | 'model' | 'too-many' | 'empty-name', max?: number, kind?: string }} Refused
+ * @typedef {{ ok: false, reason: 'too-large' | 'message-too-large' | 'type' | 'model' | 'too-many' | 'empty-name', max?: number, kind?: string }} Refused
  *   `kind`: the input kind the model does not take (`model`)
  */
 
 /**
  * Whether a file may be attached, and as what.
  * @param {{ name: string, type: string, size: number }} file
- * @param {{ inputs: Set<string>, maxFileBytes: number, maxImageBytes: number, maxFiles: number, attached: number }} limits
- *   `attached`: files already attached to this message
+ * @param {{ inputs: Set<string>, maxFileBytes: number, maxImageBytes: number, maxFiles: number, attached: number,
+ *           attachedBytes?: number }} limits
+ *   `attached`, `attachedBytes`: the files already attached to this message, and their bytes together
  * @returns {Accepted | Refused}
  */
-export function checkFile(file, { inputs, maxFileBytes, maxImageBytes, maxFiles, attached }) {
+export function checkFile(file, { inputs, maxFileBytes, maxImageBytes, maxFiles, attached, attachedBytes = 0 }) {
   if (attached >= maxFiles) return { ok: false, reason: 'too-many', max: maxFiles };
   if (!String(file.name ?? '').trim()) return { ok: false, reason: 'empty-name' };
   const mediaType = mediaTypeOf(file);
@@ -115,6 +120,7 @@ export function checkFile(file, { inputs, maxFileBytes, maxImageBytes, maxFiles,
   if (!inputs.has(kind)) return { ok: false, reason: 'model', kind };
   const max = kind === 'image' ? maxImageBytes : maxFileBytes;
   if (file.size > max) return { ok: false, reason: 'too-large', max };
+  if (attachedBytes + file.size > MESSAGE_FILE_BYTES) return { ok: false, reason: 'message-too-large', max: MESSAGE_FILE_BYTES };
   if (kind === 'image') return { ok: true, kind: 'image', mediaType, encoding: 'base64' };
   return { ok: true, kind: 'document', mediaType, encoding: mediaType === 'application/pdf' ? 'base64' : 'text' };
 }

@@ -36,7 +36,7 @@ async function readAsText(file) {
 /** @param {any} block @returns {Attachment | null} */
 function attachmentOf(block) {
   if (block?.type === 'image' && block.source?.type === 'base64') {
-    return { block, name: '', mediaType: block.source.mediaType, size: 0, url: `data:${block.source.mediaType};base64,${block.source.data}` };
+    return { block, name: '', mediaType: block.source.mediaType, size: documentBytes(block), url: `data:${block.source.mediaType};base64,${block.source.data}` };
   }
   if (block?.type === 'document') return { block, name: block.name, mediaType: block.source?.mediaType, size: documentBytes(block) };
   return null;
@@ -49,8 +49,9 @@ export class Composer {
   /** @type {Set<string>} */
   #inputs = new Set(['text', 'image']);
   #composing = false;
-  /** Files accepted and still being read. */
+  /** Files accepted and still being read, and their bytes. */
   #reading = 0;
+  #readingBytes = 0;
   #busy = false;
   #fileInput; #attachButton; #sendButton; #stopButton; #attachments; #editText; #editBar;
 
@@ -153,19 +154,24 @@ export class Composer {
     for (const file of files) {
       const name = file.name || t('image');
       // Files still being read count too (a second drop while the first is read).
-      const check = checkFile(file, { inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files.length + this.#reading });
+      const attachedBytes = this.#files.reduce((sum, f) => sum + f.size, 0) + this.#readingBytes;
+      const check = checkFile(file, { inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files.length + this.#reading, attachedBytes });
       if (!check.ok) {
         if (check.reason === 'too-many') { problems.push(t('tooManyFiles', maxFiles)); break; }
         if (check.reason === 'too-large') {
           problems.push(check.max === maxImageBytes && file.type.startsWith('image/') ? t('imageTooLarge', formatBytes(check.max)) : t('fileTooLarge', name, formatBytes(check.max ?? 0)));
         }
+        else if (check.reason === 'message-too-large') problems.push(t('filesTooLarge', name, formatBytes(check.max ?? 0)));
         else if (check.reason === 'model') problems.push(t('fileNotForModel', name, check.kind));
         else problems.push(t('fileTypeRefused', name));
         continue;
       }
       this.#reading += 1;
+      this.#readingBytes += file.size;
       try {
         const data = check.encoding === 'base64' ? await readAsBase64(file) : await readAsText(file);
+        // A file named .pdf that is not one ("%PDF-" is "JVBERi0" in base64) would be refused at Send.
+        if (check.mediaType === 'application/pdf' && !data.startsWith('JVBERi0')) { problems.push(t('fileNotPdf', name)); continue; }
         const block = blockOf(file, check, data);
         this.#files.push(check.kind === 'image'
           ? { block, name: file.name, mediaType: check.mediaType, size: file.size, url: `data:${check.mediaType};base64,${data}` }
@@ -174,6 +180,7 @@ export class Composer {
         problems.push(t(check.encoding === 'text' ? 'fileNotText' : 'fileUnreadable', name));
       } finally {
         this.#reading -= 1;
+        this.#readingBytes -= file.size;
       }
     }
     if (problems.length) onProblem(problems.join(' '));
