@@ -2,7 +2,7 @@
 // against the real relay and a fake OpenAI Chat Completions upstream: a person attaches a PDF and a text file,
 // sends them, the relay sends them on in the provider's format (a `file` part, a text part headed with the file
 // name), the conversation is stored with its `document` blocks, and after a reload the user message shows both
-// documents (name and type).
+// documents (name and type). The attachments chunk is fetched only when the first file is attached.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -19,8 +19,12 @@ describe('<patchbridge-agent> documents end to end', () => {
   test('a PDF and a text file: attached, sent on in the provider format, stored, and shown after a reload', async () => {
     const user = `docs-${Date.now()}`;
     const page = await newPage(env.browser);
+    const requested = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
     await page.goto(`${env.relay.url}/examples/widget.html?user=${user}`);
     await waitReady(page);
+    const chunk = () => requested.filter((p) => p.endsWith('/widget-files.js')).length;
+    assert.equal(chunk(), 0, 'the attachments chunk is not part of the first load');
     // The model takes PDF (the relay's models endpoint says so): the picker offers it.
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('input[type=file]').accept.includes('application/pdf'));
     await page.setInputFiles('patchbridge-agent input[type=file]', [
@@ -30,6 +34,7 @@ describe('<patchbridge-agent> documents end to end', () => {
     ]);
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 2);
     assert.equal(await page.textContent('patchbridge-agent [part~=notice] .text'), '“fake.pdf” cannot be attached: it is not a PDF file.');
+    assert.equal(chunk(), 1, 'fetched with the first files');
     env.upstream.script(textTurn('The report is empty; the notes list two errands.'));
     const seen = env.upstream.requests.length;
     await sendInWidget(page, 'summarise these');

@@ -1,14 +1,15 @@
-// What a file the person attaches becomes, without a browser (widget/src/attachments.js, and model.js's
-// `modelInputs`): the media type from the closed extension table before the browser's type, what the model in use
+// What a file the person attaches becomes, without a browser (widget/src/attachments.js and the files chunk
+// widget/src/files.js, and model.js's `modelInputs`): the media type from the closed extension table before the browser's type, what the model in use
 // takes (`capabilities.inputs`, `images` as its alias), the per-file and per-message limits with their refusals,
 // and the blocks built (docs/protocol.md: PDF as base64, text files as text). No wasm, relay or DOM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  CODE_EXTENSIONS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, MESSAGE_FILE_BYTES, acceptList, blockName, blockOf, checkFile, documentBytes,
-  formatBytes, inputsOf, mediaTypeOf, positiveLimit,
+  CODE_EXTENSIONS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, MESSAGE_FILE_BYTES, acceptList, documentBytes, formatBytes,
+  inputsOf, positiveLimit,
 } from '../../widget/src/attachments.js';
+import { blockName, blockOf, checkFile, mediaTypeOf } from '../../widget/src/files.js';
 import { modelInputs } from '../../widget/src/model.js';
 
 const ALL = new Set(['text', 'image', 'pdf']);

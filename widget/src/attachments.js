@@ -1,24 +1,10 @@
-// What a file the person attaches becomes, without the DOM (tests/node/widget-attachments.test.mjs): an image
-// block, a document block (docs/protocol.md, ADR-015: PDF as base64, text files as UTF-8 text), or a refusal in
-// plain words — too large, a type this model does not take, too many files. Only what the configured model takes is
-// offered (`capabilities.inputs` from the relay's models endpoint, `capabilities.images` as its alias).
-//
-// Browsers report many text files' types badly (`.ts` as `video/mp2t`, most source code as ""), so a file's type
-// comes from a closed table of file name extensions first and from the browser's type only for extensions the
-// table lacks; source code travels as `text/plain`.
+// Attachments in the first load, without the DOM (tests/node/widget-attachments.test.mjs): what the model in use
+// takes (`capabilities.inputs` from the relay's models endpoint, `capabilities.images` as its alias) and the file
+// picker's list for it, the limits' defaults, and how a chip names a file (type, size). What a picked file becomes
+// (its media type, the checks, the block) is files.js, a chunk loaded when the person first attaches something.
 
 /** Image types a message may carry (the runtime's list). */
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-/** Document media types (the block's closed list): PDF as base64, the others as text. */
-export const DOCUMENT_TYPES = ['application/pdf', 'text/plain', 'text/markdown', 'text/csv', 'application/json'];
-
-/** Extensions with a type of their own. */
-/** @type {Record<string, string>} */
-const NAMED = {
-  pdf: 'application/pdf', md: 'text/markdown', markdown: 'text/markdown', csv: 'text/csv', json: 'application/json',
-  txt: 'text/plain', text: 'text/plain', log: 'text/plain',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-};
 
 /** Source code and configuration files, sent as `text/plain` (a closed table: anything else is refused). */
 export const CODE_EXTENSIONS = Object.freeze([
@@ -29,9 +15,6 @@ export const CODE_EXTENSIONS = Object.freeze([
   'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'env', 'properties', 'gradle', 'cmake', 'mk', 'dockerfile',
   'tex', 'rst', 'adoc', 'diff', 'patch', 'tsv',
 ]);
-const CODE = new Set(CODE_EXTENSIONS);
-/** Whole file names that are code without an extension. */
-const CODE_NAMES = new Set(['dockerfile', 'makefile', 'gemfile', 'rakefile', 'procfile', 'license', 'readme']);
 
 /** The per-file and per-message limits the element starts with (`maxFileBytes`, `maxFiles`): the runtime's per-file
  *  limit (docs/protocol.md §1 "Sizes"), and a count. */
@@ -40,24 +23,6 @@ export const DEFAULT_MAX_FILES = 5;
 /** The runtime's limit on the files of one message together (`AGENT_MESSAGE_TOO_LARGE`), checked here first so a
  *  file that would not fit is refused when it is attached, not when the message is sent. */
 export const MESSAGE_FILE_BYTES = 4 * 1024 * 1024;
-
-/**
- * The media type a file is sent with, from its name and the browser's type: an image type, a document type, or
- * null when it is neither.
- * @param {{ name: string, type: string }} file
- * @returns {string | null}
- */
-export function mediaTypeOf(file) {
-  const name = String(file.name ?? '').toLowerCase();
-  const dot = name.lastIndexOf('.');
-  const ext = dot > 0 ? name.slice(dot + 1) : '';
-  if (ext && NAMED[ext]) return NAMED[ext];
-  if (ext && CODE.has(ext)) return 'text/plain';
-  if (!ext && CODE_NAMES.has(name)) return 'text/plain';
-  const type = String(file.type ?? '').toLowerCase();
-  if (IMAGE_TYPES.includes(type) || DOCUMENT_TYPES.includes(type)) return type;
-  return null;
-}
 
 /**
  * The input kinds a model takes, from its entry in `GET {endpoint}/models`: `capabilities.inputs` when the relay
@@ -76,16 +41,6 @@ export function inputsOf(model) {
 }
 
 /**
- * The input kind a media type needs: `image`, `pdf`, or `text` (text documents need only text).
- * @param {string} mediaType
- */
-export function kindOf(mediaType) {
-  if (IMAGE_TYPES.includes(mediaType)) return 'image';
-  if (mediaType === 'application/pdf') return 'pdf';
-  return 'text';
-}
-
-/**
  * The file picker's `accept` list for these inputs: the types and the extensions (text files by extension, since
  * browsers report them badly).
  * @param {Set<string>} inputs
@@ -95,57 +50,6 @@ export function acceptList(inputs) {
   if (inputs.has('image')) list.unshift(...IMAGE_TYPES);
   if (inputs.has('pdf')) list.unshift('application/pdf', '.pdf');
   return list.join(',');
-}
-
-/**
- * @typedef {{ ok: true, kind: 'image' | 'document', mediaType: string, encoding: 'base64' | 'text' }} Accepted
- * @typedef {{ ok: false, reason: 'too-large' | 'message-too-large' | 'type' | 'model' | 'too-many' | 'empty-name', max?: number, kind?: string }} Refused
- *   `kind`: the input kind the model does not take (`model`)
- */
-
-/**
- * Whether a file may be attached, and as what.
- * @param {{ name: string, type: string, size: number }} file
- * @param {{ inputs: Set<string>, maxFileBytes: number, maxImageBytes: number, maxFiles: number, attached: number,
- *           attachedBytes?: number }} limits
- *   `attached`, `attachedBytes`: the files already attached to this message, and their bytes together
- * @returns {Accepted | Refused}
- */
-export function checkFile(file, { inputs, maxFileBytes, maxImageBytes, maxFiles, attached, attachedBytes = 0 }) {
-  if (attached >= maxFiles) return { ok: false, reason: 'too-many', max: maxFiles };
-  if (!String(file.name ?? '').trim()) return { ok: false, reason: 'empty-name' };
-  const mediaType = mediaTypeOf(file);
-  if (!mediaType) return { ok: false, reason: 'type' };
-  const kind = kindOf(mediaType);
-  if (!inputs.has(kind)) return { ok: false, reason: 'model', kind };
-  const max = kind === 'image' ? maxImageBytes : maxFileBytes;
-  if (file.size > max) return { ok: false, reason: 'too-large', max };
-  if (attachedBytes + file.size > MESSAGE_FILE_BYTES) return { ok: false, reason: 'message-too-large', max: MESSAGE_FILE_BYTES };
-  if (kind === 'image') return { ok: true, kind: 'image', mediaType, encoding: 'base64' };
-  return { ok: true, kind: 'document', mediaType, encoding: mediaType === 'application/pdf' ? 'base64' : 'text' };
-}
-
-/**
- * The name a document block carries: the picked name without any path, at most 255 characters.
- * @param {string} name
- */
-export function blockName(name) {
-  const base = String(name).split(/[\\/]/).pop() ?? '';
-  return [...base].slice(0, 255).join('');
-}
-
-/**
- * The block for an accepted file from its contents (`data`: base64 for images and PDF, the text otherwise).
- * @param {{ name: string }} file
- * @param {Accepted} accepted
- * @param {string} data
- */
-export function blockOf(file, accepted, data) {
-  if (accepted.kind === 'image') return { type: 'image', source: { type: 'base64', mediaType: accepted.mediaType, data } };
-  const source = accepted.encoding === 'base64'
-    ? { type: 'base64', mediaType: accepted.mediaType, data }
-    : { type: 'text', mediaType: accepted.mediaType, text: data };
-  return { type: 'document', name: blockName(file.name), source };
 }
 
 /**

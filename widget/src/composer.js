@@ -1,37 +1,13 @@
 // The input area: a growing textarea, attachments (images and documents: attach button, paste or drop; checked
-// by attachments.js against the model's inputs and the limits, refusals said in plain words), Send and Stop.
+// and read by files.js, a chunk loaded with the first file, against the model's inputs and the limits, refusals
+// said in plain words), Send and Stop.
 // Enter sends, Shift+Enter adds a line, and nothing is sent while an IME composition is active (Chinese and
 // Japanese input confirm candidates with Enter).
-import { acceptList, blockName, blockOf, checkFile, documentBytes, formatBytes, typeLabel } from './attachments.js';
+import { acceptList, documentBytes, formatBytes, typeLabel } from './attachments.js';
 import { h, icon, iconButton } from './dom.js';
+import { loadFiles } from './runtime.js';
 
-export { IMAGE_TYPES } from './attachments.js';
-
-/**
- * @param {Blob} file
- * @returns {Promise<string>}
- */
-function readAsBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
-
-/** A text file's contents as UTF-8 text; throws when it is not UTF-8 (a binary file with a text name). @param {Blob} file */
-async function readAsText(file) {
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
-  if (text.includes('\u0000')) throw new TypeError('not text');
-  return text;
-}
-
-/**
- * One attachment of the message being written: its block, and for a chip its name, type and size (`url`: an
- * image's preview).
- * @typedef {{ block: any, name: string, mediaType: string, size: number, url?: string }} Attachment
- */
+/** @typedef {import('./files.js').Attachment} Attachment */
 
 /** @param {any} block @returns {Attachment | null} */
 function attachmentOf(block) {
@@ -49,9 +25,8 @@ export class Composer {
   /** @type {Set<string>} */
   #inputs = new Set(['text', 'image']);
   #composing = false;
-  /** Files accepted and still being read, and their bytes. */
-  #reading = 0;
-  #readingBytes = 0;
+  /** The batch of files being attached (the next waits for it). */
+  #adding = Promise.resolve();
   #busy = false;
   #fileInput; #attachButton; #sendButton; #stopButton; #attachments; #editText; #editBar;
 
@@ -90,7 +65,7 @@ export class Composer {
     on(this.#sendButton, 'click', () => this.#submit());
     on(this.#stopButton, 'click', () => options.onStop());
     on(this.#attachButton, 'click', () => this.#fileInput.click());
-    on(this.#fileInput, 'change', () => { void this.#addFiles([...(this.#fileInput.files ?? [])]); this.#fileInput.value = ''; });
+    on(this.#fileInput, 'change', () => { this.#addFiles([...(this.#fileInput.files ?? [])]); this.#fileInput.value = ''; });
     on(this.input, 'compositionstart', () => { this.#composing = true; });
     on(this.input, 'compositionend', () => { this.#composing = false; });
     on(this.input, 'keydown', (event) => {
@@ -103,7 +78,7 @@ export class Composer {
     on(this.input, 'paste', (event) => {
       // Pasted files (a screenshot, files copied in a file manager); pasted text stays text.
       const files = [...(event.clipboardData?.files ?? [])];
-      if (files.length) { event.preventDefault(); void this.#addFiles(files); }
+      if (files.length) { event.preventDefault(); this.#addFiles(files); }
     });
     // Files dropped on the conversation or on the input area are attached.
     for (const zone of [options.dropZone, this.el]) {
@@ -114,7 +89,7 @@ export class Composer {
       on(zone, 'drop', (event) => {
         zone.classList.remove('drop-target');
         const files = [...(event.dataTransfer?.files ?? [])];
-        if (files.length) { event.preventDefault(); void this.#addFiles(files); }
+        if (files.length) { event.preventDefault(); this.#addFiles(files); }
       });
     }
     this.#update();
@@ -146,45 +121,25 @@ export class Composer {
     this.#fileInput.accept = acceptList(inputs);
   }
 
-  /** @param {File[]} files */
-  async #addFiles(files) {
-    const { t, maxImageBytes, maxFileBytes, maxFiles, onProblem } = this.options;
-    /** @type {string[]} */
-    const problems = [];
-    for (const file of files) {
-      const name = file.name || t('image');
-      // Files still being read count too (a second drop while the first is read).
-      const attachedBytes = this.#files.reduce((sum, f) => sum + f.size, 0) + this.#readingBytes;
-      const check = checkFile(file, { inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files.length + this.#reading, attachedBytes });
-      if (!check.ok) {
-        if (check.reason === 'too-many') { problems.push(t('tooManyFiles', maxFiles)); break; }
-        if (check.reason === 'too-large') {
-          problems.push(check.max === maxImageBytes && file.type.startsWith('image/') ? t('imageTooLarge', formatBytes(check.max)) : t('fileTooLarge', name, formatBytes(check.max ?? 0)));
-        }
-        else if (check.reason === 'message-too-large') problems.push(t('filesTooLarge', name, formatBytes(check.max ?? 0)));
-        else if (check.reason === 'model') problems.push(t('fileNotForModel', name, check.kind));
-        else problems.push(t('fileTypeRefused', name));
-        continue;
-      }
-      this.#reading += 1;
-      this.#readingBytes += file.size;
+  /**
+   * Attaches `files` (checked and read by the files chunk, loaded the first time); one batch after the other, so
+   * the limits count every file before it.
+   * @param {File[]} files
+   */
+  #addFiles(files) {
+    this.#adding = this.#adding.then(async () => {
+      const { t, maxImageBytes, maxFileBytes, maxFiles, onProblem } = this.options;
+      let result;
       try {
-        const data = check.encoding === 'base64' ? await readAsBase64(file) : await readAsText(file);
-        // A file named .pdf that is not one ("%PDF-" is "JVBERi0" in base64) would be refused at Send.
-        if (check.mediaType === 'application/pdf' && !data.startsWith('JVBERi0')) { problems.push(t('fileNotPdf', name)); continue; }
-        const block = blockOf(file, check, data);
-        this.#files.push(check.kind === 'image'
-          ? { block, name: file.name, mediaType: check.mediaType, size: file.size, url: `data:${check.mediaType};base64,${data}` }
-          : { block, name: blockName(file.name), mediaType: check.mediaType, size: file.size });
+        const chunk = await loadFiles();
+        result = await chunk.readFiles(files, { t, inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files });
       } catch {
-        problems.push(t(check.encoding === 'text' ? 'fileNotText' : 'fileUnreadable', name));
-      } finally {
-        this.#reading -= 1;
-        this.#readingBytes -= file.size;
+        result = { added: [], problems: files.map((f) => t('fileUnreadable', f.name || t('image'))) };
       }
-    }
-    if (problems.length) onProblem(problems.join(' '));
-    this.#renderAttachments();
+      this.#files.push(...result.added);
+      if (result.problems.length) onProblem(result.problems.join(' '));
+      this.#renderAttachments();
+    });
   }
 
   #renderAttachments() {

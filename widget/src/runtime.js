@@ -60,3 +60,21 @@ export function loadMath() {
   }
   return mathRenderer;
 }
+
+/** @type {Promise<any> | null} */
+let files = null;
+
+/**
+ * The attachments chunk (`files.js` built beside the widget: what a picked file becomes), imported the first time
+ * the person attaches a file. `__PB_FILES_PATH__` is set by widget/build.mjs like the highlighter's path.
+ */
+export function loadFiles() {
+  if (!files) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_FILES_URL ?? new URL(__PB_FILES_PATH__, import.meta.url);
+    files = import(/* @vite-ignore */ String(url));
+    // A failed load may be retried by the next attachment (this one is refused as unreadable).
+    files.catch(() => { files = null; });
+  }
+  return files;
+}
