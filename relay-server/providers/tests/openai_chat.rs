@@ -539,7 +539,8 @@ fn azure_prompt_filter_chunk_starts_nothing_and_the_completion_id_names_the_mess
     assert_eq!(
         events[0],
         StreamEvent::MessageStart {
-            id: Some("chatcmpl-BleatwEUn3D8iXsgXpDqeOPEMuW3j".into())
+            id: Some("chatcmpl-BleatwEUn3D8iXsgXpDqeOPEMuW3j".into()),
+            model: None
         }
     );
     let a = assemble(&events);
@@ -554,7 +555,8 @@ fn a_server_without_ids_still_gets_a_message_id() {
     assert_eq!(
         events[0],
         StreamEvent::MessageStart {
-            id: Some("assistant".into())
+            id: Some("assistant".into()),
+            model: None
         }
     );
 }
