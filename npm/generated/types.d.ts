@@ -128,7 +128,15 @@ export type BlockKind =
  * One event of a model stream: what the relay sends as SSE and what a custom model yields.
  */
 export type StreamEvent =
-  | { "type": "message-start"; id?: string }
+  | {
+    "type": "message-start";
+    id?: string;
+    /**
+     * Relay only: the id of the model that serves the message, when it is not the one the request named
+     * (the relay failed over to a fallback, `docs/protocol.md` §4).
+     */
+    model?: string;
+  }
   | { "type": "block-start"; index: number; block: BlockKind }
   | { "type": "block-delta"; index: number; delta: string }
   | {

@@ -15,6 +15,11 @@ pub enum StreamEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         id: Option<String>,
+        /// Relay only: the id of the model that serves the message, when it is not the one the request named
+        /// (the relay failed over to a fallback, `docs/protocol.md` §4).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        model: Option<String>,
     },
     BlockStart {
         index: u32,

@@ -571,12 +571,18 @@ impl<'de> Deserialize<'de> for StreamEvent {
         )?;
         match variant {
             0 => {
-                let mut id = None;
-                walk(fields, &["id"], LENIENT, &mut |_, v| {
-                    id = Some(nullable(v, string)?);
+                let (mut id, mut model) = (None, None);
+                walk(fields, &["id", "model"], LENIENT, &mut |i, v| {
+                    match i {
+                        0 => id = Some(nullable(v, string)?),
+                        _ => model = Some(nullable(v, string)?),
+                    }
                     Ok(())
                 })?;
-                Ok(StreamEvent::MessageStart { id: id.flatten() })
+                Ok(StreamEvent::MessageStart {
+                    id: id.flatten(),
+                    model: model.flatten(),
+                })
             }
             1 => {
                 let (mut index, mut block) = (None, None);

@@ -259,8 +259,9 @@ impl ToValue for ToolDefinition {
 impl ToValue for StreamEvent {
     fn to_value(&self) -> Value {
         match self {
-            StreamEvent::MessageStart { id } => Object::tagged("message-start")
+            StreamEvent::MessageStart { id, model } => Object::tagged("message-start")
                 .put_some("id", opt_text(id))
+                .put_some("model", opt_text(model))
                 .done(),
             StreamEvent::BlockStart { index, block } => Object::tagged("block-start")
                 .put("index", *index)

@@ -86,6 +86,8 @@ mod reference {
         MessageStart {
             #[serde(default)]
             id: Option<String>,
+            #[serde(default)]
+            model: Option<String>,
         },
         BlockStart {
             index: u32,
@@ -269,6 +271,9 @@ const EVENTS: &[&str] = &[
     r#"{"type":"message-start","id":null}"#,
     r#"{"type":"message-start","id":5}"#,
     r#"{"type":"message-start","extra":true}"#,
+    r#"{"type":"message-start","id":"m1","model":"fallback"}"#,
+    r#"{"type":"message-start","model":null}"#,
+    r#"{"type":"message-start","model":7}"#,
     r#"{"type":"block-start","index":0,"block":{"type":"text"}}"#,
     r#"{"type":"block-start","index":1,"block":{"type":"reasoning"}}"#,
     r#"{"type":"block-start","index":2,"block":{"type":"tool-call","callId":"c","name":"n"}}"#,
@@ -447,7 +452,10 @@ const FIELD_VALUES: &[&str] = &[
 
 /// One valid line per event type, as `(type, [(key, value)])`.
 const EVENT_SHAPES: &[(&str, &[(&str, &str)])] = &[
-    ("message-start", &[("id", r#""m1""#)]),
+    (
+        "message-start",
+        &[("id", r#""m1""#), ("model", r#""fallback""#)],
+    ),
     (
         "block-start",
         &[

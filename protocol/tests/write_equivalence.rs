@@ -231,7 +231,12 @@ fn tools() -> Vec<p::ToolDefinition> {
 fn events() -> Vec<p::StreamEvent> {
     let mut all = Vec::new();
     for id in options() {
-        all.push(p::StreamEvent::MessageStart { id });
+        for model in [None, Some("fallback".to_owned())] {
+            all.push(p::StreamEvent::MessageStart {
+                id: id.clone(),
+                model,
+            });
+        }
     }
     for index in [0, 1, u32::MAX] {
         for block in [

@@ -272,6 +272,7 @@ pub fn ev(e: StreamEvent) -> Step {
 pub fn start(id: &str) -> Step {
     ev(StreamEvent::MessageStart {
         id: Some(id.to_string()),
+        model: None,
     })
 }
 

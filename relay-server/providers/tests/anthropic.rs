@@ -36,7 +36,8 @@ fn recorded_text_stream_decodes_exactly() {
         events,
         vec![
             StreamEvent::MessageStart {
-                id: Some("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK".into())
+                id: Some("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK".into()),
+                model: None
             },
             StreamEvent::BlockStart {
                 index: 0,

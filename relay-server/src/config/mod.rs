@@ -5,8 +5,10 @@
 //! - [`strict_json`]: duplicate-key-rejecting parser with field paths.
 //! - [`secret`]: `{"env": ..}` / `{"file": ..}` secret references.
 //! - `validate`: checks everything and resolves secrets into [`Validated`].
+//! - `fallbacks`: the checks of `models[].fallbacks` and `models[].stateGroup` (failover, `model/failover.rs`).
 //! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
 
+pub(crate) mod fallbacks;
 pub mod secret;
 pub mod strict_json;
 mod validate;
@@ -184,6 +186,9 @@ pub struct LimitsConfig {
     pub max_conversations_per_user: u64,
     /// Bytes of conversation context one user may store in all.
     pub max_stored_bytes_per_user: u64,
+    /// How long an attempt at a model that has a fallback after it may wait for its first event before the
+    /// next model is tried (`model/failover.rs`). Every attempt together stays inside `firstByteTimeoutMs`.
+    pub failover_first_byte_timeout_ms: u64,
 }
 
 impl Default for LimitsConfig {
@@ -208,6 +213,7 @@ impl Default for LimitsConfig {
             shutdown_grace_ms: 10_000,
             max_conversations_per_user: 10_000,
             max_stored_bytes_per_user: 1024 * 1024 * 1024,
+            failover_first_byte_timeout_ms: 15_000,
         }
     }
 }
@@ -259,6 +265,14 @@ pub struct ModelConfig {
     /// Responses `prompt_cache_key`). On by default.
     #[serde(default = "default_true")]
     pub prompt_caching: bool,
+    /// Models tried in this order when this one fails before the first event (connection refused, 429, 5xx,
+    /// `limits.failoverFirstByteTimeoutMs`); each fallback's own fallbacks follow it (`model/failover.rs`).
+    #[serde(default)]
+    pub fallbacks: Vec<String>,
+    /// Models of one provider sharing a `stateGroup` accept each other's ModelState (the same model behind
+    /// two deployments or keys): a call carrying a ModelState fails over only inside its model's group.
+    #[serde(default)]
+    pub state_group: Option<String>,
 }
 
 fn default_true() -> bool {

@@ -234,6 +234,10 @@ impl RelayConfig {
             ("shutdownGraceMs", l.shutdown_grace_ms),
             ("maxConversationsPerUser", l.max_conversations_per_user),
             ("maxStoredBytesPerUser", l.max_stored_bytes_per_user),
+            (
+                "failoverFirstByteTimeoutMs",
+                l.failover_first_byte_timeout_ms,
+            ),
         ] {
             if value == 0 {
                 return Err(err(
@@ -265,6 +269,11 @@ impl RelayConfig {
             ("maxConnections", l.max_connections, 1_000_000),
             ("maxHeaderBytes", l.max_header_bytes, 1024 * 1024),
             ("shutdownGraceMs", l.shutdown_grace_ms, 600_000),
+            (
+                "failoverFirstByteTimeoutMs",
+                l.failover_first_byte_timeout_ms,
+                3_600_000,
+            ),
             (
                 "maxConversationsPerUser",
                 l.max_conversations_per_user,
@@ -384,6 +393,7 @@ impl RelayConfig {
                 endpoint,
             });
         }
+        super::fallbacks::check(&self.models)?;
         let default_model = match &self.default_model {
             Some(id) if !ids.contains(id) => {
                 return Err(err(

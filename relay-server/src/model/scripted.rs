@@ -34,6 +34,7 @@ pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
     let id = unique_message_id(Some(&format!("scripted-{n}")), request);
     let mut out = vec![StreamEvent::MessageStart {
         id: Some(id.clone()),
+        model: None,
     }];
     let (text, call) = decide(request);
     let first = !request.messages.iter().any(|m| m.role == Role::Assistant);

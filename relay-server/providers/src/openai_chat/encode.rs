@@ -48,16 +48,29 @@ pub(crate) fn encode(
             Role::Assistant => {
                 let mut text = String::new();
                 let mut tool_calls = Vec::new();
+                let entry = entries.get(&message.id);
                 for block in &message.blocks {
                     match block {
                         Block::Text { text: t, .. } => text.push_str(t),
                         // Shown reasoning goes back through ModelState (below), never as content.
                         Block::Reasoning { .. } => {}
-                        Block::ToolCall { call_id, name, input } => tool_calls.push(json!({
-                            "id": call_id,
-                            "type": "function",
-                            "function": { "name": names.provider(name), "arguments": Value::Object(input.clone()).to_string() },
-                        })),
+                        Block::ToolCall {
+                            call_id,
+                            name,
+                            input,
+                        } => {
+                            let mut call = json!({
+                                "id": call_id,
+                                "type": "function",
+                                "function": { "name": names.provider(name), "arguments": Value::Object(input.clone()).to_string() },
+                            });
+                            // What the provider attached to this call (Gemini's thought signature) goes back
+                            // with it, verbatim, in every turn: it belongs to the call, not to the tool loop.
+                            if let Some(kept) = entry.and_then(|e| e.calls.get(call_id)) {
+                                call["extra_content"] = kept.extra_content.clone();
+                            }
+                            tool_calls.push(call);
+                        }
                         other => return Err(misplaced(other, "assistant", &message.id)),
                     }
                 }
@@ -75,7 +88,7 @@ pub(crate) fn encode(
                     m.insert("tool_calls".into(), Value::Array(tool_calls));
                 }
                 if position >= loop_start {
-                    if let Some(entry) = entries.get(&message.id) {
+                    if let Some(entry) = entry {
                         // Structured details are the gateway's complete record (signatures included); the
                         // plain text goes back only when there are none, so nothing is sent twice.
                         if let Some(details) = &entry.details {
@@ -89,6 +102,10 @@ pub(crate) fn encode(
                 // the provider accepts back.
                 if m.len() == 2 && m["content"] == "" {
                     continue;
+                }
+                // The deltas' `extra_content` goes back on the message it came with.
+                if let Some(extra_content) = entry.and_then(|e| e.extra_content.as_ref()) {
+                    m.insert("extra_content".into(), extra_content.clone());
                 }
                 messages.push(Value::Object(m));
             }

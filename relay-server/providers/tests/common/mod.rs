@@ -153,7 +153,7 @@ pub fn assemble(events: &[StreamEvent]) -> Assembled {
     for (n, event) in events.iter().enumerate() {
         assert!(end.is_none(), "event after message-stop: {event:?}");
         match event {
-            StreamEvent::MessageStart { id: i } => {
+            StreamEvent::MessageStart { id: i, .. } => {
                 assert_eq!(n, 0, "message-start must come first");
                 id = Some(i.clone().expect("adapters always send an id"));
             }
