@@ -30,10 +30,8 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("demo") => return demo_main(args.split_off(1)),
         Some("healthcheck") => return healthcheck_main(args.split_off(1)),
-        // `usage --user ID`: an operator reads a user's spending (`patchbridge_relay::spending::report`).
-        Some("usage") => {
-            return patchbridge_relay::spending::report::main(args.split_off(1).into_iter())
-        }
+        // `usage --user ID`: an operator reads a user's spending (`patchbridge_relay::cli::usage`).
+        Some("usage") => return patchbridge_relay::cli::usage::main(args.split_off(1).into_iter()),
         _ => {}
     }
     let mut config_path: Option<PathBuf> =

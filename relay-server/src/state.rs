@@ -61,10 +61,11 @@ impl AppState {
         let http =
             UpstreamClient::from_env(Duration::from_millis(config.limits.connect_timeout_ms))
                 .map_err(StateError::HttpClient)?;
+        let metrics = Metrics::new();
         let identity = config
             .identity
             .as_ref()
-            .map(|identity| identity::from_config(identity, &http));
+            .map(|identity| identity::from_config(identity, &http, &metrics.jwks));
         let models = ModelRegistry::new(&config);
         Ok(AppState {
             inner: Arc::new(Inner {
@@ -79,7 +80,7 @@ impl AppState {
                 identity,
                 models,
                 http,
-                metrics: Metrics::new(),
+                metrics,
                 heavy: Arc::new(tokio::sync::Semaphore::new(heavy_permits())),
             }),
         })
@@ -90,6 +91,15 @@ impl AppState {
     pub async fn identity_ready(&self) -> Result<(), String> {
         match &self.inner.identity {
             Some(resolver) => resolver.ready().await,
+            None => Ok(()),
+        }
+    }
+
+    /// The identity resolver's readiness now ([`IdentityResolver::status`]); no resolver is ready (it refuses
+    /// every request, as configured).
+    pub fn identity_status(&self) -> Result<(), String> {
+        match &self.inner.identity {
+            Some(resolver) => resolver.status(),
             None => Ok(()),
         }
     }
