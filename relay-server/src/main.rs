@@ -245,7 +245,18 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         if let Some(setup) = &demo_setup {
             announce_demo(&addr, setup, site);
         }
+        let telemetry = state.telemetry().clone();
         let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
+        // The spans still queued are exported before the process ends (bounded like the store's close).
+        let flush = tokio::task::spawn_blocking(move || telemetry.shutdown());
+        if tokio::time::timeout(options.shutdown_grace, flush)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "OpenTelemetry spans were not exported within the shutdown grace period"
+            );
+        }
         // Bounded too: a database that does not answer must not keep the process alive after the grace.
         if tokio::time::timeout(options.shutdown_grace, store.close())
             .await

@@ -50,6 +50,7 @@ pub struct Validated {
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub spending: crate::spending::Policy,
+    pub telemetry: super::TelemetryConfig,
     pub models: Vec<ValidatedModel>,
     pub default_model: Option<String>,
     /// The scripted demo model is the (only) model.
@@ -390,6 +391,7 @@ impl RelayConfig {
             database: db.clone(),
             limits: *l,
             spending,
+            telemetry: self.telemetry.clone(),
             models,
             default_model,
             demo_active,

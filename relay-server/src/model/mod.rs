@@ -34,6 +34,8 @@ use crate::extract::StrictJson;
 use crate::identity::UserId;
 use crate::spending;
 use crate::state::AppState;
+use crate::telemetry::model_call::CallInfo;
+use crate::telemetry::{ModelCallTrace, TraceParent};
 use registry::ModelEntry;
 use sse_body::SseBody;
 use stream::{adapter_error, error_event, StreamBounds};
@@ -65,19 +67,31 @@ pub async fn call(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
     head: CallHead,
+    parent: TraceParent,
     StrictJson(request): StrictJson<ModelRequest>,
 ) -> Result<Response, RelayError> {
     let started = Instant::now();
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
-            let ticket = spending::admit(&state, &user.0, registry::SCRIPTED_ID)
+            let info = CallInfo {
+                model_id: registry::SCRIPTED_ID,
+                provider: None,
+                upstream_model: registry::SCRIPTED_ID,
+                max_tokens: None,
+                user: &user.0,
+                request: &request,
+            };
+            let mut trace = ModelCallTrace::start(state.telemetry(), &parent, info);
+            let ticket = trace
+                .admission(spending::admit(&state, &user.0, registry::SCRIPTED_ID))
                 .await?
                 .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
             return Ok(SseBody::new(fstream::iter(events).map(move |event| {
                 let _running = &ticket;
+                trace.observe(&event);
                 event
             }))
             .into_response());
@@ -85,6 +99,15 @@ pub async fn call(
         ModelEntry::Upstream(model) => model,
     };
     let kind = model.config.provider;
+    let info = CallInfo {
+        model_id: &model.config.id,
+        provider: Some(kind),
+        upstream_model: &model.config.upstream_model,
+        max_tokens: model.config.max_output_tokens,
+        user: &user.0,
+        request: &request,
+    };
+    let mut trace = ModelCallTrace::start(state.telemetry(), &parent, info);
     // Encoding walks every message, tool and ModelState item: linear, but megabytes of it, so a large request
     // is encoded off the async workers (a small one in place: the hop would cost more than the work). Building
     // the decoder here too fails early on requests it cannot serve (before any upstream call).
@@ -105,7 +128,9 @@ pub async fn call(
     // The spending limits, after the request proved valid and before anything goes upstream: a refused call costs
     // nothing. The ticket records the call's usage when it is dropped, with the response (or on the way out of
     // this function, when no response streams).
-    let mut ticket = spending::admit(&state, &user.0, &model.config.id).await?;
+    let mut ticket = trace
+        .admission(spending::admit(&state, &user.0, &model.config.id))
+        .await?;
     let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,
@@ -130,9 +155,14 @@ pub async fn call(
     let mut attempt = 0;
     let (first, events) = loop {
         attempt += 1;
+        let span = trace.attempt(&model.endpoint, attempt);
         let (failed, events) = match upstream.send(&state, started).await {
-            Err(failed) => (failed, None),
+            Err(failed) => {
+                span.failed(&failed.error, None);
+                (failed, None)
+            }
             Ok(response) => {
+                span.answered(response.status().as_u16());
                 // The one built up front serves the first attempt (building it parses the request's ModelState).
                 let decoder = match unused_decoder.take() {
                     Some(decoder) => decoder,
@@ -176,6 +206,7 @@ pub async fn call(
             Some(events) => break (Some(Err(error)), events),
             None => {
                 state.metrics().model_call(&model.config.id, "error");
+                trace.fail(&error);
                 return Err(error);
             }
         }
@@ -183,6 +214,7 @@ pub async fn call(
     let events = fstream::iter(first).chain(events).map(move |item| {
         let event = item.unwrap_or_else(|error| error_event(&error));
         ticket.observe(&event);
+        trace.observe(&event);
         event
     });
     Ok(SseBody::new(events).into_response())
