@@ -40,6 +40,8 @@ pub struct Metrics {
     pub spending_admit: Histogram,
     /// The settling transaction of each model call (after the response ended, off its path).
     pub spending_settle: Histogram,
+    /// The identity key set's fetches (`identity.jwksUrl` or OIDC discovery).
+    pub jwks: crate::identity::jwks_metrics::JwksMetrics,
     /// `http_requests` series by status, then route.
     http_request_series: SeriesCache<u16>,
     /// `model_calls` series by outcome, then model.
@@ -166,8 +168,11 @@ impl Metrics {
             "Conversation writes refused because of a stale revision",
             conversation_conflicts.clone(),
         );
+        let jwks = crate::identity::jwks_metrics::JwksMetrics::default();
+        jwks.register(&mut registry);
         Arc::new(Metrics {
             registry,
+            jwks,
             http_requests,
             model_calls,
             upstream_retries,

@@ -35,6 +35,8 @@ pub struct RelayConfig {
     pub limits: LimitsConfig,
     /// Per-user limits on model calls (`crate::spending`).
     pub spending: crate::spending::SpendingConfig,
+    /// What traces may carry (`crate::telemetry`; whether they are exported is the `OTEL_*` variables' say).
+    pub telemetry: TelemetryConfig,
     pub models: Vec<ModelConfig>,
     pub default_model: Option<String>,
     /// Start the scripted demo model when no model is configured.
@@ -155,6 +157,16 @@ impl Default for DatabaseConfig {
             max_connections: 8,
         }
     }
+}
+
+/// What the relay's OpenTelemetry spans may carry besides counts and names; both off by default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct TelemetryConfig {
+    /// Prompt and completion text as `gen_ai.input.messages` / `gen_ai.output.messages`.
+    pub capture_content: bool,
+    /// The user id as `user.id`.
+    pub record_user_ids: bool,
 }
 
 /// Bounds. All have defaults; none can be switched off (zero is rejected).

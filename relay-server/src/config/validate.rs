@@ -52,6 +52,7 @@ pub struct Validated {
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub spending: crate::spending::Policy,
+    pub telemetry: super::TelemetryConfig,
     pub models: Vec<ValidatedModel>,
     pub default_model: Option<String>,
     /// The scripted demo model is the (only) model.
@@ -133,8 +134,14 @@ impl RelayConfig {
                 user_id_claim,
             }) => {
                 use crate::identity::jwks_url::JwksUrlSettings;
+                // `issuer` without any key source: the key set is found by OIDC discovery.
+                let no_key_source = hs256_secret.is_none()
+                    && rs256_public_key_file.is_none()
+                    && jwks_file.is_none()
+                    && jwks_url.is_none();
                 let jwks_url = JwksUrlSettings::from_config(
                     jwks_url.as_deref(),
+                    issuer.as_deref().filter(|_| no_key_source),
                     [
                         *jwks_min_cache_seconds,
                         *jwks_max_cache_seconds,
@@ -189,32 +196,7 @@ impl RelayConfig {
         };
 
         let db = &self.database;
-        if !(db.url.starts_with("sqlite:")
-            || db.url.starts_with("postgres://")
-            || db.url.starts_with("postgresql://"))
-        {
-            return Err(err(
-                "database.url",
-                "must start with `sqlite:`, `postgres://` or `postgresql://`",
-            ));
-        }
-        if let Some(schema) = &db.schema {
-            if db.url.starts_with("sqlite:") {
-                return Err(err("database.schema", "only PostgreSQL has schemas"));
-            }
-            let ok = !schema.is_empty()
-                && schema.len() <= 63
-                && schema
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-                && !schema.starts_with(|c: char| c.is_ascii_digit());
-            if !ok {
-                return Err(err("database.schema", "must match [a-z_][a-z0-9_]{0,62}"));
-            }
-        }
-        if db.max_connections == 0 || db.max_connections > 1000 {
-            return Err(err("database.maxConnections", "must be 1..=1000"));
-        }
+        validate_database(db)?;
 
         let l = &self.limits;
         for (name, value) in [
@@ -414,18 +396,7 @@ impl RelayConfig {
             ));
         }
 
-        let spending_models: Vec<(String, Option<u32>)> = if demo_active {
-            vec![(crate::model::registry::SCRIPTED_ID.to_owned(), None)]
-        } else {
-            models
-                .iter()
-                .map(|m| (m.config.id.clone(), m.config.max_output_tokens))
-                .collect()
-        };
-        // A call lasts at most maxStreamDurationMs from its arrival; a minute more covers its admission.
-        let spending = self
-            .spending
-            .validate(&spending_models, l.max_stream_duration_ms / 1000 + 60)?;
+        let spending = self.validate_spending(demo_active)?;
 
         Ok(Validated {
             bind,
@@ -437,11 +408,73 @@ impl RelayConfig {
             database: db.clone(),
             limits: *l,
             spending,
+            telemetry: self.telemetry.clone(),
             models,
             default_model,
             demo_active,
         })
     }
+}
+
+impl RelayConfig {
+    /// What `patchbridge-relay usage` reads: the database and the spending limits, checked as [`Self::validate`]
+    /// checks them, and nothing else (no API keys are resolved, no identity keys loaded, no directories looked
+    /// at).
+    pub fn validate_for_usage(
+        &self,
+    ) -> Result<(DatabaseConfig, crate::spending::Policy), ConfigError> {
+        validate_database(&self.database)?;
+        let spending = self.validate_spending(self.models.is_empty() && self.demo)?;
+        Ok((self.database.clone(), spending))
+    }
+
+    /// The spending limits against the configured models (the scripted demo model's id when `demo_active`).
+    fn validate_spending(&self, demo_active: bool) -> Result<crate::spending::Policy, ConfigError> {
+        let spending_models: Vec<(String, Option<u32>)> = if demo_active {
+            vec![(crate::model::registry::SCRIPTED_ID.to_owned(), None)]
+        } else {
+            self.models
+                .iter()
+                .map(|m| (m.id.clone(), m.max_output_tokens))
+                .collect()
+        };
+        // A call lasts at most maxStreamDurationMs from its arrival; a minute more covers its admission.
+        self.spending.validate(
+            &spending_models,
+            self.limits.max_stream_duration_ms / 1000 + 60,
+        )
+    }
+}
+
+/// The `database` section: what `patchbridge-relay usage` needs besides the spending limits.
+fn validate_database(db: &DatabaseConfig) -> Result<(), ConfigError> {
+    if !(db.url.starts_with("sqlite:")
+        || db.url.starts_with("postgres://")
+        || db.url.starts_with("postgresql://"))
+    {
+        return Err(err(
+            "database.url",
+            "must start with `sqlite:`, `postgres://` or `postgresql://`",
+        ));
+    }
+    if let Some(schema) = &db.schema {
+        if db.url.starts_with("sqlite:") {
+            return Err(err("database.schema", "only PostgreSQL has schemas"));
+        }
+        let ok = !schema.is_empty()
+            && schema.len() <= 63
+            && schema
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !schema.starts_with(|c: char| c.is_ascii_digit());
+        if !ok {
+            return Err(err("database.schema", "must match [a-z_][a-z0-9_]{0,62}"));
+        }
+    }
+    if db.max_connections == 0 || db.max_connections > 1000 {
+        return Err(err("database.maxConnections", "must be 1..=1000"));
+    }
+    Ok(())
 }
 
 /// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.

@@ -41,6 +41,8 @@ use crate::extract::StrictJson;
 use crate::identity::UserId;
 use crate::spending;
 use crate::state::AppState;
+use crate::telemetry::model_call::CallInfo;
+use crate::telemetry::{ModelCallTrace, TraceParent};
 use registry::ModelEntry;
 use sse_body::SseBody;
 use stream::{adapter_error, error_event, StreamBounds};
@@ -72,19 +74,31 @@ pub async fn call(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
     head: CallHead,
+    parent: TraceParent,
     StrictJson(request): StrictJson<ModelRequest>,
 ) -> Result<Response, RelayError> {
     let started = Instant::now();
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
-            let ticket = spending::admit(&state, &user.0, registry::SCRIPTED_ID)
+            let info = CallInfo {
+                model_id: registry::SCRIPTED_ID,
+                provider: None,
+                upstream_model: registry::SCRIPTED_ID,
+                max_tokens: None,
+                user: &user.0,
+                request: &request,
+            };
+            let mut trace = ModelCallTrace::start(state.telemetry(), &parent, info);
+            let ticket = trace
+                .admission(spending::admit(&state, &user.0, registry::SCRIPTED_ID))
                 .await?
                 .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
             state.metrics().model_call(registry::SCRIPTED_ID, "ok");
             return Ok(SseBody::new(fstream::iter(events).map(move |event| {
                 let _running = &ticket;
+                trace.observe(&event);
                 event
             }))
             .into_response());
@@ -92,6 +106,15 @@ pub async fn call(
         ModelEntry::Upstream(model) => model,
     };
     inputs::check(&request, &model)?;
+    let info = CallInfo {
+        model_id: &model.config.id,
+        provider: Some(model.config.provider),
+        upstream_model: &model.config.upstream_model,
+        max_tokens: model.config.max_output_tokens,
+        user: &user.0,
+        request: &request,
+    };
+    let mut trace = ModelCallTrace::start(state.telemetry(), &parent, info);
     // The requested model, then the fallbacks that can serve this request (`failover.rs`).
     let mut chain = vec![model.clone()];
     for fallback in state.inner.models.fallbacks(&model.config.id) {
@@ -151,7 +174,10 @@ pub async fn call(
         // The spending limits of the model about to serve, after the request proved valid for it and before
         // anything goes upstream: a refused call costs nothing. The ticket records the call's usage when it is
         // dropped, with the response (or on the way out of this function, when no response streams).
-        let ticket = match spending::admit(&state, &user.0, &serving.config.id).await {
+        let ticket = match trace
+            .admission(spending::admit(&state, &user.0, &serving.config.id))
+            .await
+        {
             Ok(ticket) => ticket,
             Err(e) if position == 0 => return Err(e),
             Err(e) => {
@@ -169,7 +195,7 @@ pub async fn call(
             );
         }
         match call
-            .attempt(serving, &request, &upstream_request, decoder, has_next)
+            .attempt(serving, &request, &upstream_request, decoder, has_next, &trace)
             .await?
         {
             Attempted::Served { first, events } => {
@@ -183,7 +209,7 @@ pub async fn call(
                     }
                     (first, _) => first,
                 };
-                return Ok(respond(first, events, ticket));
+                return Ok(respond(first, events, ticket, trace));
             }
             Attempted::Failed(failure) => {
                 if let (Some(wait), RelayErrorCode::UpstreamRateLimited) =
@@ -197,7 +223,7 @@ pub async fn call(
                     failed = Some((serving.clone(), failure.error));
                     continue;
                 }
-                return finish(&state, serving, failure, ticket);
+                return finish(&state, serving, failure, ticket, trace);
             }
         }
     }
@@ -209,7 +235,7 @@ pub async fn call(
                 retry_after: None,
                 events: None,
             };
-            finish(&state, &model, failure, None)
+            finish(&state, &model, failure, None, trace)
         }
         None => Err(RelayError::internal("a model call without an attempt")),
     }
@@ -258,6 +284,7 @@ impl Call<'_> {
         upstream_request: &UpstreamRequest,
         decoder: Decoder,
         has_next: bool,
+        trace: &ModelCallTrace,
     ) -> Result<Attempted, RelayError> {
         let state = self.state;
         let limits = state.inner.limits;
@@ -274,13 +301,18 @@ impl Call<'_> {
                 idle: Duration::from_millis(limits.idle_timeout_ms),
                 total: Duration::from_millis(limits.max_stream_duration_ms),
             };
+            let span = trace.attempt(&model.endpoint, attempt);
             let failure = match upstream.send(state, self.started, bounds.first_byte).await {
-                Err(upstream::Failed { error, retry_after }) => Failure {
-                    error,
-                    retry_after,
-                    events: None,
-                },
+                Err(upstream::Failed { error, retry_after }) => {
+                    span.failed(&error, None);
+                    Failure {
+                        error,
+                        retry_after,
+                        events: None,
+                    }
+                }
                 Ok(response) => {
+                    span.answered(response.status().as_u16());
                     // The one built up front serves the first attempt (building it parses the request's
                     // ModelState).
                     let decoder = match unused_decoder.take() {
@@ -362,10 +394,12 @@ fn respond(
     first: Option<Result<StreamEvent, RelayError>>,
     events: Events,
     mut ticket: spending::Ticket,
+    mut trace: ModelCallTrace,
 ) -> Response {
     let events = fstream::iter(first).chain(events).map(move |item| {
         let event = item.unwrap_or_else(|error| error_event(&error));
         ticket.observe(&event);
+        trace.observe(&event);
         event
     });
     SseBody::new(events).into_response()
@@ -378,17 +412,25 @@ fn finish(
     model: &ValidatedModel,
     failure: Failure,
     ticket: impl Into<Option<spending::Ticket>>,
+    mut trace: ModelCallTrace,
 ) -> Result<Response, RelayError> {
     match (failure.events, ticket.into()) {
-        (Some(events), Some(ticket)) => Ok(respond(Some(Err(failure.error)), events, ticket)),
+        (Some(events), Some(ticket)) => {
+            Ok(respond(Some(Err(failure.error)), events, ticket, trace))
+        }
         (Some(events), None) => {
             let events = fstream::iter([Err(failure.error)])
                 .chain(events)
-                .map(|item| item.unwrap_or_else(|error| error_event(&error)));
+                .map(move |item| {
+                    let event = item.unwrap_or_else(|error| error_event(&error));
+                    trace.observe(&event);
+                    event
+                });
             Ok(SseBody::new(events).into_response())
         }
         (None, _) => {
             state.metrics().model_call(&model.config.id, "error");
+            trace.fail(&failure.error);
             Err(failure.error)
         }
     }
