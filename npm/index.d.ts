@@ -221,6 +221,18 @@ export interface ControllerOptions {
   /** Load this stored conversation right away (failures appear in `state.error`). */
   conversationId?: string;
   runtime?: Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
+  /** The sizes `send` checks attached files and the conversation against (README "Attachments"). */
+  attachments?: AttachmentLimits;
+}
+
+/** Sizes in bytes, each a safe positive integer; absent keys keep their defaults. */
+export interface AttachmentLimits {
+  /** One file: a PDF's or image's decoded bytes, a text file's UTF-8 bytes (default 3145728, 3 MiB). */
+  maxFileBytes?: number;
+  /** The files of one message together, counted the same way (default 4194304, 4 MiB). */
+  maxMessageBytes?: number;
+  /** The JSON text of `{ messages, modelState }` with the new message (default 16777216, 16 MiB). */
+  maxConversationBytes?: number;
 }
 
 export interface ToolInspection {

@@ -394,3 +394,33 @@ fn a_document_in_an_assistant_message_is_refused_as_start_input() {
     let error = patchbridge_agent::core::messages::validate_messages(&harness_input).unwrap_err();
     assert_eq!(error.code, ErrorCode::InvalidInput);
 }
+
+#[test]
+fn the_attachments_option_overrides_given_sizes_and_refuses_unknown_keys_and_bad_numbers() {
+    let limits = AttachmentLimits::from_partial_json(
+        &json!({ "maxFileBytes": 1000, "maxConversationBytes": 5e6 }),
+    )
+    .unwrap();
+    assert_eq!(
+        limits,
+        AttachmentLimits {
+            max_file_bytes: 1000,
+            max_conversation_bytes: 5_000_000,
+            ..AttachmentLimits::DEFAULT
+        }
+    );
+    assert_eq!(
+        AttachmentLimits::from_partial_json(&json!(null)).unwrap(),
+        AttachmentLimits::DEFAULT
+    );
+    for bad in [
+        json!({ "maxFileSize": 1 }),
+        json!({ "maxFileBytes": 0 }),
+        json!({ "maxFileBytes": 1.5 }),
+        json!({ "maxMessageBytes": "4MB" }),
+        json!([1000]),
+    ] {
+        let error = AttachmentLimits::from_partial_json(&bad).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidOptions, "{bad}");
+    }
+}

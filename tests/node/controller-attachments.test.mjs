@@ -68,3 +68,25 @@ test('media types, names and encodings outside the rules have their own codes', 
   assert.equal(model.requests.length, 0);
   controller.destroy();
 });
+
+test('a conversation past its maxConversationBytes takes no new message; a smaller one still goes', async () => {
+  const model = scriptedModel([textMessage('first'), textMessage('second')]);
+  const controller = createAgentController({ model, attachments: { maxConversationBytes: 3000 } });
+  assert.equal(await controller.send([{ type: 'text', text: 'one' }, textFile('a.txt', 'text/plain', 'x'.repeat(2000))]), 'completed');
+  const before = controller.getState().messages;
+  const error = await controller.send([textFile('b.txt', 'text/plain', 'y'.repeat(1000))]).then(() => assert.fail('accepted'), (e) => e);
+  assert.equal(error.code, errors.AGENT_CONVERSATION_TOO_LARGE);
+  assert.equal(error.details.limit, 3000);
+  assert.ok(error.details.bytes > 3000);
+  assert.equal(controller.getState().messages, before, 'nothing was added');
+  assert.equal(model.requests.length, 1, 'nothing was sent');
+  assert.equal(await controller.send('and without the file?'), 'completed');
+  controller.destroy();
+});
+
+test('the attachments option is checked like every option', () => {
+  const model = scriptedModel([]);
+  assert.throws(() => createAgentController({ model, attachments: { maxFileSize: 1 } }), { code: 'AGENT_INVALID_OPTIONS' });
+  assert.throws(() => createAgentController({ model, attachments: { maxFileBytes: 0 } }), { code: 'AGENT_INVALID_OPTIONS' });
+  createAgentController({ model, attachments: { maxFileBytes: 10 } }).destroy();
+});

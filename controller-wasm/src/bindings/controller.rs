@@ -24,17 +24,18 @@ use super::values::{from_host, frozen, get, is_missing};
 use crate::core::json::to_text;
 use crate::core::relay::{RelayModel, RelayStore};
 use crate::core::{
-    AgentError, Controller, ControllerOptions, ControllerState, ConversationStore,
-    DefaultAgentRuntime, ErrorCode, Model, Outcome,
+    AgentError, AttachmentLimits, Controller, ControllerOptions, ControllerState,
+    ConversationStore, DefaultAgentRuntime, ErrorCode, Model, Outcome,
 };
 
-const OPTION_KEYS: [&str; 6] = [
+const OPTION_KEYS: [&str; 7] = [
     "endpoint",
     "headers",
     "model",
     "tools",
     "conversationId",
     "runtime",
+    "attachments",
 ];
 
 struct Shared {
@@ -154,6 +155,16 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
     };
     let runtime_options =
         options::runtime_options(&get(options, "runtime"), false, "options.runtime")?;
+    let raw_attachments = get(options, "attachments");
+    let attachments = if is_missing(&raw_attachments) {
+        AttachmentLimits::DEFAULT
+    } else {
+        AttachmentLimits::from_partial_json(&from_host::<serde_json::Value>(
+            &raw_attachments,
+            "options.attachments",
+            ErrorCode::InvalidOptions,
+        )?)?
+    };
     let runtime = DefaultAgentRuntime::new(model, runtime_options, Rc::new(JsPlatform))?;
     let store: Option<Rc<dyn ConversationStore>> =
         relay.map(|relay| Rc::new(RelayStore::new(relay)) as Rc<dyn ConversationStore>);
@@ -163,7 +174,7 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
         ControllerOptions {
             store,
             model: model_id,
-            attachments: Default::default(),
+            attachments,
         },
     );
 

@@ -19,8 +19,10 @@ use patchbridge_protocol::document::{
 };
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Block, DocumentSource, ImageSource};
+use serde_json::Value;
 
 use super::error::{AgentError, ErrorCode};
+use super::limits::{safe_positive_integer, MAX_SAFE_INTEGER};
 
 /// The sizes of attached files and of the conversation that carries them. The defaults agree with the relay's
 /// (`relay-server/README.md`): a message at its limits, base64 and all, fits a conversation many times over,
@@ -45,6 +47,50 @@ impl AttachmentLimits {
         max_message_bytes: 4 * 1024 * 1024,
         max_conversation_bytes: 16 * 1024 * 1024,
     };
+}
+
+impl AttachmentLimits {
+    /// The `attachments` option of `createAgentController` (`{ maxFileBytes?, maxMessageBytes?,
+    /// maxConversationBytes? }`): given keys replace [`AttachmentLimits::DEFAULT`], each a safe positive integer;
+    /// `null` / absent keeps the defaults; another key is refused (`AGENT_INVALID_OPTIONS`, `details.key`).
+    pub fn from_partial_json(value: &Value) -> Result<AttachmentLimits, AgentError> {
+        let mut limits = AttachmentLimits::DEFAULT;
+        if value.is_null() {
+            return Ok(limits);
+        }
+        let Some(object) = value.as_object() else {
+            return Err(AgentError::new(
+                ErrorCode::InvalidOptions,
+                "options.attachments must be an object { maxFileBytes?, maxMessageBytes?, maxConversationBytes? }",
+            ));
+        };
+        for (key, raw) in object {
+            let slot = match key.as_str() {
+                "maxFileBytes" => &mut limits.max_file_bytes,
+                "maxMessageBytes" => &mut limits.max_message_bytes,
+                "maxConversationBytes" => &mut limits.max_conversation_bytes,
+                _ => {
+                    return Err(AgentError::new(
+                        ErrorCode::InvalidOptions,
+                        format!("options.attachments: unknown key {key:?} (known: maxFileBytes, maxMessageBytes, maxConversationBytes)"),
+                    )
+                    .with_details(Object::new().put("key", key.as_str()).done()))
+                }
+            };
+            *slot = safe_positive_integer(raw)
+                .filter(|&n| (1..=MAX_SAFE_INTEGER).contains(&n))
+                .ok_or_else(|| {
+                    AgentError::new(
+                        ErrorCode::InvalidOptions,
+                        format!(
+                            "options.attachments.{key} must be a safe positive integer (bytes)"
+                        ),
+                    )
+                    .with_details(Object::new().put("key", key.as_str()).done())
+                })?;
+        }
+        Ok(limits)
+    }
 }
 
 impl Default for AttachmentLimits {
