@@ -2,7 +2,7 @@
 // running its scripted demo model: what a new user does first. The banner says it is not AI; a tool that changes
 // the page asks for approval (card focused, the page's own view of the call, nothing run before Approve); Reject leaves the
 // page alone; a reload shows the conversation again and the history panel lists it; Chinese strings, dark
-// theme and a 320 px wide window; at 320 × 568 with a confirmation open Approve and Reject are on screen and the
+// theme and a 320 px wide window (a file attached through the static script's chunk); at 320 × 568 with a confirmation open Approve and Reject are on screen and the
 // message log keeps some room, and the card shows what it asks; `?theme=dark` darkens the page too; a rejection reads as one in the page's own view; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
 
 import assert from 'node:assert/strict';
@@ -197,6 +197,11 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     assert.equal(layout.small, 0, 'every button is at least 44 × 44 px');
     await page.click(sel.approve);
     await waitInPage(page, () => document.querySelectorAll('#todos li').length === 1);
+    // A text file attaches through the static script's own attachments chunk; its chip speaks Chinese.
+    await page.setInputFiles('patchbridge-agent input[type=file]', [{ name: 'notes.md', mimeType: '', buffer: Buffer.from('# 笔记\n') }]);
+    await page.waitForSelector('patchbridge-agent [part~=attachment]');
+    assert.equal(await page.getAttribute('patchbridge-agent [part~=attachment] button', 'aria-label'), '移除 notes.md');
+    assert.equal(await page.getAttribute(`${sel.input.replace('textarea[part~=input]', '[part~=attach-button]')}`, 'aria-label'), '添加文件');
     assert.deepEqual(problems, []);
     await context.close();
   });

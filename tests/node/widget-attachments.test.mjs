@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  CODE_EXTENSIONS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, MESSAGE_FILE_BYTES, acceptList, documentBytes, formatBytes,
-  inputsOf, positiveLimit,
+  CODE_EXTENSIONS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, MESSAGE_FILE_BYTES, acceptList, attachmentLimits, documentBytes,
+  formatBytes, inputsOf, positiveLimit,
 } from '../../widget/src/attachments.js';
 import { blockName, blockOf, checkFile, mediaTypeOf } from '../../widget/src/files.js';
 import { modelInputs } from '../../widget/src/model.js';
@@ -61,6 +61,11 @@ test('refusals: too many, a type nobody takes, a type this model does not take, 
   const big = { inputs: ALL, maxFileBytes: 3 * 1024 * 1024, maxImageBytes: 3 * 1024 * 1024, maxFiles: 5, attached: 1 };
   assert.deepEqual(checkFile({ name: 'b.pdf', type: '', size: 2 * 1024 * 1024 }, { ...big, attachedBytes: 2.5 * 1024 * 1024 }), { ok: false, reason: 'message-too-large', max: MESSAGE_FILE_BYTES }, "the runtime's per-message limit, checked when attaching");
   assert.equal(checkFile({ name: 'b.pdf', type: '', size: 1.5 * 1024 * 1024 }, { ...big, attachedBytes: 2.5 * 1024 * 1024 }).ok, true);
+  // A page that raises the per-file limit raises the message's too (one such file fits), and the runtime's with it.
+  const MiB = 1024 * 1024;
+  assert.equal(checkFile({ name: 'c.pdf', type: '', size: 6 * MiB }, { ...big, maxFileBytes: 8 * MiB, attached: 0 }).ok, true);
+  assert.deepEqual(attachmentLimits(3 * MiB, 3 * MiB), { maxFileBytes: 3 * MiB, maxMessageBytes: 4 * MiB }, "the runtime's defaults");
+  assert.deepEqual(attachmentLimits(8 * MiB, 2 * MiB), { maxFileBytes: 8 * MiB, maxMessageBytes: 8 * MiB });
   assert.deepEqual(checkFile({ name: 'a.pdf', type: '', size: 1000 }, limits()), { ok: true, kind: 'document', mediaType: 'application/pdf', encoding: 'base64' });
   assert.deepEqual(checkFile({ name: 'x.py', type: 'text/x-python', size: 10 }, limits({ inputs: new Set(['text']) })), { ok: true, kind: 'document', mediaType: 'text/plain', encoding: 'text' });
 });

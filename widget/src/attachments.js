@@ -91,3 +91,23 @@ export function positiveLimit(value, fallback) {
   const n = Number(value);
   return Number.isSafeInteger(n) && n > 0 ? n : fallback;
 }
+
+/**
+ * The runtime's attachment limits (`createAgentController({ attachments })`) for the element's: a file up to the
+ * larger of `maxFileBytes` and `maxImageBytes`, a message's files up to the runtime's 4 MiB or one such file.
+ * @param {number} maxFileBytes
+ * @param {number} maxImageBytes
+ */
+export function attachmentLimits(maxFileBytes, maxImageBytes) {
+  const file = Math.max(maxFileBytes, maxImageBytes);
+  return { maxFileBytes: file, maxMessageBytes: messageLimit(maxFileBytes, maxImageBytes) };
+}
+
+/**
+ * The files of one message together: the runtime's default 4 MiB, or more when one file may be larger.
+ * @param {number} maxFileBytes
+ * @param {number} maxImageBytes
+ */
+export function messageLimit(maxFileBytes, maxImageBytes) {
+  return Math.max(MESSAGE_FILE_BYTES, maxFileBytes, maxImageBytes);
+}

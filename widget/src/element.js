@@ -28,7 +28,7 @@ import {
   DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, modelInputs, relayModels, runtimeLoadError,
   suggestionList, suggestionsAttribute, textOf, viewOf,
 } from './model.js';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, positiveLimit } from './attachments.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, attachmentLimits, positiveLimit } from './attachments.js';
 
 /** @typedef {import('../../npm/index.js').AgentController} AgentController */
 /** @typedef {import('../../npm/index.js').AgentState} AgentState */
@@ -393,6 +393,9 @@ export class PatchBridgeAgentElement extends Base {
     }
     if (this.#model !== undefined && this.#model !== null) options.model = this.#model;
     if (this.#runtimeOptions !== undefined) options.runtime = this.#runtimeOptions;
+    // The runtime checks attached files on `send` against the same limits the composer checks when they are
+    // attached (a larger maxFileBytes or maxImageBytes raises both).
+    options.attachments = attachmentLimits(this.#maxFileBytes, this.#maxImageBytes);
     /** @type {AgentController} */
     let controller;
     try {

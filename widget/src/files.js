@@ -8,7 +8,7 @@
 // Browsers report many text files' types badly (`.ts` as `video/mp2t`, most source code as ""), so a file's type
 // comes from a closed table of file name extensions first and from the browser's type only for extensions the
 // table lacks; source code travels as `text/plain`.
-import { CODE_EXTENSIONS, IMAGE_TYPES, MESSAGE_FILE_BYTES, formatBytes } from './attachments.js';
+import { CODE_EXTENSIONS, IMAGE_TYPES, formatBytes, messageLimit } from './attachments.js';
 
 /** Document media types (the block's closed list): PDF as base64, the others as text. */
 export const DOCUMENT_TYPES = ['application/pdf', 'text/plain', 'text/markdown', 'text/csv', 'application/json'];
@@ -76,7 +76,8 @@ export function checkFile(file, { inputs, maxFileBytes, maxImageBytes, maxFiles,
   if (!inputs.has(kind)) return { ok: false, reason: 'model', kind };
   const max = kind === 'image' ? maxImageBytes : maxFileBytes;
   if (file.size > max) return { ok: false, reason: 'too-large', max };
-  if (attachedBytes + file.size > MESSAGE_FILE_BYTES) return { ok: false, reason: 'message-too-large', max: MESSAGE_FILE_BYTES };
+  const total = messageLimit(maxFileBytes, maxImageBytes);
+  if (attachedBytes + file.size > total) return { ok: false, reason: 'message-too-large', max: total };
   if (kind === 'image') return { ok: true, kind: 'image', mediaType, encoding: 'base64' };
   return { ok: true, kind: 'document', mediaType, encoding: mediaType === 'application/pdf' ? 'base64' : 'text' };
 }
