@@ -424,3 +424,14 @@ fn the_attachments_option_overrides_given_sizes_and_refuses_unknown_keys_and_bad
         assert_eq!(error.code, ErrorCode::InvalidOptions, "{bad}");
     }
 }
+
+#[test]
+fn a_conversation_started_with_only_a_file_is_titled_with_its_name() {
+    let mut s = setup(vec![text_reply("m1", "a report", StopReason::EndTurn)]);
+    let turn = s.spawn(
+        s.controller
+            .send(vec![pdf("Q3 report.pdf", &pdf_data(100))]),
+    );
+    assert!(matches!(*turn.borrow(), Some(Ok(Outcome::Completed))));
+    assert_eq!(s.store.conversations.borrow()[0].0.title, "Q3 report.pdf");
+}

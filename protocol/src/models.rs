@@ -32,7 +32,8 @@ pub struct ModelInfo {
     pub capabilities: Capabilities,
 }
 
-/// What a model can take (from the configuration; default `tools: true, inputs: ["text"], reasoning: false`).
+/// What a model can take (from the configuration; default `tools: true, inputs: ["text", "image"], reasoning:
+/// false`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(remote = "Self")]
 pub struct Capabilities {

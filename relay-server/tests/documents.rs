@@ -122,7 +122,7 @@ async fn anthropic_receives_document_blocks_with_a_base64_and_a_text_source() {
 
 #[tokio::test]
 async fn a_pdf_or_an_image_for_a_model_that_does_not_take_it_is_refused_before_any_upstream_call() {
-    // The default inputs are text only; `images: true` adds images but not PDFs.
+    // `inputs: ["text"]` takes neither; the default (and `images: true`) adds images but not PDFs.
     let fake = FakeUpstream::start(vec![Reply::sse(read_fixture(
         "openai-chat/recorded/173417d55340.sse",
     ))])
@@ -132,8 +132,8 @@ async fn a_pdf_or_an_image_for_a_model_that_does_not_take_it_is_refused_before_a
     let config = base_config(
         &db,
         json!({ "models": [
-            model("plain", "openai-chat", &fake),
-            with_inputs("vision", "anthropic-messages", &fake, json!({ "images": true })),
+            with_inputs("plain", "openai-chat", &fake, json!({ "inputs": ["text"] })),
+            model("vision", "anthropic-messages", &fake),
         ] }),
     );
     let r = relay(config).await;
@@ -167,15 +167,15 @@ async fn a_pdf_or_an_image_for_a_model_that_does_not_take_it_is_refused_before_a
 }
 
 #[tokio::test]
-async fn the_models_endpoint_reports_inputs_and_the_images_alias() {
+async fn the_models_endpoint_reports_inputs_and_the_images_alias_text_and_images_by_default() {
     let fake = FakeUpstream::start(vec![]).await;
     let db = TestDb::new(Backend::Sqlite);
     set_key();
     let config = base_config(
         &db,
         json!({ "models": [
-            model("plain", "openai-chat", &fake),
-            with_inputs("vision", "openai-chat", &fake, json!({ "images": true })),
+            with_inputs("plain", "openai-chat", &fake, json!({ "images": false })),
+            model("default", "openai-chat", &fake),
             with_inputs("all", "anthropic-messages", &fake, json!({ "inputs": ["pdf", "text", "image"] })),
         ] }),
     );

@@ -772,16 +772,25 @@ fn info_of(snapshot: &ConversationSnapshot) -> ConversationInfo {
     }
 }
 
-/// The first user text, trimmed to 80 characters, or "New conversation".
+/// The first user text (else the first document's name), trimmed to 80 characters, or "New conversation".
 fn title_of(messages: &[Message]) -> String {
     let first = messages
         .iter()
         .find(|m| m.role == Role::User)
         .and_then(|m| {
-            m.blocks.iter().find_map(|b| match b {
-                Block::Text { text, .. } if !text.trim().is_empty() => Some(text.trim()),
-                _ => None,
-            })
+            // The person's first words, else the first file they sent ("report.pdf").
+            m.blocks
+                .iter()
+                .find_map(|b| match b {
+                    Block::Text { text, .. } if !text.trim().is_empty() => Some(text.trim()),
+                    _ => None,
+                })
+                .or_else(|| {
+                    m.blocks.iter().find_map(|b| match b {
+                        Block::Document { name, .. } => Some(name.as_str()),
+                        _ => None,
+                    })
+                })
         });
     match first {
         Some(text) => text.chars().take(80).collect(),

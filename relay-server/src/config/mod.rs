@@ -297,7 +297,7 @@ fn default_true() -> bool {
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct CapabilitiesConfig {
     pub tools: bool,
-    /// The input kinds the model takes (`text`, `image`, `pdf`); default `["text"]`.
+    /// The input kinds the model takes (`text`, `image`, `pdf`); default `["text", "image"]`.
     pub inputs: Option<Vec<InputKind>>,
     /// The alias of `"image"` in `inputs`: `true` adds it; when both are given they must agree.
     pub images: Option<bool>,
@@ -317,12 +317,14 @@ impl Default for CapabilitiesConfig {
 
 impl CapabilitiesConfig {
     /// The input kinds, in the protocol's order (`text`, `image`, `pdf`): `inputs` as given (it must hold
-    /// `text`, each kind once), else `text` plus `image` when `images` is true. The error says what is wrong.
+    /// `text`, each kind once); else `text`, plus `image` unless `images` is false. With neither given a model
+    /// takes text and images, as every model did before inputs were enforced (a conversation holding an image
+    /// keeps working); PDFs only when listed. The error says what is wrong.
     pub fn resolved_inputs(&self) -> Result<Vec<InputKind>, String> {
         let inputs = match &self.inputs {
             None => {
                 let mut inputs = vec![InputKind::Text];
-                if self.images == Some(true) {
+                if self.images != Some(false) {
                     inputs.push(InputKind::Image);
                 }
                 return Ok(inputs);

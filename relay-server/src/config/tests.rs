@@ -422,7 +422,7 @@ fn capabilities_inputs_resolve_with_the_images_alias_and_refuse_contradictions()
                               "capabilities": capabilities } ] })
     };
     for (capabilities, inputs) in [
-        (json!({}), vec![Text]),
+        (json!({}), vec![Text, Image]),
         (json!({ "images": false }), vec![Text]),
         (json!({ "images": true }), vec![Text, Image]),
         (json!({ "inputs": ["pdf", "text"] }), vec![Text, Pdf]),
