@@ -201,7 +201,78 @@ export interface NewConversationOptions {
   keepMessages?: boolean;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// MCP servers (remote tool sources; the client chunk is loaded only when servers are set)
+
+export type McpHeaderValues = Record<string, string> | Headers;
+
+/**
+ * A remote MCP server (Streamable HTTP, protocol 2025-06-18 or 2025-11-25). Its tools join the registry as
+ * `mcp__<name>__<tool>`; every one asks for confirmation unless listed in `readOnly`.
+ */
+export interface McpServerOptions {
+  /** 1 to 24 letters, digits or `-` (part of the tool names the model sees). */
+  name: string;
+  /** The server's MCP endpoint, http: or https:. */
+  url: string | URL;
+  /** Sent with every request: an object, or a (possibly async) function called per request. */
+  headers?: McpHeaderValues | (() => McpHeaderValues | Promise<McpHeaderValues>);
+  /** Which of the server's tools the agent gets: an allow-list (array or `{ allow }`) or `{ deny }`. Default all. */
+  tools?: readonly string[] | { allow: readonly string[] } | { deny: readonly string[] };
+  /** The server's tool names the page vouches for: they run without confirmation (server hints never count). */
+  readOnly?: readonly string[];
+}
+
+/** One server's status, on the JavaScript side of the controller (`getMcpServers()`, `subscribeMcp`). */
+export interface McpServerStatus {
+  readonly name: string;
+  readonly url: string;
+  readonly status: 'connecting' | 'ready' | 'failed';
+  /** Why it failed: `unreachable` (network or CORS), `unauthorized` (401), `http`, `headers`, `timeout`, `protocol`, `client`. */
+  readonly reason: 'unreachable' | 'unauthorized' | 'http' | 'headers' | 'timeout' | 'protocol' | 'client' | null;
+  readonly message: string | null;
+  /** The negotiated protocol version once connected. */
+  readonly protocolVersion: string | null;
+  /** The server's tool names the agent uses (after the allow/deny-list and the registry's checks). */
+  readonly tools: readonly string[];
+  /** Tools the registry refused (a schema the validator cannot use, a name clash), with the reason. */
+  readonly skipped: ReadonlyArray<{ readonly tool: string; readonly reason: string }>;
+}
+
+/** The server and tool behind a registry name, and the hints the server declares (shown, never trusted). */
+export interface McpToolInfo {
+  readonly server: string;
+  readonly tool: string;
+  readonly title: string | null;
+  /** Whether the page listed it in `readOnly` (the only thing that skips the confirmation). */
+  readonly readOnly: boolean;
+  readonly annotations: Readonly<{ readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }>;
+}
+
+/** The MCP members of a controller created with `mcpServers`. */
+export interface McpControllerMembers {
+  getMcpServers(): readonly McpServerStatus[];
+  subscribeMcp(listener: (servers: readonly McpServerStatus[]) => void): () => void;
+  describeMcpTool(name: string): McpToolInfo | null;
+  /** Replaces the servers (validated like the option); their tools change from the next turn. */
+  setMcpServers(servers: McpServerOptions[]): void;
+}
+
+/** MCP servers as tools for `DefaultAgentRuntime.start({ tools })` (`await createMcpToolSource(servers)`). */
+export interface McpToolSource {
+  /** Waits for pending listings (at most 5 s), then the tools the runtime's validator accepts. */
+  tools(): Promise<AnyAgentTool[]>;
+  servers(): readonly McpServerStatus[];
+  subscribe(listener: (servers: readonly McpServerStatus[]) => void): () => void;
+  describe(name: string): McpToolInfo | null;
+  close(): void;
+}
+
+export declare function createMcpToolSource(servers: McpServerOptions[], options?: { maxToolResultCharacters?: number }): Promise<McpToolSource>;
+
 export interface ControllerOptions {
+  /** Remote MCP servers whose tools join the registry (see McpServerOptions); adds McpControllerMembers. */
+  mcpServers?: McpServerOptions[];
   /** The relay base URL: model stream at `${endpoint}/model`, conversations at `${endpoint}/conversations`. */
   endpoint?: string;
   /** Auth for the relay: an object, or a (possibly async) function called before every request. */
@@ -219,7 +290,8 @@ export interface ToolInspection {
   source: InspectionSource;
   snapshot: {
     revision: number;
-    tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean; validateInput: boolean }>>;
+    /** `mcp`: the server and tool of an MCP tool (controllers created with `mcpServers`). */
+    tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean; validateInput: boolean; mcp?: Readonly<{ server: string; tool: string }> }>>;
   };
 }
 
@@ -275,4 +347,5 @@ export declare class AgentController {
   free(): void;
 }
 
+export declare function createAgentController(options: ControllerOptions & { mcpServers: McpServerOptions[] }): AgentController & McpControllerMembers;
 export declare function createAgentController(options: ControllerOptions): AgentController;

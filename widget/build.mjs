@@ -7,6 +7,8 @@
 //                              package holds the wasm once and a page serves the package folder as it is
 //   npm/widget-highlight.js, npm/dist/patchbridge-highlight.js  the code highlighter, imported by the element
 //                              only when a fenced code block with a language appears
+//   npm/mcp-client.js, npm/dist/patchbridge-mcp.js  the MCP client (npm/mcp/ with the official SDK bundled in),
+//                              imported by the package entry and the element only when a page sets `mcpServers`
 //   npm/widget-zh.js, npm/dist/patchbridge-zh.js  the Chinese strings, imported by the element only when it
 //                              shows Chinese (src/strings.js, loadStrings)
 // All are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
@@ -124,6 +126,10 @@ await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchb
 const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });
+// The MCP client (npm/mcp/, the official SDK bundled in), imported only once a page sets `mcpServers`.
+const mcpEntry = path.join(npm, 'mcp', 'chunk.js');
+await build({ ...common, entryPoints: [mcpEntry], outfile: path.join(npm, 'mcp-client.js') });
+await build({ ...common, entryPoints: [mcpEntry], outfile: path.join(npm, 'dist', 'patchbridge-mcp.js') });
 const zhEntry = path.join(root, 'widget', 'src', 'strings-zh.js');
 await build({ ...common, entryPoints: [zhEntry], outfile: path.join(npm, 'widget-zh.js') });
 await build({ ...common, entryPoints: [zhEntry], outfile: path.join(npm, 'dist', 'patchbridge-zh.js') });
@@ -142,6 +148,7 @@ const rows = [
   ['static script (npm/dist/patchbridge-agent.js: widget + runtime glue)', path.join(npm, 'dist', 'patchbridge-agent.js')],
   ['code highlighter, on demand (npm/widget-highlight.js)', path.join(npm, 'widget-highlight.js')],
   ['Chinese strings, on demand (npm/widget-zh.js)', path.join(npm, 'widget-zh.js')],
+  ['MCP client, on demand (npm/mcp-client.js: npm/mcp/ + @modelcontextprotocol/sdk)', path.join(npm, 'mcp-client.js')],
   ['runtime glue (npm/pkg/patchbridge_agent.js, minified by scripts/minify-js.mjs)', gluePath],
   ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],
 ];
