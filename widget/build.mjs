@@ -116,13 +116,13 @@ const eagerRuntime = [
   "import __pbInit from './pkg/patchbridge_agent.js';",
   'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
 ].join('\n');
-await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"', __PB_MCP_PATH__: '"./mcp-client.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
 await rm(path.join(npm, 'widget-highlight.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"', __PB_MCP_PATH__: '"./patchbridge-mcp.js"' } });
 const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });

@@ -15,6 +15,7 @@ import { Composer } from './composer.js';
 import { ConfirmationDock } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
+import { applyMcpServers, mcpConfirmationText, McpStatusList } from './mcp.js';
 import { loadRuntime } from './runtime.js';
 import { NoticeBar } from './notice.js';
 import { Recovery } from './recovery.js';
@@ -39,12 +40,12 @@ import {
  * Everything one connection made, torn down together: the abort signal of its listeners, the controller, and
  * the demo check (`checks` counts them so only the latest answer counts; `preview` is that answer).
  * @typedef {{ abort: AbortController, controller: AgentController | null, unsubscribe: (() => void) | null,
- *             webmcp: { stop(): void } | null, endpoint: string | null, checks: number,
+ *             webmcp: { stop(): void } | null, mcp: Promise<unknown> | null, endpoint: string | null, checks: number,
  *             preview: boolean | 'refused' | null | undefined }} Session
  */
 
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions', 'toolViews'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'mcpServers', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions', 'toolViews'];
 
 /** @type {CSSStyleSheet | null} */
 let sheet = null;
@@ -93,6 +94,13 @@ export class PatchBridgeAgentElement extends Base {
   #runtimeOptions = undefined;
   /** @type {AnyAgentTool[]} */
   #tools = [];
+  /** @type {import('../../npm/index.js').McpServerOptions[]} */
+  #mcpServers = [];
+  #mcpStatus = new McpStatusList();
+  /** The runtime's default maxToolResultCharacters (read from the runtime once it has loaded). */
+  #defaultToolResult = 100_000;
+  /** @type {(() => void) | null} */
+  #mcpUnsubscribe = null;
   /** @type {any} */
   #model = undefined;
   /** @type {HeadersValue} */
@@ -165,6 +173,7 @@ export class PatchBridgeAgentElement extends Base {
     log.views = (/** @type {string} */ name, /** @type {'card' | 'confirmation'} */ kind) => pickView(this.#toolViews, name, kind);
     log.onViewError = (/** @type {string} */ tool, /** @type {'card' | 'confirmation'} */ view, /** @type {unknown} */ error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
+    shell.dock.prepend(this.#mcpStatus.el);
     root.append(shell.header, shell.banner, shell.scroller, shell.dock);
     this.#awaitStrings();
     const self = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (this));
@@ -213,6 +222,17 @@ export class PatchBridgeAgentElement extends Base {
       for (const tool of next) controller.registerTool(tool);
     }
     this.#tools = next;
+  }
+
+  /**
+   * Remote MCP servers `{ name, url, headers?, tools?, readOnly? }` whose tools join the agent's (the MCP client
+   * is loaded only once servers are set). Changes take effect from the next turn.
+   */
+  get mcpServers() { return this.#mcpServers; }
+  set mcpServers(value) {
+    this.#mcpServers = Array.isArray(value) ? [...value] : [];
+    const session = this.#session;
+    if (session?.controller) session.mcp = this.#attachMcp(session.controller);
   }
 
   /** A custom model `{ stream(request, signal) }` instead of the relay, or a relay model id. Applies on (re)connect. */
@@ -309,7 +329,7 @@ export class PatchBridgeAgentElement extends Base {
     const abort = new AbortController();
     const signal = abort.signal;
     /** @type {Session} */
-    const session = { abort, controller: null, unsubscribe: null, webmcp: null, endpoint: null, checks: 0, preview: undefined };
+    const session = { abort, controller: null, unsubscribe: null, webmcp: null, mcp: null, endpoint: null, checks: 0, preview: undefined };
     this.#session = session;
     this.#applyTheme();
     this.#applyLanguage();
@@ -389,6 +409,8 @@ export class PatchBridgeAgentElement extends Base {
     this.#controller = controller;
     session.unsubscribe = controller.subscribe((state) => this.#onState(state));
     session.webmcp = bridgeWebMcp(controller, (/** @type {unknown} */ error) => console.warn('patchbridge-agent: WebMCP tool skipped:', error));
+    this.#defaultToolResult = runtime.defaultLimits?.().maxToolResultCharacters ?? this.#defaultToolResult;
+    session.mcp = this.#mcpServers.length ? this.#attachMcp(controller) : null;
     this.#composer?.setPlaceholder(this.#t('inputPlaceholder'));
     // History lives in the relay: without an endpoint there is none to show.
     this.#shell.historyButton.hidden = !endpoint;
@@ -405,7 +427,26 @@ export class PatchBridgeAgentElement extends Base {
     for (const resolve of this.#readyWaiters.splice(0)) resolve(controller);
     this.#onState(controller.getState());
     // Messages typed while loading are sent once the open conversation is in place.
-    restore.finally(() => { if (this.#session === session) this.#actions.flushQueue(); });
+    Promise.all([restore, session.mcp]).finally(() => { if (this.#session === session) this.#actions.flushQueue(); });
+  }
+
+  /**
+   * Gives the controller the element's MCP servers and shows their status; a refusal (AGENT_INVALID_OPTIONS) or a
+   * chunk that did not load is reported like the controller's own construction errors.
+   * @param {any} controller
+   */
+  #attachMcp(controller) {
+    return applyMcpServers(controller, this.#mcpServers, this.#runtimeOptions?.limits, this.#defaultToolResult).then(() => {
+      if (this.#controller !== controller || typeof controller.subscribeMcp !== 'function') return;
+      this.#mcpUnsubscribe?.();
+      const show = (/** @type {any} */ servers) => this.#mcpStatus.render(servers, this.#t);
+      this.#mcpUnsubscribe = controller.subscribeMcp(show);
+      show(controller.getMcpServers());
+    }, (error) => {
+      if (this.#controller !== controller) return;
+      this.#recovery.show(error, null);
+      this.#dispatch(EVENTS.error, { error });
+    });
   }
 
   #stop() {
@@ -416,6 +457,9 @@ export class PatchBridgeAgentElement extends Base {
     session.abort.abort();
     session.unsubscribe?.();
     session.webmcp?.stop();
+    this.#mcpUnsubscribe?.();
+    this.#mcpUnsubscribe = null;
+    this.#mcpStatus.render([], this.#t);
     try { session.controller?.destroy(); } catch { /* already destroyed */ }
     if (this.#frame) cancelAnimationFrame(this.#frame);
     this.#frame = 0;
@@ -492,8 +536,11 @@ export class PatchBridgeAgentElement extends Base {
     if (view.log) this.#log.render(state);
     this.#composer?.setBusy(view.inputBusy, view.canStop);
     this.#shell.title.textContent = view.title || t('title');
-    this.#confirmation.render(view.pending, () => this.#controller?.getToolInspectionSource()
-      ?.snapshot?.tools?.find((tool) => tool.name === view.pending?.tool)?.description, t);
+    this.#confirmation.render(view.pending, () => {
+      const name = view.pending?.tool ?? '';
+      const description = this.#controller?.getToolInspectionSource()?.snapshot?.tools?.find((tool) => tool.name === name)?.description;
+      return mcpConfirmationText(this.#controller, name, description, t) ?? description;
+    }, t);
     // Notices: an error (with its code and a way forward), max-tokens (not an error), or cancelled.
     if (view.notice === 'error') {
       if (state.error !== this.#notices.shownError) this.#recovery.show(state.error, () => this.#actions.retry());

@@ -181,6 +181,8 @@ details.reasoning .md { margin-top: 4px; }
 .confirm-slot { flex: 0 1 auto; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
 .confirm-slot:empty { display: none; }
 .dock > .notice, .dock > .composer-wrap { flex: none; }
+.mcp-servers { flex: none; margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--pb-text); opacity: .8; }
+.mcp-servers [data-status=failed] { color: var(--pb-danger); }
 .confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); }
 .confirm:focus { outline: none; box-shadow: 0 0 0 3px color-mix(in srgb, var(--pb-primary) 35%, transparent); }
 .confirm h3 { margin: 0 0 4px; font-size: 1em; overflow-wrap: anywhere; }
