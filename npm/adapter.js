@@ -674,10 +674,11 @@ export function lazyRequest(handle) {
  * @param {string} argsJson
  * @param {AbortSignal} signal
  * @param {string} callId
+ * @param {(request: unknown) => Promise<unknown>} elicit the call's way to ask the person (an elicitation)
  * @returns {unknown} whatever execute returned
  */
-export function callTool(object, execute, argsJson, signal, callId) {
-  return execute.call(object, JSON.parse(argsJson), toolContext(signal, callId));
+export function callTool(object, execute, argsJson, signal, callId, elicit) {
+  return execute.call(object, JSON.parse(argsJson), toolContext(signal, callId, elicit));
 }
 
 /**
@@ -724,12 +725,13 @@ export function regexTest(regex, text) {
 }
 
 /**
- * A tool's context `{ signal, callId }` (frozen; the signal itself stays live).
+ * A tool's context `{ signal, callId, elicit }` (frozen; the signal itself stays live).
  * @param {AbortSignal} signal
  * @param {string} callId
+ * @param {(request: unknown) => Promise<unknown>} elicit
  */
-function toolContext(signal, callId) {
-  return Object.freeze({ signal, callId });
+function toolContext(signal, callId, elicit) {
+  return Object.freeze({ signal, callId, elicit });
 }
 
 /**
@@ -749,7 +751,7 @@ export function withSignal(data, signal) {
 const CONTROLLER_MEMBERS = ['subscribe', 'getState', 'send', 'retry', 'regenerate', 'editLastMessage',
   'setRuntimeOptions', 'abort', 'approveTool', 'rejectTool', 'registerTool', 'unregisterTool',
   'getToolInspectionSource', 'loadConversation', 'newConversation', 'listConversations', 'renameConversation',
-  'deleteConversation', 'getModelState', 'destroy'];
+  'deleteConversation', 'getModelState', 'destroy', 'answerElicitation'];
 const RUNTIME_MEMBERS = ['get limits', 'start'];
 const EXECUTION_MEMBERS = ['get id', 'get result', 'get settled', 'get pendingInterrupt', 'cancel', 'respond'];
 

@@ -6,7 +6,7 @@
 
 import type { AgentError } from './errors.js';
 import type {
-  AgentState, Block, ConversationInfo, ConversationPage, ExecutionEvent, ExecutionResult, HookContext, HookEvent,
+  AgentState, Block, ConversationInfo, ConversationPage, Elicitation, ExecutionEvent, ExecutionResult, HookContext, HookEvent,
   HookFailure, InspectionSource, Interrupt, Limits, Message, ModelCallContext, ModelRequest, ModelState, Outcome,
   StreamEvent, ToolCallResult,
 } from './generated/types.js';
@@ -52,10 +52,27 @@ export declare const DEFAULT_LIMITS: Readonly<Limits>;
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
 
+/** What a tool asks the person during its call (`context.elicit`): a small form, or a link to open. */
+export type ElicitationRequest =
+  | { mode?: 'form'; message: string; requestedSchema: ReadonlyJsonObject; source?: string }
+  | { mode: 'url'; message: string; url: string; elicitationId?: string; source?: string };
+
+/** The person's answer to an elicitation. */
+export type ElicitationAnswer =
+  | { action: 'accept'; content?: { [field: string]: string | number | boolean | string[] } }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
 export interface ToolContext {
   /** The execution's AbortSignal (aborted on cancel, deadline or failure). */
   readonly signal: AbortSignal;
   readonly callId: string;
+  /**
+   * Asks the person during the call: an `elicitation` interrupt of the execution (`state.pendingElicitation`),
+   * answered through `execution.respond` or `controller.answerElicitation`. Rejects once the execution ended
+   * (cancel, deadline, failure consume the question as they consume a confirmation); one question at a time.
+   */
+  elicit(request: ElicitationRequest): Promise<Readonly<ElicitationAnswer>>;
 }
 
 /**
@@ -163,14 +180,15 @@ export declare class AgentExecution {
   /** Resolves with the outcome; rejects with an AgentError (limits, protocol, deadline, host failures). */
   readonly result: Promise<Readonly<ExecutionResult>>;
   readonly settled: boolean;
-  readonly pendingInterrupt: Readonly<Interrupt> | null;
+  /** A pending confirmation, or a running tool's question (`kind: 'elicitation'`). */
+  readonly pendingInterrupt: Readonly<Interrupt> | Readonly<Elicitation> | null;
   /** Closes the terminal gate (outcome `cancelled`), then aborts the signal. True if this call decided it. */
   cancel(): boolean;
   /**
    * Throws AGENT_NO_PENDING_INTERRUPT, AGENT_INTERRUPT_MISMATCH or AGENT_INTERRUPT_ALREADY_RESOLVED. A rejection
    * is always accepted: its error tool result is cut to maxToolResultCharacters.
    */
-  respond(response: { interruptId: string; value: InterruptValue }): void;
+  respond(response: { interruptId: string; value: InterruptValue | ElicitationAnswer }): void;
   free(): void;
 }
 
@@ -321,6 +339,8 @@ export declare class AgentController {
   abort(): boolean;
   approveTool(): void;
   rejectTool(reason?: string): void;
+  /** Answers `state.pendingElicitation`; AGENT_NO_PENDING_INTERRUPT when none is pending. */
+  answerElicitation(answer: ElicitationAnswer | 'decline' | 'cancel'): void;
   /** Affects the next turn only; returns the registry revision. */
   registerTool<Args = JsonObject>(tool: AgentTool<Args>): number;
   unregisterTool(name: string): boolean;

@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema,
+  CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 import { toToolCallResult } from './results.js';
@@ -80,8 +80,28 @@ export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
     return fetch(url, { ...init, headers });
   };
   const transport = new StreamableHTTPClientTransport(new URL(entry.url), { fetch: fetchWithHeaders });
-  const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, { capabilities: {} });
+  const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => { onToolsChanged(); });
+  /** @type {((request: any) => Promise<any>)[]} the `elicit` of each tools/call in flight, newest last */
+  const asking = [];
+  // A server's question during a call goes to the person through the runtime (an elicitation interrupt of the
+  // call's execution). Without a call in flight, or once the execution ended, the answer is decline / cancel.
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const ask = asking.at(-1);
+    if (!ask) return { action: 'decline' };
+    const params = /** @type {any} */ (request.params);
+    const mode = params.mode === 'url' ? 'url' : 'form';
+    /** @type {Record<string, unknown>} */
+    const question = { mode, message: String(params.message ?? ''), source: entry.name };
+    if (mode === 'form') question.requestedSchema = params.requestedSchema;
+    else { question.url = params.url; if (typeof params.elicitationId === 'string') question.elicitationId = params.elicitationId; }
+    try {
+      const answer = await ask(question);
+      return answer.action === 'accept' ? { action: 'accept', content: { ...(answer.content ?? {}) } } : { action: answer.action };
+    } catch {
+      return { action: 'cancel' };
+    }
+  });
   // Errors of the background SSE stream (a server without GET support answers 405) are not the turn's.
   client.onerror = () => {};
   try {
@@ -119,10 +139,12 @@ export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
      * The execution's signal aborts the HTTP request and the SDK sends `notifications/cancelled`.
      * @param {string} tool the server's own tool name
      * @param {Record<string, unknown>} args
-     * @param {{ callId: string, signal: AbortSignal, maxCharacters: number, onProgress?: (progress: { progress: number, total?: number, message?: string }) => void }} call
+     * @param {{ callId: string, signal: AbortSignal, maxCharacters: number, elicit?: (request: any) => Promise<any>,
+     *   onProgress?: (progress: { progress: number, total?: number, message?: string }) => void }} call
      */
-    async call(tool, args, { callId, signal, maxCharacters, onProgress }) {
+    async call(tool, args, { callId, signal, maxCharacters, elicit, onProgress }) {
       let result;
+      if (elicit) asking.push(elicit);
       try {
         result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
           signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true,
@@ -137,6 +159,8 @@ export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
           }, maxCharacters);
         }
         throw withFailure(new Error(`tools/call ${tool} failed`), error);
+      } finally {
+        if (elicit) asking.splice(asking.lastIndexOf(elicit), 1);
       }
       return toToolCallResult(callId, result, maxCharacters);
     },

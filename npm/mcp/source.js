@@ -241,15 +241,15 @@ export class McpToolSource {
       inputSchema: tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object' },
       readOnly,
       requireConfirmation: !readOnly,
-      /** @param {Record<string, unknown>} args @param {{ signal: AbortSignal, callId: string }} context */
-      execute: async (args, { signal, callId }) => {
+      /** @param {Record<string, unknown>} args @param {import('../index.js').ToolContext} context */
+      execute: async (args, { signal, callId, elicit }) => {
         const connection = server.connection;
         if (!connection) {
           throw new AgentError('AGENT_TOOL_FAILED', `MCP server "${serverName}" is not connected (${server.status.message ?? 'closed'})`,
             { details: { server: serverName, tool: tool.name, reason: server.status.reason ?? 'closed' } });
         }
         try {
-          return await connection.call(tool.name, args, { callId, signal, maxCharacters: maxCharacters() });
+          return await connection.call(tool.name, args, { callId, signal, maxCharacters: maxCharacters(), elicit });
         } catch (error) {
           if (signal.aborted) throw error;
           const failure = /** @type {{ failure?: { reason: string, message: string } }} */ (error).failure

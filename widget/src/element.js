@@ -16,6 +16,7 @@ import { ConfirmationDock } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
 import { applyMcpServers, mcpConfirmationText, McpStatusList } from './mcp.js';
+import { loadElicitation } from './runtime.js';
 import { loadRuntime } from './runtime.js';
 import { NoticeBar } from './notice.js';
 import { Recovery } from './recovery.js';
@@ -25,6 +26,7 @@ import { pickView } from './views.js';
 import { buildShell, followEnd, translateShell } from './shell.js';
 import { forgetConversation, rememberConversation, storedConversation } from './storage.js';
 import { EVENTS } from './events.js';
+import { h } from './dom.js';
 import {
   DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, previewOnly, runtimeLoadError, suggestionList,
   suggestionsAttribute, textOf, viewOf,
@@ -97,6 +99,14 @@ export class PatchBridgeAgentElement extends Base {
   /** @type {import('../../npm/index.js').McpServerOptions[]} */
   #mcpServers = [];
   #mcpStatus = new McpStatusList();
+  /**
+   * A running tool's question (`state.pendingElicitation`), answered through the controller. Its card's code
+   * (./elicitation.js) is imported the first time a question appears, never on the first load.
+   */
+  #elicitSlot = h('div', { className: 'elicit-slot' });
+  /** @type {import('./elicitation.js').ElicitationDock | null} */
+  #elicitation = null;
+  #elicitationLoading = false;
   /** The runtime's default maxToolResultCharacters (read from the runtime once it has loaded). */
   #defaultToolResult = 100_000;
   /** @type {(() => void) | null} */
@@ -173,7 +183,7 @@ export class PatchBridgeAgentElement extends Base {
     log.views = (/** @type {string} */ name, /** @type {'card' | 'confirmation'} */ kind) => pickView(this.#toolViews, name, kind);
     log.onViewError = (/** @type {string} */ tool, /** @type {'card' | 'confirmation'} */ view, /** @type {unknown} */ error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
-    shell.dock.prepend(this.#mcpStatus.el);
+    shell.dock.prepend(this.#mcpStatus.el, this.#elicitSlot);
     root.append(shell.header, shell.banner, shell.scroller, shell.dock);
     this.#awaitStrings();
     const self = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (this));
@@ -430,6 +440,21 @@ export class PatchBridgeAgentElement extends Base {
     Promise.all([restore, session.mcp]).finally(() => { if (this.#session === session) this.#actions.flushQueue(); });
   }
 
+  /** @param {any} pending the state's pendingElicitation */
+  #renderElicitation(pending) {
+    if (this.#elicitation) { this.#elicitation.render(pending, this.#t); return; }
+    if (!pending || this.#elicitationLoading) return;
+    this.#elicitationLoading = true;
+    loadElicitation().then((module) => {
+      this.#elicitation = new module.ElicitationDock(this.#elicitSlot, (/** @type {any} */ answer) => {
+        try { this.#controller?.answerElicitation(answer); } catch (error) { this.#notices.show('info', String(error instanceof Error ? error.message : error)); }
+      });
+      this.#renderElicitation(this.#controller?.getState().pendingElicitation ?? null);
+    }, (error) => {
+      console.error('patchbridge-agent: the question form did not load:', error);
+    }).finally(() => { this.#elicitationLoading = false; });
+  }
+
   /**
    * Gives the controller the element's MCP servers and shows their status; a refusal (AGENT_INVALID_OPTIONS) or a
    * chunk that did not load is reported like the controller's own construction errors.
@@ -460,6 +485,7 @@ export class PatchBridgeAgentElement extends Base {
     this.#mcpUnsubscribe?.();
     this.#mcpUnsubscribe = null;
     this.#mcpStatus.render([], this.#t);
+    this.#renderElicitation(null);
     try { session.controller?.destroy(); } catch { /* already destroyed */ }
     if (this.#frame) cancelAnimationFrame(this.#frame);
     this.#frame = 0;
@@ -536,6 +562,7 @@ export class PatchBridgeAgentElement extends Base {
     if (view.log) this.#log.render(state);
     this.#composer?.setBusy(view.inputBusy, view.canStop);
     this.#shell.title.textContent = view.title || t('title');
+    this.#renderElicitation(state.pendingElicitation ?? null);
     this.#confirmation.render(view.pending, () => {
       const name = view.pending?.tool ?? '';
       const description = this.#controller?.getToolInspectionSource()?.snapshot?.tools?.find((tool) => tool.name === name)?.description;

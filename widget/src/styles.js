@@ -183,6 +183,10 @@ details.reasoning .md { margin-top: 4px; }
 .dock > .notice, .dock > .composer-wrap { flex: none; }
 .mcp-servers { flex: none; margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--pb-text); opacity: .8; }
 .mcp-servers [data-status=failed] { color: var(--pb-danger); }
+.elicit .field { display: flex; flex-direction: column; gap: 4px; margin: 0 0 8px; border: 0; padding: 0; }
+.elicit .check { display: flex; flex-direction: row; align-items: center; gap: 6px; }
+.elicit input:not([type=checkbox]), .elicit select { font: inherit; padding: 6px 8px; border: 1px solid var(--pb-border); border-radius: 6px; background: var(--pb-bg); color: var(--pb-text); }
+.elicit small { opacity: .8; }
 .confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); }
 .confirm:focus { outline: none; box-shadow: 0 0 0 3px color-mix(in srgb, var(--pb-primary) 35%, transparent); }
 .confirm h3 { margin: 0 0 4px; font-size: 1em; overflow-wrap: anywhere; }

@@ -14,7 +14,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 
 /**
  * @typedef {{ name: string, description?: string, inputSchema?: object, annotations?: object,
- *   run: (args: any, extra: any) => any }} TestTool `run` returns a CallToolResult (or throws an McpError)
+ *   run: (args: any, extra: any, server: Server) => any }} TestTool `run` returns a CallToolResult (or throws an
+ *   McpError); `server` is the session's SDK Server (`server.elicitInput(…)` asks the client's person)
  */
 
 /**
@@ -46,7 +47,7 @@ export async function startMcpServer({ tools, requireAuth, cors = false }) {
       state.calls.push({ tool: request.params.name, args: request.params.arguments, headers: extra.requestInfo?.headers ?? {} });
       extra.signal.addEventListener('abort', () => state.cancelled.push(request.params.name));
       if (!tool) return { content: [{ type: 'text', text: `unknown tool ${request.params.name}` }], isError: true };
-      return tool.run(request.params.arguments ?? {}, extra);
+      return tool.run(request.params.arguments ?? {}, extra, server);
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
