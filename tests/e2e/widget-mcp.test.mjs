@@ -20,10 +20,30 @@ before(async () => {
     tools: [
       { name: 'echo', annotations: { readOnlyHint: true }, inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, run: ({ text: t }) => text(`echo: ${t}`) },
       { name: 'count', run: () => text('3') },
+      {
+        name: 'signup',
+        run: async (_args, extra, mcp) => {
+          const answer = await mcp.elicitInput({
+            message: 'Sign up for the newsletter?',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                email: { type: 'string', format: 'email', title: 'Email' },
+                topic: { type: 'string', enum: ['news', 'offers'], title: 'Topic' },
+                weekly: { type: 'boolean', title: 'Weekly digest' },
+              },
+              required: ['email'],
+            },
+          }, { relatedRequestId: extra.requestId });
+          return text(JSON.stringify(answer));
+        },
+      },
     ],
   });
 });
 after(async () => { await server?.close(); });
+
+const chunkNames = (chunks) => chunks.map((url) => url.split('/').at(-1)).sort();
 
 /** A page with one element; `servers` is set as its mcpServers before it connects (none: the property is not touched). */
 async function open(servers) {
@@ -33,7 +53,7 @@ async function open(servers) {
   const context = await env.browser.newContext({ viewport: { width: 1100, height: 760 }, bypassCSP: true });
   const page = await context.newPage();
   const chunks = [];
-  page.on('request', (request) => { if (/mcp-client\.js|patchbridge-mcp\.js/.test(request.url())) chunks.push(request.url()); });
+  page.on('request', (request) => { if (/mcp-client\.js|patchbridge-mcp\.js|elicitation\.js/.test(request.url())) chunks.push(request.url()); });
   await page.goto(`${env.relay.url}/examples/mcp.html`);
   await page.waitForFunction(() => customElements.get('patchbridge-agent'));
   await page.evaluate(({ list, user }) => {
@@ -62,8 +82,8 @@ describe('<patchbridge-agent> with MCP servers', () => {
   test('servers show their status; an MCP tool asks first, naming its server, and runs on the server once approved', async () => {
     const { page, chunks } = await open([{ name: 'docs', url: server.url }]);
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=mcp-servers] li[data-status=ready]') != null);
-    assert.equal(chunks.length, 1, 'the chunk is loaded once servers are set');
-    assert.deepEqual(await statusOf(page), ['docs:ready:docs ready, 2 tools']);
+    assert.deepEqual(chunkNames(chunks), ['mcp-client.js'], 'the MCP chunk is loaded once servers are set, the question card not yet');
+    assert.deepEqual(await statusOf(page), ['docs:ready:docs ready, 3 tools']);
 
     const calls = server.state.calls.length;
     env.upstream.script(
@@ -90,6 +110,38 @@ describe('<patchbridge-agent> with MCP servers', () => {
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=mcp-servers] li[data-server=gone][data-status=failed]') != null);
     const status = await statusOf(page);
     assert.ok(status.includes('gone:failed:gone unavailable: could not be reached (network or CORS)'), status.join(' | '));
+    await page.context().close();
+  });
+
+  test('a server\'s question during a call is a small accessible form; its answer goes back to the server', async () => {
+    const { page, chunks } = await open([{ name: 'news', url: server.url, readOnly: ['signup'] }]);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=mcp-servers] li[data-status=ready]') != null);
+    env.upstream.script(
+      toolCallTurn([{ id: 'call_w_signup', name: 'mcp__news__signup', arguments: {} }]),
+      textTurn('Signed up.'),
+    );
+    await sendInWidget(page, 'sign me up');
+    const form = 'patchbridge-agent [part~=elicitation]';
+    await page.waitForSelector(form);
+    assert.ok(chunkNames(chunks).includes('widget-elicitation.js'), 'the question card loads when a question appears');
+    assert.match(await page.textContent(form), /A question from “news”.*Sign up for the newsletter\?/s);
+    // Every control has its label; the required email is checked by the browser before anything is sent.
+    const labels = await page.evaluate((selector) => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot.querySelector(selector.replace('patchbridge-agent ', ''));
+      return [...root.querySelectorAll('input, select')].map((c) => [c.type, c.labels?.[0]?.textContent ?? null, c.required]);
+    }, form);
+    assert.deepEqual(labels, [['email', 'Email *', true], ['select-one', 'Topic', false], ['checkbox', 'Weekly digest', false]]);
+    await page.click('patchbridge-agent [part~=elicitation-accept]');
+    assert.equal(server.state.calls.filter((c) => c.tool === 'signup').length, 1);
+    assert.ok(await page.$(form), 'an invalid form is not sent');
+    await page.fill('patchbridge-agent [part~=elicitation] input[type=email]', 'ada@example.com');
+    await page.selectOption('patchbridge-agent [part~=elicitation] select', 'offers');
+    await page.check('patchbridge-agent [part~=elicitation] input[type=checkbox]');
+    await page.click('patchbridge-agent [part~=elicitation-accept]');
+    await waitIdle(page);
+    assert.equal(await page.$(form), null, 'the card goes once answered');
+    const toolMessage = env.upstream.requests.at(-1).body.messages.find((m) => m.role === 'tool');
+    assert.deepEqual(JSON.parse(toolMessage.content), { action: 'accept', content: { email: 'ada@example.com', topic: 'offers', weekly: true } });
     await page.context().close();
   });
 });
