@@ -239,6 +239,29 @@ export interface McpServerOptions {
   tools?: readonly string[] | { allow: readonly string[] } | { deny: readonly string[] };
   /** The server's tool names the page vouches for: they run without confirmation (server hints never count). */
   readOnly?: readonly string[];
+  /**
+   * For a server that answers 401 with the MCP authorization flow (protected-resource metadata, authorization
+   * server metadata, dynamic client registration or a known client, authorization code with PKCE): the page's
+   * OAuth client, the MCP SDK's `OAuthClientProvider` interface. The SDK calls `redirectToAuthorization(url)`;
+   * the page opens it (a popup, a redirect) and hands the code its redirect URL receives to
+   * `controller.finishMcpAuth(name, code)`. Tokens live where the provider keeps them (memory, sessionStorage),
+   * never in the conversation.
+   */
+  auth?: McpOAuthClientProvider;
+}
+
+/** The MCP SDK's `OAuthClientProvider` (1.x), as the client chunk calls it. */
+export interface McpOAuthClientProvider {
+  readonly redirectUrl: string | URL | undefined;
+  readonly clientMetadata: { redirect_uris: string[]; client_name?: string; grant_types?: string[]; response_types?: string[]; token_endpoint_auth_method?: string; scope?: string; [key: string]: unknown };
+  state?(): string | Promise<string>;
+  clientInformation(): { client_id: string; client_secret?: string; [key: string]: unknown } | undefined | Promise<{ client_id: string; client_secret?: string; [key: string]: unknown } | undefined>;
+  saveClientInformation?(info: { client_id: string; [key: string]: unknown }): void | Promise<void>;
+  tokens(): { access_token: string; token_type: string; refresh_token?: string; expires_in?: number; scope?: string } | undefined | Promise<{ access_token: string; token_type: string; refresh_token?: string; expires_in?: number; scope?: string } | undefined>;
+  saveTokens(tokens: { access_token: string; token_type: string; refresh_token?: string; expires_in?: number; scope?: string }): void | Promise<void>;
+  redirectToAuthorization(authorizationUrl: URL): void | Promise<void>;
+  saveCodeVerifier(codeVerifier: string): void | Promise<void>;
+  codeVerifier(): string | Promise<string>;
 }
 
 /** One server's status, on the JavaScript side of the controller (`getMcpServers()`, `subscribeMcp`). */
@@ -274,6 +297,8 @@ export interface McpControllerMembers {
   describeMcpTool(name: string): McpToolInfo | null;
   /** Replaces the servers (validated like the option); their tools change from the next turn. */
   setMcpServers(servers: McpServerOptions[]): void;
+  /** Completes a server's OAuth flow with the code from the redirect URL; resolves once it was listed again. */
+  finishMcpAuth(name: string, code: string): Promise<void>;
 }
 
 /** MCP servers as tools for `DefaultAgentRuntime.start({ tools })` (`await createMcpToolSource(servers)`). */

@@ -6,6 +6,7 @@
 //! servers never downloads it. It hands plain data back: errors that must end a turn carry a `failure`
 //! (`{ reason, message }`) that ./source.js turns into an AgentError (this chunk shares no class with the page).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, ToolListChangedNotificationSchema,
@@ -30,6 +31,7 @@ class HeadersFailed extends Error {}
  */
 export function failureOf(error) {
   if (error instanceof HeadersFailed) return { reason: 'headers', message: `the page's headers for this server failed: ${error.message}` };
+  if (error instanceof UnauthorizedError) return { reason: 'unauthorized', message: 'needs sign-in (the server answered 401)' };
   if (error instanceof StreamableHTTPError) {
     if (error.code === 401) return { reason: 'unauthorized', message: 'needs sign-in (the server answered 401)' };
     if (typeof error.code === 'number' && error.code > 0) return { reason: 'http', message: `answered HTTP ${error.code}` };
@@ -68,18 +70,47 @@ async function headerPairs(provider) {
 }
 
 /**
+ * The fetch every request of `entry` goes through: the page's headers added per request.
+ * @param {import('./options.js').McpServerEntry} entry
+ * @returns {(url: string | URL, init?: RequestInit) => Promise<Response>}
+ */
+function fetchFor(entry) {
+  return async (url, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [key, value] of await headerPairs(entry.headers)) headers.set(key, value);
+    return fetch(url, { ...init, headers });
+  };
+}
+
+/** @param {import('./options.js').McpServerEntry} entry */
+function transportFor(entry) {
+  return new StreamableHTTPClientTransport(new URL(entry.url), {
+    fetch: fetchFor(entry), authProvider: /** @type {any} */ (entry.auth ?? undefined),
+  });
+}
+
+/**
+ * Completes the MCP authorization flow of `entry` with the code the authorization server sent to the page's
+ * redirect URL (the SDK exchanges it, with the PKCE verifier, and saves the tokens through the page's `auth`
+ * provider). The server is then connected again by the caller.
+ * @param {import('./options.js').McpServerEntry} entry
+ * @param {string} code
+ */
+export async function finishAuth(entry, code) {
+  try {
+    await transportFor(entry).finishAuth(code);
+  } catch (error) {
+    throw withFailure(new Error('authorization failed'), error);
+  }
+}
+
+/**
  * Connects to one server (initialize, then the tool listing is up to the caller).
  * @param {import('./options.js').McpServerEntry} entry
  * @param {{ onToolsChanged: () => void, signal?: AbortSignal, timeoutMs: number }} options
  */
 export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
-  /** @type {(url: string | URL, init?: RequestInit) => Promise<Response>} */
-  const fetchWithHeaders = async (url, init) => {
-    const headers = new Headers(init?.headers);
-    for (const [key, value] of await headerPairs(entry.headers)) headers.set(key, value);
-    return fetch(url, { ...init, headers });
-  };
-  const transport = new StreamableHTTPClientTransport(new URL(entry.url), { fetch: fetchWithHeaders });
+  const transport = transportFor(entry);
   const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => { onToolsChanged(); });
   /** @type {((request: any) => Promise<any>)[]} the `elicit` of each tools/call in flight, newest last */

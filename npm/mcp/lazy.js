@@ -5,6 +5,7 @@
 //!   subscribeMcp(listener)   status changes; returns the unsubscribe function
 //!   describeMcpTool(name)    the server and tool behind a registry name, with the server's hints (never trusted)
 //!   setMcpServers(servers)   replaces the servers (validated like the option); applies from the next turn
+//!   finishMcpAuth(name, code) completes a server's OAuth flow (`auth` of the entry) and connects it again
 //! The status lives here, on the JavaScript side of the controller, not in `getState()`: it is the state of a
 //! JavaScript client (the SDK) that the Rust core never reads, no rule of the runtime depends on it, and it
 //! never enters a conversation; the registry is the one place where MCP meets the core.
@@ -124,6 +125,14 @@ export function withMcpServers(controller, servers, { load, AgentError, limits, 
     if (info) return info;
     const parsed = parseMcpToolName(name);
     return parsed ? Object.freeze({ server: parsed.server, tool: parsed.tool, title: null, readOnly: false, annotations: Object.freeze({}) }) : null;
+  };
+  controller.finishMcpAuth = async (/** @type {string} */ name, /** @type {string} */ code) => {
+    if (typeof name !== 'string' || typeof code !== 'string' || code === '') {
+      throw new AgentError('AGENT_INVALID_INPUT', 'finishMcpAuth expects a server name and the authorization code');
+    }
+    if (loading) await loading;
+    if (!attached) throw new AgentError('AGENT_INVALID_INPUT', 'finishMcpAuth: the MCP client is not running');
+    await attached.source.authorize(name, code);
   };
   controller.setMcpServers = (/** @type {unknown} */ next) => {
     const checked = checkMcpServers(next, AgentError, 'setMcpServers');

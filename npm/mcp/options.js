@@ -10,14 +10,19 @@
 //!   `{ deny: [...] }`. Absent: all of them.
 //! - `readOnly`: the server's tool names the page vouches for: they run without confirmation. Every other tool
 //!   asks first, whatever the server's `readOnlyHint` says.
+//! - `auth`: for a server that answers 401 with the MCP authorization flow, the page's OAuth client provider
+//!   (the SDK's `OAuthClientProvider`: `redirectUrl`, `clientMetadata`, `clientInformation()`, `tokens()`,
+//!   `saveTokens()`, `redirectToAuthorization(url)`, `saveCodeVerifier()`, `codeVerifier()`, optionally
+//!   `saveClientInformation()` for dynamic client registration); the code that comes back to the redirect URL
+//!   is handed to `controller.finishMcpAuth(name, code)`.
 import { SERVER_NAME } from './names.js';
 
-const KEYS = ['name', 'url', 'headers', 'tools', 'readOnly'];
+const KEYS = ['name', 'url', 'headers', 'tools', 'readOnly', 'auth'];
 
 /**
  * @typedef {Record<string, string> | Headers} McpHeaderValues
  * @typedef {{ name: string, url: string, headers: McpHeaderValues | (() => McpHeaderValues | Promise<McpHeaderValues>) | null,
- *   allow: ReadonlySet<string> | null, deny: ReadonlySet<string>, readOnly: ReadonlySet<string> }} McpServerEntry
+ *   allow: ReadonlySet<string> | null, deny: ReadonlySet<string>, readOnly: ReadonlySet<string>, auth: object | null }} McpServerEntry
  */
 
 /**
@@ -100,8 +105,16 @@ export function checkMcpServers(servers, AgentError, what = 'options.mcpServers'
       if (keys[0] === 'allow') allow = list; else deny = list;
     }
     const readOnly = entry.readOnly === undefined ? new Set() : names(entry.readOnly, `${label}.readOnly`, invalid);
+    const auth = entry.auth ?? null;
+    if (auth !== null) {
+      const provider = /** @type {Record<string, unknown>} */ (auth);
+      const missing = typeof auth !== 'object' ? ['an object']
+        : ['tokens', 'saveTokens', 'redirectToAuthorization', 'saveCodeVerifier', 'codeVerifier', 'clientInformation'].filter((m) => typeof provider[m] !== 'function');
+      if (missing.length) throw invalid(`${label}.auth must be an OAuth client provider (missing ${missing.join(', ')})`);
+    }
     return Object.freeze({
       name, url: url.href, headers: /** @type {McpServerEntry['headers']} */ (headers), allow, deny, readOnly,
+      auth: /** @type {object | null} */ (auth),
     });
   }));
 }

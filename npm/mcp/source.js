@@ -12,7 +12,7 @@
 //!   are kept for the confirmation to show, never trusted); the `tools` allow- or deny-list filters.
 //! - Calls: ./client.js; a failure that ends the turn is `AGENT_TOOL_FAILED` with
 //!   `details: { server, tool, reason }`, and a transport failure also marks the server failed.
-import { connect } from './client.js';
+import { connect, finishAuth } from './client.js';
 import { mcpToolName } from './names.js';
 
 /** How long a turn waits for a pending listing before it goes on without that server. */
@@ -155,6 +155,28 @@ export class McpToolSource {
     status.tools = status.tools.filter((t) => t !== found.tool.name);
     status.skipped = [...status.skipped, { tool: found.tool.name, reason }];
     this.#publish();
+  }
+
+  /**
+   * Completes a server's authorization with the code from the page's redirect URL, then connects and lists it
+   * again; resolves once that listing ended (the status says how).
+   * @param {string} name
+   * @param {string} code
+   */
+  async authorize(name, code) {
+    const server = this.#servers.get(name);
+    if (!server) throw new this.#options.AgentError('AGENT_INVALID_INPUT', `finishMcpAuth: no MCP server named "${name}"`);
+    try {
+      await finishAuth(server.entry, code);
+    } catch (error) {
+      const failure = /** @type {{ failure?: { reason: string, message: string } }} */ (error).failure;
+      server.status = { ...server.status, status: 'failed', reason: failure?.reason ?? 'unauthorized', message: failure?.message ?? 'authorization failed' };
+      this.#publish();
+      return;
+    }
+    await server.pending;
+    this.#list(server);
+    await server.pending;
   }
 
   /** Closes every connection (sessions are ended); the source lists nothing any more. */

@@ -254,3 +254,46 @@ describe('MCP servers as tool sources', () => {
     reloaded.destroy();
   });
 });
+
+describe('MCP authorization (OAuth through the page\'s provider)', () => {
+  test('a server behind the MCP authorization flow is connected with finishMcpAuth and its token is sent', async () => {
+    const secure = await startMcpServer({ oauth: true, tools: [{ name: 'whoami', run: (_args, extra) => text(extra.authInfo?.clientId ? 'authorized' : 'token seen') }] });
+    try {
+      // A page's OAuth client provider, in memory (a widget would keep it in sessionStorage per server).
+      const kept = { tokens: undefined, verifier: undefined, client: undefined, opened: [] };
+      const provider = {
+        redirectUrl: 'http://127.0.0.1/callback',
+        clientMetadata: { redirect_uris: ['http://127.0.0.1/callback'], client_name: 'patchbridge test', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+        clientInformation: () => kept.client,
+        saveClientInformation: (info) => { kept.client = info; },
+        tokens: () => kept.tokens,
+        saveTokens: (tokens) => { kept.tokens = tokens; },
+        redirectToAuthorization: (url) => { kept.opened.push(url); },
+        saveCodeVerifier: (verifier) => { kept.verifier = verifier; },
+        codeVerifier: () => kept.verifier,
+      };
+      const controller = mcpController({ servers: [{ name: 'secure', url: secure.url, auth: provider, readOnly: ['whoami'] }] });
+      const [before] = await ready(controller);
+      assert.deepEqual([before.status, before.reason], ['failed', 'unauthorized']);
+      assert.equal(kept.opened.length, 1, 'the SDK asked the page to open the authorization URL');
+      const authorization = kept.opened[0];
+      assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
+      assert.ok(kept.client?.client_id, 'the client registered itself (dynamic client registration)');
+      // The person signs in; the authorization server redirects to the page with the code.
+      const answer = await fetch(authorization, { redirect: 'manual' });
+      const code = new URL(answer.headers.get('location')).searchParams.get('code');
+      await controller.finishMcpAuth('secure', code);
+      assert.equal(kept.tokens?.token_type.toLowerCase(), 'bearer');
+      const [after] = controller.getMcpServers();
+      assert.deepEqual([after.status, after.tools], ['ready', ['whoami']]);
+      const first = suite.upstream.requests.length;
+      suite.upstream.script(toolCallTurn([{ id: 'call_whoami', name: 'mcp__secure__whoami', arguments: {} }]), textTurn('Signed in.'));
+      assert.equal(await controller.send('who am I?'), 'completed');
+      assert.equal(toolMessages(suite.upstream.requests[first + 1])[0].content, 'token seen');
+      assert.ok(!JSON.stringify(controller.getState()).includes(kept.tokens.access_token), 'the token never enters the conversation');
+      controller.destroy();
+    } finally {
+      await secure.close();
+    }
+  });
+});

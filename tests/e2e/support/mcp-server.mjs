@@ -4,6 +4,9 @@
 // 2020-12 `$schema`). It records every call (arguments, the request's headers), every cancellation the SDK
 // delivers (`notifications/cancelled` aborts the handler's signal), and can add tools while sessions are open
 // (the SDK sends `notifications/tools/list_changed` to each). `requireAuth` answers 401 without the bearer token.
+// `oauth` puts it behind the MCP authorization flow: an authorization server on the SDK's `mcpAuthRouter` with its
+// in-memory demo provider (dynamic client registration, authorization code with PKCE, issued at once), the
+// protected-resource metadata, and 401 with `WWW-Authenticate: Bearer resource_metadata=…` without a valid token.
 
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +14,23 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { DemoInMemoryAuthProvider } from '@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js';
+import express from 'express';
+
+/** An authorization server on a free port: `{ issuer, provider, close }`. */
+async function startAuthServer() {
+  const provider = new DemoInMemoryAuthProvider();
+  /** @type {(req: any, res: any) => void} */
+  let handle = (_req, res) => res.writeHead(503).end();
+  const http = createServer((req, res) => handle(req, res));
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const issuer = new URL(`http://127.0.0.1:${http.address().port}/`);
+  const app = express();
+  app.use(mcpAuthRouter({ provider, issuerUrl: issuer, scopesSupported: ['mcp:tools'] }));
+  handle = app;
+  return { issuer, provider, close: () => { http.closeAllConnections?.(); return new Promise((resolve) => http.close(resolve)); } };
+}
 
 /**
  * @typedef {{ name: string, description?: string, inputSchema?: object, annotations?: object,
@@ -19,9 +39,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
  */
 
 /**
- * @param {{ tools: TestTool[], requireAuth?: string, cors?: boolean }} options
+ * @param {{ tools: TestTool[], requireAuth?: string, cors?: boolean, oauth?: boolean }} options
  */
-export async function startMcpServer({ tools, requireAuth, cors = false }) {
+export async function startMcpServer({ tools, requireAuth, cors = false, oauth = false }) {
+  const auth = oauth ? await startAuthServer() : null;
   const state = {
     tools: [...tools],
     /** @type {{ tool: string, args: any, headers: Record<string, unknown> }[]} */
@@ -57,6 +78,7 @@ export async function startMcpServer({ tools, requireAuth, cors = false }) {
     return { server, transport };
   };
 
+  let port = 0;
   const http = createServer(async (req, res) => {
     if (cors) {
       res.setHeader('access-control-allow-origin', '*');
@@ -64,6 +86,18 @@ export async function startMcpServer({ tools, requireAuth, cors = false }) {
       res.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
       res.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version');
       if (req.method === 'OPTIONS') { res.writeHead(204).end(); return; }
+    }
+    if (auth && req.url === '/.well-known/oauth-protected-resource/mcp') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `http://127.0.0.1:${port}/mcp`, authorization_servers: [auth.issuer.href] }));
+      return;
+    }
+    if (auth) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const valid = token ? await auth.provider.verifyAccessToken(token).then(() => true, () => false) : false;
+      if (!valid) {
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"` }).end('{"error":"invalid_token"}');
+        return;
+      }
     }
     if (requireAuth && req.headers.authorization !== `Bearer ${requireAuth}`) {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end('{"error":"invalid_token"}');
@@ -86,7 +120,7 @@ export async function startMcpServer({ tools, requireAuth, cors = false }) {
     await session.transport.handleRequest(req, res, body);
   });
   await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = /** @type {import('node:net').AddressInfo} */ (http.address());
+  port = /** @type {import('node:net').AddressInfo} */ (http.address()).port;
 
   return {
     url: `http://127.0.0.1:${port}/mcp`,
@@ -100,6 +134,7 @@ export async function startMcpServer({ tools, requireAuth, cors = false }) {
       await Promise.all([...state.sessions.values()].map(({ transport }) => transport.close().catch(() => {})));
       http.closeAllConnections?.();
       await new Promise((resolve) => http.close(resolve));
+      await auth?.close();
     },
   };
 }
