@@ -144,4 +144,27 @@ describe('<patchbridge-agent> with MCP servers', () => {
     assert.deepEqual(JSON.parse(toolMessage.content), { action: 'accept', content: { email: 'ada@example.com', topic: 'offers', weekly: true } });
     await page.context().close();
   });
+
+  test('"Connect <server>" signs in to a server behind the MCP authorization flow in a popup', async () => {
+    const secure = await startMcpServer({ cors: true, oauth: true, tools: [{ name: 'whoami', run: () => text('signed in') }] });
+    try {
+      const callback = `${env.relay.url}/examples/mcp-callback.html`;
+      const { page } = await open([{ name: 'vault', url: secure.url, auth: { popup: callback } }]);
+      const connect = 'patchbridge-agent [part~=mcp-connect]';
+      await page.waitForSelector(connect);
+      assert.equal(await page.textContent(connect), 'Connect vault');
+      const [popup] = await Promise.all([page.waitForEvent('popup'), page.click(connect)]);
+      await popup.waitForEvent('close', { timeout: 10_000 }).catch(() => {});
+      await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=mcp-servers] li[data-server=vault][data-status=ready]') != null);
+      assert.deepEqual(await statusOf(page), ['vault:ready:vault ready, 1 tool']);
+      const stored = await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('patchbridge-mcp:vault:')).sort());
+      assert.deepEqual(stored, ['patchbridge-mcp:vault:client', 'patchbridge-mcp:vault:tokens', 'patchbridge-mcp:vault:verifier']);
+      const conversation = await page.evaluate(() => JSON.stringify(document.querySelector('patchbridge-agent').controller.getState()));
+      const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('patchbridge-mcp:vault:tokens')).access_token);
+      assert.ok(!conversation.includes(token), 'the token is never in the conversation');
+      await page.context().close();
+    } finally {
+      await secure.close();
+    }
+  });
 });

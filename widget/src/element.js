@@ -15,7 +15,7 @@ import { Composer } from './composer.js';
 import { ConfirmationDock } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
-import { applyMcpServers, mcpConfirmationText, McpStatusList } from './mcp.js';
+import { AUTH_MESSAGE, applyMcpServers, mcpConfirmationText, McpStatusList, withPopupAuth } from './mcp.js';
 import { loadElicitation } from './runtime.js';
 import { loadRuntime } from './runtime.js';
 import { NoticeBar } from './notice.js';
@@ -461,10 +461,30 @@ export class PatchBridgeAgentElement extends Base {
    * @param {any} controller
    */
   #attachMcp(controller) {
-    return applyMcpServers(controller, this.#mcpServers, this.#runtimeOptions?.limits, this.#defaultToolResult).then(() => {
+    // Entries with `auth: { popup: callbackUrl }` get the element's own OAuth client ("Connect <server>").
+    const { entries, clients } = withPopupAuth(this.#mcpServers, () => {});
+    const signal = this.#session?.abort.signal;
+    if (clients.size) {
+      globalThis.addEventListener?.('message', (/** @type {MessageEvent} */ event) => {
+        const data = event.data;
+        if (event.origin !== globalThis.location?.origin || data?.type !== AUTH_MESSAGE) return;
+        const name = String(data.state ?? '').split(':')[0];
+        const client = clients.get(name);
+        if (!client || data.state !== client.state() || typeof data.code !== 'string') return;
+        client.pending = null;
+        controller.finishMcpAuth(name, data.code).catch((/** @type {unknown} */ error) => this.#dispatch(EVENTS.error, { error }));
+      }, { signal });
+    }
+    /** @param {string} name */
+    const connect = (name) => {
+      const client = clients.get(name);
+      const url = client?.pending;
+      return url ? () => { globalThis.open?.(url.href, 'patchbridge-mcp-auth', 'popup,width=520,height=680'); } : null;
+    };
+    return applyMcpServers(controller, entries, this.#runtimeOptions?.limits, this.#defaultToolResult).then(() => {
       if (this.#controller !== controller || typeof controller.subscribeMcp !== 'function') return;
       this.#mcpUnsubscribe?.();
-      const show = (/** @type {any} */ servers) => this.#mcpStatus.render(servers, this.#t);
+      const show = (/** @type {any} */ servers) => this.#mcpStatus.render(servers, this.#t, connect);
       this.#mcpUnsubscribe = controller.subscribeMcp(show);
       show(controller.getMcpServers());
     }, (error) => {

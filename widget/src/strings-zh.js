@@ -49,6 +49,7 @@ export default {
   elicitDecline: '拒绝',
   elicitCancel: '取消',
   elicitDone: '完成',
+  mcpConnect: (server) => `连接 ${server}`,
   mcpToolOf: (tool, server) => `MCP 服务器“${server}”的工具“${tool}”。`,
   mcpHints: (hints) => `服务器声明：${hints}（未经验证）。`,
   mcpHintReadOnly: '只读',

@@ -53,6 +53,7 @@ const en = {
   elicitDecline: 'Decline',
   elicitCancel: 'Cancel',
   elicitDone: 'Done',
+  mcpConnect: (server) => `Connect ${server}`,
   mcpToolOf: (tool, server) => `Tool “${tool}” of the MCP server “${server}”.`,
   mcpHints: (hints) => `The server says: ${hints} (not verified).`,
   mcpHintReadOnly: 'read-only',

@@ -84,7 +84,7 @@ export async function startMcpServer({ tools, requireAuth, cors = false, oauth =
       res.setHeader('access-control-allow-origin', '*');
       res.setHeader('access-control-allow-headers', '*');
       res.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-      res.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version');
+      res.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version, www-authenticate');
       if (req.method === 'OPTIONS') { res.writeHead(204).end(); return; }
     }
     if (auth && req.url === '/.well-known/oauth-protected-resource/mcp') {
