@@ -28,6 +28,15 @@ export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
 export type TextBlock = Extract<Block, { type: 'text' }>;
 export type ImageBlock = Extract<Block, { type: 'image' }>;
+/**
+ * A file the person attached (user messages only): a PDF as `{ type: 'base64', mediaType: 'application/pdf', data }`
+ * (standard base64, no `data:` prefix), a text file as `{ type: 'text', mediaType, text }` with `mediaType` one of
+ * `text/plain` (also source code), `text/markdown`, `text/csv`, `application/json`. `name` is the file name without
+ * a path (1 to 255 characters). Checked on `send` (README "Attachments").
+ */
+export type DocumentBlock = Extract<Block, { type: 'document' }>;
+/** What `send` and `editLastMessage` take: a string, or text, image and document blocks. */
+export type UserInput = string | Array<TextBlock | ImageBlock | DocumentBlock>;
 /** Reasoning the provider allows to be shown (private reasoning state lives in ModelState). */
 export type ReasoningBlock = Extract<Block, { type: 'reasoning' }>;
 /** A tool call whose `input` is a validated, complete JSON object. */
@@ -343,8 +352,12 @@ export declare class AgentController {
   /** Listener gets coalesced snapshots (at most one per microtask); returns the unsubscribe function. */
   subscribe(listener: (state: AgentState) => void): () => void;
   getState(): AgentState;
-  /** Runs one turn; resolves with the outcome, rejects with an AgentError (also in `state.error`). */
-  send(input: string | Array<TextBlock | ImageBlock>): Promise<Outcome>;
+  /**
+   * Runs one turn; resolves with the outcome, rejects with an AgentError (also in `state.error`). Attached files are
+   * checked first (AGENT_ATTACHMENT_TYPE, AGENT_ATTACHMENT_INVALID, AGENT_ATTACHMENT_TOO_LARGE, AGENT_MESSAGE_TOO_LARGE,
+   * AGENT_CONVERSATION_TOO_LARGE): a refusal sends and adds nothing.
+   */
+  send(input: UserInput): Promise<Outcome>;
   /**
    * Runs the turn again from the stable messages without adding a user message (after a failed turn whose last
    * stable message is the person's or a tool result); AGENT_INVALID_INPUT when the model has already answered.
@@ -357,7 +370,7 @@ export declare class AgentController {
    */
   regenerate(): Promise<Outcome>;
   /** Replaces the last user message (and everything after it) with a new one and runs the turn, like `regenerate`. */
-  editLastMessage(input: string | Array<TextBlock | ImageBlock>): Promise<Outcome>;
+  editLastMessage(input: UserInput): Promise<Outcome>;
   /** Same shape as `runtime` of createAgentController; applies from the next turn (a running turn keeps its own). */
   setRuntimeOptions(runtime: ControllerOptions['runtime']): void;
   /** Cancels the running turn (nothing of it is saved); true if one was cancelled. */

@@ -17,6 +17,13 @@ export type ImageSource =
   | { "type": "base64"; mediaType: string; data: string };
 
 /**
+ * How a document's content travels: `base64` for PDF, `text` for the text types.
+ */
+export type DocumentSource =
+  | { "type": "base64"; mediaType: string; data: string }
+  | { "type": "text"; mediaType: string; text: string };
+
+/**
  * One source of a text block (`docs/protocol.md` §1): `{ url?, title?, citedText? }`, at least `url` or `title`,
  * none empty; `url` is an absolute http(s) URL, `citedText` at most 500 characters. Provider-private citation data
  * is never part of it.
@@ -46,7 +53,15 @@ export type Block =
      */
     input: JsonObject;
   }
-  | { "type": "tool-result"; callId: string; content: string; isError: boolean };
+  | { "type": "tool-result"; callId: string; content: string; isError: boolean }
+  | {
+    "type": "document";
+    /**
+     * The file name as the person picked it (no path).
+     */
+    name: string;
+    source: DocumentSource;
+  };
 
 /**
  * One stable message: `{ id, role, blocks }`, blocks in produced order.
@@ -255,6 +270,11 @@ export type AgentErrorCode =
   | "AGENT_SPENDING_LIMIT_REACHED"
   | "AGENT_INVALID_TOOL"
   | "AGENT_INVALID_INPUT"
+  | "AGENT_ATTACHMENT_TYPE"
+  | "AGENT_ATTACHMENT_INVALID"
+  | "AGENT_ATTACHMENT_TOO_LARGE"
+  | "AGENT_MESSAGE_TOO_LARGE"
+  | "AGENT_CONVERSATION_TOO_LARGE"
   | "AGENT_RUNTIME_LOAD_FAILED";
 
 /**

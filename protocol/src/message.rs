@@ -60,6 +60,13 @@ pub enum Block {
         content: String,
         is_error: bool,
     },
+    /// A file the person attached (user messages only): a PDF as base64, a text file as its text
+    /// (`docs/protocol.md` §1, ADR-015). The media type is one of [`DocumentMediaType`](crate::document::DocumentMediaType).
+    Document {
+        /// The file name as the person picked it (no path).
+        name: String,
+        source: DocumentSource,
+    },
 }
 
 impl Block {
@@ -86,6 +93,29 @@ pub enum ImageSource {
         media_type: String,
         data: String,
     },
+}
+
+/// How a document's content travels: `base64` for PDF, `text` for the text types.
+// `Deserialize` is hand-written (`tagged.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum DocumentSource {
+    #[serde(rename_all = "camelCase")]
+    Base64 { media_type: String, data: String },
+    #[serde(rename_all = "camelCase")]
+    Text { media_type: String, text: String },
+}
+
+impl DocumentSource {
+    /// The media type as written (checked against the closed list by [`crate::document`]).
+    pub fn media_type(&self) -> &str {
+        match self {
+            DocumentSource::Base64 { media_type, .. } | DocumentSource::Text { media_type, .. } => {
+                media_type
+            }
+        }
+    }
 }
 
 /// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.

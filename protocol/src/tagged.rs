@@ -1,5 +1,5 @@
-//! Hand-written `Deserialize` for the internally tagged enums ([`Block`], [`ImageSource`], [`StreamEvent`],
-//! [`BlockKind`]). serde's derive for `#[serde(tag = "type")]` buffers every object into its private `Content`
+//! Hand-written `Deserialize` for the internally tagged enums ([`Block`], [`ImageSource`], [`DocumentSource`],
+//! [`StreamEvent`], [`BlockKind`]). serde's derive for `#[serde(tag = "type")]` buffers every object into its private `Content`
 //! tree before choosing the variant; that machinery, instantiated per type and per input format, was a large
 //! share of the browser runtime's wasm. Here an object is read once into its tag plus `(key, Value)` pairs in
 //! document order, then each variant converts its fields.
@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::event::{BlockKind, StopReason, StreamEvent};
-use crate::message::{Block, ImageSource, ModelState, Usage};
+use crate::message::{Block, DocumentSource, ImageSource, ModelState, Usage};
 
 /// One tagged object: the variant (index into the tag names) and its other fields in document order.
 struct Tagged {
@@ -328,7 +328,14 @@ fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E
     slot.ok_or_else(|| E::missing_field(name))
 }
 
-const BLOCK_TAGS: &[&str] = &["text", "image", "reasoning", "tool-call", "tool-result"];
+const BLOCK_TAGS: &[&str] = &[
+    "text",
+    "image",
+    "reasoning",
+    "tool-call",
+    "tool-result",
+    "document",
+];
 
 impl<'de> Deserialize<'de> for Block {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -383,6 +390,20 @@ impl<'de> Deserialize<'de> for Block {
                     call_id: required(call_id, "callId")?,
                     name: required(name, "name")?,
                     input: required(input, "input")?,
+                })
+            }
+            5 => {
+                let (mut name, mut source) = (None, None);
+                walk(fields, &["name", "source"], STRICT, &mut |i, v| {
+                    match i {
+                        0 => name = Some(string(v)?),
+                        _ => source = Some(document_source_value(v)?),
+                    }
+                    Ok(())
+                })?;
+                Ok(Block::Document {
+                    name: required(name, "name")?,
+                    source: required(source, "source")?,
                 })
             }
             _ => {
@@ -446,6 +467,53 @@ fn image_source<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<Imag
     Ok(ImageSource::Base64 {
         media_type: required(media_type, "mediaType")?,
         data: required(data, "data")?,
+    })
+}
+
+const DOCUMENT_SOURCE: &str = "internally tagged enum DocumentSource";
+const DOCUMENT_SOURCE_TAGS: &[&str] = &["base64", "text"];
+
+impl<'de> Deserialize<'de> for DocumentSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        document_source(read_tagged(
+            deserializer,
+            DOCUMENT_SOURCE,
+            DOCUMENT_SOURCE_TAGS,
+        )?)
+    }
+}
+
+/// A document block's `source` field (already a `Value`).
+fn document_source_value<E: de::Error>(value: Value) -> Result<DocumentSource, E> {
+    document_source(tagged_value(value, DOCUMENT_SOURCE, DOCUMENT_SOURCE_TAGS)?)
+}
+
+fn document_source<E: de::Error>(Tagged { variant, fields }: Tagged) -> Result<DocumentSource, E> {
+    let keys: &'static [&'static str] = if variant == 0 {
+        &["mediaType", "data"]
+    } else {
+        &["mediaType", "text"]
+    };
+    let (mut media_type, mut content) = (None, None);
+    walk(fields, keys, STRICT, &mut |i, v| {
+        match i {
+            0 => media_type = Some(string(v)?),
+            _ => content = Some(string(v)?),
+        }
+        Ok(())
+    })?;
+    let media_type = required(media_type, "mediaType")?;
+    let content = required(content, keys[1])?;
+    Ok(if variant == 0 {
+        DocumentSource::Base64 {
+            media_type,
+            data: content,
+        }
+    } else {
+        DocumentSource::Text {
+            media_type,
+            text: content,
+        }
     })
 }
 

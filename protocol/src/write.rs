@@ -17,7 +17,9 @@ use crate::conversation::{
 };
 use crate::error::SpendingLimit;
 use crate::event::{BlockKind, StopReason, StreamEvent};
-use crate::message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
+use crate::message::{
+    Block, DocumentSource, ImageSource, Message, ModelState, Role, ToolDefinition, Usage,
+};
 use crate::request::ModelRequest;
 use crate::source::Source;
 
@@ -184,6 +186,28 @@ impl ToValue for Block {
                 .put("callId", text(call_id))
                 .put("content", text(content))
                 .put("isError", *is_error)
+                .done(),
+            Block::Document { name, source } => Object::tagged("document")
+                .put("name", text(name))
+                .put("source", source.to_value())
+                .done(),
+        }
+    }
+}
+
+impl ToValue for DocumentSource {
+    fn to_value(&self) -> Value {
+        match self {
+            DocumentSource::Base64 { media_type, data } => Object::tagged("base64")
+                .put("mediaType", text(media_type))
+                .put("data", text(data))
+                .done(),
+            DocumentSource::Text {
+                media_type,
+                text: t,
+            } => Object::tagged("text")
+                .put("mediaType", text(media_type))
+                .put("text", text(t))
                 .done(),
         }
     }

@@ -48,6 +48,20 @@ mod reference {
             content: String,
             is_error: bool,
         },
+        Document {
+            name: String,
+            source: DocumentSource,
+        },
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum DocumentSource {
+        #[serde(rename_all = "camelCase")]
+        Base64 { media_type: String, data: String },
+        #[serde(rename_all = "camelCase")]
+        Text { media_type: String, text: String },
     }
 
     #[derive(Debug, Deserialize)]
@@ -211,6 +225,20 @@ const BLOCKS: &[&str] = &[
     r#"{"type":"image","source":{"type":"base64","mediaType":"image/png"}}"#,
     r#"{"type":"image","source":{"type":"url","url":"x","alt":"y"}}"#,
     r#"{"type":"image"}"#,
+    r#"{"type":"document","name":"a.pdf","source":{"type":"base64","mediaType":"application/pdf","data":"JVBERi0x"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown","text":"A"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown","data":"A"}}"#,
+    r#"{"type":"document","name":"a.pdf","source":{"type":"base64","mediaType":"application/pdf","text":"x"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","text":"A"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"file","fileId":"f"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown","text":"x","title":"t"}}"#,
+    r#"{"type":"document","source":{"type":"text","mediaType":"text/plain","text":"x"}}"#,
+    r#"{"type":"document","name":"a.txt"}"#,
+    r#"{"type":"document","name":7,"source":{"type":"text","mediaType":"text/plain","text":"x"}}"#,
+    r#"{"type":"document","name":"a","name":"b","source":{"type":"text","mediaType":"text/plain","text":"x"}}"#,
+    r#"{"type":"document","name":"a.txt","source":"x"}"#,
+    r#"{"type":"document","name":"a.txt","source":{"type":"text","mediaType":"text/plain","text":"x"},"size":1}"#,
     r#""text""#,
     r#"5"#,
     r#"null"#,
@@ -573,6 +601,16 @@ fn generated_block_lines_read_exactly_as_the_derive_reads_them() {
         (
             "image",
             &[("source", r#"{"type":"url","url":"https://e.org/i.png"}"#)],
+        ),
+        (
+            "document",
+            &[
+                ("name", r#""a.txt""#),
+                (
+                    "source",
+                    r#"{"type":"text","mediaType":"text/plain","text":"x"}"#,
+                ),
+            ],
         ),
     ];
     for (kind, fields) in shapes {

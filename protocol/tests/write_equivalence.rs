@@ -140,6 +140,22 @@ fn blocks() -> Vec<p::Block> {
     for source in image_sources() {
         all.push(p::Block::Image { source });
     }
+    for text in texts() {
+        all.push(p::Block::Document {
+            name: text.clone(),
+            source: p::DocumentSource::Base64 {
+                media_type: "application/pdf".into(),
+                data: text.clone(),
+            },
+        });
+        all.push(p::Block::Document {
+            name: "notes.md".into(),
+            source: p::DocumentSource::Text {
+                media_type: "text/markdown".into(),
+                text,
+            },
+        });
+    }
     all
 }
 

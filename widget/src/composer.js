@@ -1,14 +1,11 @@
-// The input area: a growing textarea, image attachments (paste, drop or pick; bounded size), Send and Stop.
+// The input area: a growing textarea, attachments (images and documents: attach button, paste or drop; checked
+// by attachments.js against the model's inputs and the limits, refusals said in plain words), Send and Stop.
 // Enter sends, Shift+Enter adds a line, and nothing is sent while an IME composition is active (Chinese and
 // Japanese input confirm candidates with Enter).
-import { h, iconButton } from './dom.js';
+import { acceptList, blockName, blockOf, checkFile, documentBytes, formatBytes, typeLabel } from './attachments.js';
+import { h, icon, iconButton } from './dom.js';
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-
-/** @param {number} n */
-function formatBytes(n) {
-  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB` : `${Math.round(n / 1024)} KiB`;
-}
+export { IMAGE_TYPES } from './attachments.js';
 
 /**
  * @param {Blob} file
@@ -23,27 +20,56 @@ function readAsBase64(file) {
   });
 }
 
+/** A text file's contents as UTF-8 text; throws when it is not UTF-8 (a binary file with a text name). @param {Blob} file */
+async function readAsText(file) {
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+  if (text.includes('\u0000')) throw new TypeError('not text');
+  return text;
+}
+
+/**
+ * One attachment of the message being written: its block, and for a chip its name, type and size (`url`: an
+ * image's preview).
+ * @typedef {{ block: any, name: string, mediaType: string, size: number, url?: string }} Attachment
+ */
+
+/** @param {any} block @returns {Attachment | null} */
+function attachmentOf(block) {
+  if (block?.type === 'image' && block.source?.type === 'base64') {
+    return { block, name: '', mediaType: block.source.mediaType, size: documentBytes(block), url: `data:${block.source.mediaType};base64,${block.source.data}` };
+  }
+  if (block?.type === 'document') return { block, name: block.name, mediaType: block.source?.mediaType, size: documentBytes(block) };
+  return null;
+}
+
 export class Composer {
-  /** @type {{ block: any, url: string }[]} */
-  #images = [];
+  /** @type {Attachment[]} */
+  #files = [];
+  /** The input kinds the model takes (`setInputs`); images and text files until the relay says. */
+  /** @type {Set<string>} */
+  #inputs = new Set(['text', 'image']);
   #composing = false;
+  /** Files accepted and still being read, and their bytes. */
+  #reading = 0;
+  #readingBytes = 0;
   #busy = false;
   #fileInput; #attachButton; #sendButton; #stopButton; #attachments; #editText; #editBar;
 
   /**
-   * @param {{ t: import('./model.js').Translate, onSend: (text: string, images: any[]) => void, onStop: () => void,
-   *           onProblem: (text: string) => void, maxImageBytes: number, signal: AbortSignal, dropZone: HTMLElement }} options
+   * @param {{ t: import('./model.js').Translate, onSend: (text: string, blocks: any[]) => void, onStop: () => void,
+   *           onProblem: (text: string) => void, maxImageBytes: number, maxFileBytes: number, maxFiles: number,
+   *           signal: AbortSignal, dropZone: HTMLElement }} options
    */
   constructor(options) {
     this.options = options;
     const { t, signal } = options;
     this.editing = false;
     this.input = h('textarea', { rows: 1, part: 'input', 'aria-label': t('inputLabel'), placeholder: t('inputPlaceholder'), enterKeyHint: 'send' });
-    this.#fileInput = h('input', { type: 'file', accept: IMAGE_TYPES.join(','), multiple: true, hidden: true });
-    this.#attachButton = iconButton('image', t('attachImage'), { part: 'attach-button' });
+    this.#fileInput = h('input', { type: 'file', accept: acceptList(this.#inputs), multiple: true, hidden: true });
+    this.#attachButton = iconButton('attach', t('attachFile'), { part: 'attach-button' });
     this.#sendButton = iconButton('send', t('send'), { part: 'send-button', className: 'primary' });
     this.#stopButton = iconButton('stop', t('stop'), { part: 'stop-button', hidden: true }, false);
-    this.#attachments = h('div', { className: 'attachments', hidden: true });
+    this.#attachments = h('div', { className: 'attachments', part: 'attachments', role: 'list', 'aria-label': t('attachments'), hidden: true });
     // Editing the last message: a line saying so, with Cancel (the element decides what sending then does).
     this.#editText = h('span', {}, t('editing'));
     this.#editBar = h('div', { className: 'editing', part: 'editing', role: 'status', hidden: true }, this.#editText,
@@ -75,19 +101,22 @@ export class Composer {
       this.#submit();
     });
     on(this.input, 'paste', (event) => {
-      const files = [...(event.clipboardData?.files ?? [])].filter((f) => f.type.startsWith('image/'));
+      // Pasted files (a screenshot, files copied in a file manager); pasted text stays text.
+      const files = [...(event.clipboardData?.files ?? [])];
       if (files.length) { event.preventDefault(); void this.#addFiles(files); }
     });
-    const zone = options.dropZone;
-    on(zone, 'dragover', (event) => {
-      if ([...(event.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) { event.preventDefault(); zone.classList.add('drop-target'); }
-    });
-    on(zone, 'dragleave', () => zone.classList.remove('drop-target'));
-    on(zone, 'drop', (event) => {
-      zone.classList.remove('drop-target');
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (files.length) { event.preventDefault(); void this.#addFiles(files); }
-    });
+    // Files dropped on the conversation or on the input area are attached.
+    for (const zone of [options.dropZone, this.el]) {
+      on(zone, 'dragover', (event) => {
+        if ([...(event.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) { event.preventDefault(); zone.classList.add('drop-target'); }
+      });
+      on(zone, 'dragleave', () => zone.classList.remove('drop-target'));
+      on(zone, 'drop', (event) => {
+        zone.classList.remove('drop-target');
+        const files = [...(event.dataTransfer?.files ?? [])];
+        if (files.length) { event.preventDefault(); void this.#addFiles(files); }
+      });
+    }
     this.#update();
   }
 
@@ -95,8 +124,9 @@ export class Composer {
   setTranslator(t) {
     this.options.t = t;
     this.input.setAttribute('aria-label', t('inputLabel'));
-    this.#attachButton.title = t('attachImage');
-    this.#attachButton.setAttribute('aria-label', t('attachImage'));
+    this.#attachButton.title = t('attachFile');
+    this.#attachButton.setAttribute('aria-label', t('attachFile'));
+    this.#attachments.setAttribute('aria-label', t('attachments'));
     this.#sendButton.title = t('send');
     this.#sendButton.setAttribute('aria-label', t('send'));
     this.#stopButton.title = t('stop');
@@ -107,37 +137,87 @@ export class Composer {
   /** @param {string} text */
   setPlaceholder(text) { this.input.placeholder = text; }
 
+  /**
+   * What the model takes (from the relay's models endpoint): the file picker offers only those files.
+   * @param {Set<string>} inputs
+   */
+  setInputs(inputs) {
+    this.#inputs = inputs;
+    this.#fileInput.accept = acceptList(inputs);
+  }
+
   /** @param {File[]} files */
   async #addFiles(files) {
-    const { t, maxImageBytes, onProblem } = this.options;
+    const { t, maxImageBytes, maxFileBytes, maxFiles, onProblem } = this.options;
+    /** @type {string[]} */
+    const problems = [];
     for (const file of files) {
-      if (!IMAGE_TYPES.includes(file.type)) { onProblem(t('imageNotSupported')); continue; }
-      if (file.size > maxImageBytes) { onProblem(t('imageTooLarge', formatBytes(maxImageBytes))); continue; }
-      const data = await readAsBase64(file);
-      const block = { type: 'image', source: { type: 'base64', mediaType: file.type, data } };
-      this.#images.push({ block, url: `data:${file.type};base64,${data}` });
+      const name = file.name || t('image');
+      // Files still being read count too (a second drop while the first is read).
+      const attachedBytes = this.#files.reduce((sum, f) => sum + f.size, 0) + this.#readingBytes;
+      const check = checkFile(file, { inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files.length + this.#reading, attachedBytes });
+      if (!check.ok) {
+        if (check.reason === 'too-many') { problems.push(t('tooManyFiles', maxFiles)); break; }
+        if (check.reason === 'too-large') {
+          problems.push(check.max === maxImageBytes && file.type.startsWith('image/') ? t('imageTooLarge', formatBytes(check.max)) : t('fileTooLarge', name, formatBytes(check.max ?? 0)));
+        }
+        else if (check.reason === 'message-too-large') problems.push(t('filesTooLarge', name, formatBytes(check.max ?? 0)));
+        else if (check.reason === 'model') problems.push(t('fileNotForModel', name, check.kind));
+        else problems.push(t('fileTypeRefused', name));
+        continue;
+      }
+      this.#reading += 1;
+      this.#readingBytes += file.size;
+      try {
+        const data = check.encoding === 'base64' ? await readAsBase64(file) : await readAsText(file);
+        // A file named .pdf that is not one ("%PDF-" is "JVBERi0" in base64) would be refused at Send.
+        if (check.mediaType === 'application/pdf' && !data.startsWith('JVBERi0')) { problems.push(t('fileNotPdf', name)); continue; }
+        const block = blockOf(file, check, data);
+        this.#files.push(check.kind === 'image'
+          ? { block, name: file.name, mediaType: check.mediaType, size: file.size, url: `data:${check.mediaType};base64,${data}` }
+          : { block, name: blockName(file.name), mediaType: check.mediaType, size: file.size });
+      } catch {
+        problems.push(t(check.encoding === 'text' ? 'fileNotText' : 'fileUnreadable', name));
+      } finally {
+        this.#reading -= 1;
+        this.#readingBytes -= file.size;
+      }
     }
+    if (problems.length) onProblem(problems.join(' '));
     this.#renderAttachments();
   }
 
   #renderAttachments() {
     const { t } = this.options;
-    this.#attachments.replaceChildren(...this.#images.map((image, index) => h('div', { className: 'thumb' },
-      h('img', { src: image.url, alt: t('image') }),
-      iconButton('close', t('removeImage'), { onclick: () => { this.#images.splice(index, 1); this.#renderAttachments(); } }))));
-    this.#attachments.hidden = this.#images.length === 0;
+    const remove = (/** @type {number} */ index) => {
+      this.#files.splice(index, 1);
+      this.#renderAttachments();
+      // Focus stays in the row (the next chip's Remove), else goes back to the input.
+      const next = /** @type {HTMLElement | null} */ (this.#attachments.querySelectorAll('button')[Math.min(index, this.#files.length - 1)] ?? null);
+      (next ?? this.input).focus();
+    };
+    this.#attachments.replaceChildren(...this.#files.map((file, index) => (file.url
+      ? h('div', { className: 'thumb', role: 'listitem' },
+        h('img', { src: file.url, alt: file.name ? `${t('image')}: ${file.name}` : t('image') }),
+        iconButton('close', t('removeImage'), { onclick: () => remove(index) }))
+      : h('div', { className: 'chip', part: 'attachment', role: 'listitem', 'data-type': file.mediaType },
+        icon('file'),
+        h('span', { className: 'chip-text' },
+          h('span', { className: 'chip-name', title: file.name }, file.name),
+          h('span', { className: 'chip-meta' }, `${typeLabel(file.mediaType)} · ${formatBytes(file.size)}`)),
+        iconButton('close', t('removeFile', file.name), { onclick: () => remove(index) })))));
+    this.#attachments.hidden = this.#files.length === 0;
     this.#update();
   }
 
   /**
-   * Puts a message back into the box (text and image blocks), e.g. one whose turn could not be saved.
+   * Puts a message back into the box (its text, image and document blocks), e.g. one whose turn could not be saved.
    * @param {string} text
-   * @param {any[]} [imageBlocks]
+   * @param {any[]} [blocks]
    */
-  restore(text, imageBlocks = []) {
+  restore(text, blocks = []) {
     this.input.value = text;
-    this.#images = imageBlocks.filter((b) => b.source?.type === 'base64')
-      .map((block) => ({ block, url: `data:${block.source.mediaType};base64,${block.source.data}` }));
+    this.#files = blocks.map(attachmentOf).filter((a) => a !== null);
     this.#renderAttachments();
     this.input.focus();
   }
@@ -154,12 +234,12 @@ export class Composer {
   #submit() {
     if (this.#busy) return;
     const text = this.input.value.trim();
-    if (!text && this.#images.length === 0) return;
-    const images = this.#images.map((i) => i.block);
+    if (!text && this.#files.length === 0) return;
+    const blocks = this.#files.map((f) => f.block);
     this.input.value = '';
-    this.#images = [];
+    this.#files = [];
     this.#renderAttachments();
-    this.options.onSend(text, images);
+    this.options.onSend(text, blocks);
   }
 
   /**

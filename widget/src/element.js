@@ -28,9 +28,10 @@ import { forgetConversation, rememberConversation, storedConversation } from './
 import { EVENTS } from './events.js';
 import { h } from './dom.js';
 import {
-  DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, previewOnly, runtimeLoadError, suggestionList,
-  suggestionsAttribute, textOf, viewOf,
+  DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, modelInputs, relayModels, runtimeLoadError,
+  suggestionList, suggestionsAttribute, textOf, viewOf,
 } from './model.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, positiveLimit } from './attachments.js';
 
 /** @typedef {import('../../npm/index.js').AgentController} AgentController */
 /** @typedef {import('../../npm/index.js').AgentState} AgentState */
@@ -47,7 +48,7 @@ import {
  */
 
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'mcpServers', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions', 'toolViews'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'mcpServers', 'model', 'headers', 'strings', 'maxImageBytes', 'maxFileBytes', 'maxFiles', 'suggestions', 'toolViews'];
 
 /** @type {CSSStyleSheet | null} */
 let sheet = null;
@@ -118,6 +119,8 @@ export class PatchBridgeAgentElement extends Base {
   /** @type {Record<string, any> | undefined} */
   #strings = undefined;
   #maxImageBytes = DEFAULT_MAX_IMAGE_BYTES;
+  #maxFileBytes = DEFAULT_MAX_FILE_BYTES;
+  #maxFiles = DEFAULT_MAX_FILES;
   /** @type {string[] | null} set through the property; null: the attribute decides */
   #suggestions = null;
   /** @type {ToolViews | null} */
@@ -276,6 +279,20 @@ export class PatchBridgeAgentElement extends Base {
     if (this.#composer) this.#composer.options.maxImageBytes = this.#maxImageBytes;
   }
 
+  /** The largest document (PDF or text file) a person may attach, in bytes (default 3 MiB). */
+  get maxFileBytes() { return this.#maxFileBytes; }
+  set maxFileBytes(value) {
+    this.#maxFileBytes = positiveLimit(value, DEFAULT_MAX_FILE_BYTES);
+    if (this.#composer) this.#composer.options.maxFileBytes = this.#maxFileBytes;
+  }
+
+  /** How many files (images and documents) one message may carry (default 5). */
+  get maxFiles() { return this.#maxFiles; }
+  set maxFiles(value) {
+    this.#maxFiles = positiveLimit(value, DEFAULT_MAX_FILES);
+    if (this.#composer) this.#composer.options.maxFiles = this.#maxFiles;
+  }
+
   /**
    * Starter prompts shown while the conversation is empty (strings; a click sends one). The `suggestions`
    * attribute takes a JSON array of strings; the property, when set, wins over it.
@@ -299,11 +316,11 @@ export class PatchBridgeAgentElement extends Base {
   set toolViews(value) { this.#toolViews = value && typeof value === 'object' ? value : null; }
 
   /**
-   * Sends a message as if typed (queued until the runtime is ready).
+   * Sends a message as if typed (queued until the runtime is ready), with image and document blocks.
    * @param {string} text
-   * @param {any[]} [images]
+   * @param {any[]} [blocks]
    */
-  send(text, images = []) { this.#actions.send(String(text), images); }
+  send(text, blocks = []) { this.#actions.send(String(text), blocks); }
 
   // ---- lifecycle ------------------------------------------------------------------------------------------------
 
@@ -344,7 +361,8 @@ export class PatchBridgeAgentElement extends Base {
     this.#applyTheme();
     this.#applyLanguage();
     const composer = new Composer({
-      t: this.#t, signal, maxImageBytes: this.#maxImageBytes, dropZone: this.#shell.scroller,
+      t: this.#t, signal, maxImageBytes: this.#maxImageBytes, maxFileBytes: this.#maxFileBytes, maxFiles: this.#maxFiles,
+      dropZone: this.#shell.scroller,
       onSend: (text, images) => this.#actions.send(text, images),
       onStop: () => this.#controller?.abort(),
       onProblem: (text) => this.#notices.show('info', text),
@@ -549,12 +567,14 @@ export class PatchBridgeAgentElement extends Base {
   /** Shows the demo banner when the relay runs its scripted demo model (only the latest check counts). @param {Session} session */
   async #checkDemo(session) {
     const check = ++session.checks;
-    const answer = await previewOnly({
+    const { preview: answer, info } = await relayModels({
       endpoint: /** @type {string} */ (session.endpoint), headers: this.#headers, signal: session.abort.signal,
       fetch: globalThis.fetch.bind(globalThis),
     });
     if (this.#session !== session || check !== session.checks) return;
     session.preview = answer;
+    // The file picker offers only what the model in use takes.
+    this.#composer?.setInputs(modelInputs(info, this.#model));
     if (typeof answer !== 'boolean') return;
     this.#shell.banner.hidden = !answer;
     this.#shell.banner.textContent = this.#t('demoBanner');

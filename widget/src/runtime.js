@@ -59,3 +59,22 @@ export function loadElicitation() {
   }
   return elicitation;
 }
+
+/** @type {Promise<any> | null} */
+let mathRenderer = null;
+
+/**
+ * The MathML renderer chunk (`math-render.js` built beside the widget, Temml inside), imported the first time an
+ * answer has a formula; never part of the first load. `__PB_MATH_PATH__` is set by widget/build.mjs like the
+ * highlighter's path.
+ */
+export function loadMath() {
+  if (!mathRenderer) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_MATH_URL ?? new URL(__PB_MATH_PATH__, import.meta.url);
+    mathRenderer = import(/* @vite-ignore */ String(url));
+    // A failed load may be retried by the next formula; formulas stay readable as their source meanwhile.
+    mathRenderer.catch(() => { mathRenderer = null; });
+  }
+  return mathRenderer;
+}

@@ -163,6 +163,7 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
         ControllerOptions {
             store,
             model: model_id,
+            attachments: Default::default(),
         },
     );
 
@@ -242,7 +243,7 @@ fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
     if !Array::is_array(input) {
         return Err(AgentError::new(
             ErrorCode::InvalidInput,
-            "send expects a string or an array of text/image blocks",
+            "send expects a string or an array of text, image and document blocks",
         ));
     }
     from_host(input, "send: blocks", ErrorCode::InvalidInput)
@@ -441,7 +442,7 @@ impl JsController {
         self.shared.current()
     }
 
-    /// Sends a user message (a string, or an array of text/image blocks) and runs one turn. Resolves with the
+    /// Sends a user message (a string, or an array of text, image and document blocks) and runs one turn. Resolves with the
     /// outcome (`completed`, `max-tokens`, `cancelled`); rejects with an `AgentError` (also in `state.error`).
     fn send(&self, input: JsValue) -> Promise {
         let blocks = match user_blocks(&input) {

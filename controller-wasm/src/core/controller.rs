@@ -15,11 +15,13 @@ use std::rc::{Rc, Weak};
 
 use futures::future::{FutureExt, LocalBoxFuture};
 use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use patchbridge_protocol::{
     Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
     ToValue,
 };
 
+use super::attachments::{check_conversation_size, check_new_message, AttachmentLimits};
 use super::controller_state::{
     apply_event, ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
@@ -29,6 +31,7 @@ use super::events::ExecutionEvent;
 use super::execution::{AgentExecution, ExecutionInput};
 use super::host::{ConversationStore, ToolHandler};
 use super::interrupt::InterruptResponse;
+use super::json::to_text;
 use super::messages::check_messages;
 use super::options::RuntimeOptions;
 use super::outcome::Outcome;
@@ -42,6 +45,8 @@ pub struct ControllerOptions {
     pub store: Option<Rc<dyn ConversationStore>>,
     /// Model id sent with each request (`None` = the relay default).
     pub model: Option<String>,
+    /// The sizes of attached files and of the conversation, checked on `send` / `editLastMessage`.
+    pub attachments: AttachmentLimits,
 }
 
 /// A state listener.
@@ -174,7 +179,9 @@ impl Controller {
         self.send(vec![Block::text(text.to_string())])
     }
 
-    /// Sends a user message (text and image blocks) and runs one turn. The checks and the state change to
+    /// Sends a user message (text, image and document blocks) and runs one turn. Attached files are checked
+    /// first (`attachments`: type, name, encoding, sizes), then the size of the conversation with the message;
+    /// a refusal sends nothing and adds nothing. The checks and the state change to
     /// `running` happen synchronously; the returned future drives the turn (and the save) to its end and
     /// resolves with the outcome, or the error that failed the turn or its save.
     pub fn send(&self, blocks: Vec<Block>) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
@@ -227,18 +234,23 @@ impl Controller {
         Ok(())
     }
 
-    /// A user message from `send`'s blocks: at least one block, only text and images, not all blank.
+    /// A user message from `send`'s blocks: at least one block, only text, images and documents, not all blank,
+    /// its files within the attachment rules.
     fn user_message(&self, blocks: Vec<Block>) -> Result<Message, AgentError> {
         if blocks.is_empty()
-            || blocks
-                .iter()
-                .any(|b| !matches!(b, Block::Text { .. } | Block::Image { .. }))
+            || blocks.iter().any(|b| {
+                !matches!(
+                    b,
+                    Block::Text { .. } | Block::Image { .. } | Block::Document { .. }
+                )
+            })
         {
             return Err(AgentError::new(
                 ErrorCode::InvalidInput,
-                "a user message needs at least one block, only text and image blocks",
+                "a user message needs at least one block, only text, image and document blocks",
             ));
         }
+        check_new_message(&blocks, &self.inner.options.attachments)?;
         if blocks
             .iter()
             .all(|b| matches!(b, Block::Text { text, .. } if text.trim().is_empty()))
@@ -256,6 +268,25 @@ impl Controller {
         })
     }
 
+    /// The conversation as it would be saved (`{ messages, modelState }`, the relay's measure) within
+    /// `maxConversationBytes`.
+    fn check_conversation_size(&self, messages: &[Message]) -> Result<(), AgentError> {
+        // `{"messages":[…],"modelState":…}`, written message by message rather than cloned whole.
+        let separators = messages.len().saturating_sub(1);
+        let state = match &*self.inner.model_state.borrow() {
+            Some(state) => to_text(&state.to_value()).len(),
+            None => "null".len(),
+        };
+        let bytes = messages
+            .iter()
+            .map(|m| to_text(&m.to_value()).len())
+            .sum::<usize>()
+            + separators
+            + r#"{"messages":[],"modelState":}"#.len()
+            + state;
+        check_conversation_size(bytes as u64, &self.inner.options.attachments)
+    }
+
     fn begin_turn(&self, start: TurnStart) -> Result<AgentExecution, AgentError> {
         let status = self.inner.state.borrow().status;
         match status {
@@ -269,6 +300,7 @@ impl Controller {
             }
         }
         let mut messages: Vec<Message> = (*self.inner.state.borrow().messages).clone();
+        let adds_message = matches!(start, TurnStart::Send(_) | TurnStart::EditLast(_));
         match start {
             TurnStart::Send(blocks) => messages.push(self.user_message(blocks)?),
             TurnStart::Retry => {
@@ -292,6 +324,9 @@ impl Controller {
             }
         }
 
+        if adds_message {
+            self.check_conversation_size(&messages)?;
+        }
         let tools = self.inner.registry.borrow_mut().snapshot();
         let input = ExecutionInput {
             messages: messages.clone(),

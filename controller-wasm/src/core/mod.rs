@@ -9,6 +9,7 @@
 //! - [`error`] — [`AgentError`], [`ErrorCode`] (stable string codes), [`LimitName`].
 //! - [`abort`] — [`AbortSignal`], created and aborted only by the core.
 //! - [`limits`] — [`Limits`] with validation and JSON parsing (full / partial).
+//! - [`attachments`] — attached files (images, documents): types, names, encodings and sizes (pure).
 //! - [`messages`] — structural message rules (pure).
 //! - [`request`] — [`CallRequest`], a model call's request with the history shared, not copied.
 //! - [`batch`] — event batches: many stream events handed over in one crossing, decoded one by one (pure).
@@ -47,6 +48,7 @@
 pub mod abort;
 pub mod aggregate;
 pub mod arguments;
+pub mod attachments;
 pub mod batch;
 pub mod closing;
 pub mod controller;
@@ -82,6 +84,7 @@ mod driver;
 mod state;
 
 pub use abort::AbortSignal;
+pub use attachments::AttachmentLimits;
 pub use controller::{Controller, ControllerOptions, Listener};
 pub use controller_state::{
     ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,

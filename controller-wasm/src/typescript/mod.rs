@@ -29,8 +29,9 @@ mod shapes;
 use std::path::{Path, PathBuf};
 
 use patchbridge_protocol::{
-    Block, BlockKind, ConversationPage, ConversationSummary, ImageSource, Message, ModelRequest,
-    ModelState, Role, Source, SpendingLimit, StopReason, StreamEvent, ToolDefinition, Usage,
+    Block, BlockKind, ConversationPage, ConversationSummary, DocumentSource, ImageSource, Message,
+    ModelRequest, ModelState, Role, Source, SpendingLimit, StopReason, StreamEvent, ToolDefinition,
+    Usage,
 };
 use ts_rs::{Config, TS};
 
@@ -122,6 +123,7 @@ fn declarations() -> Vec<Declaration> {
         // The wire protocol (docs/protocol.md), from `patchbridge-protocol`.
         declaration::<Role>(cfg),
         declaration::<ImageSource>(cfg),
+        declaration::<DocumentSource>(cfg),
         declaration::<Source>(cfg),
         declaration::<Block>(cfg),
         declaration::<Message>(cfg),

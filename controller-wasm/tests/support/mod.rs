@@ -725,6 +725,7 @@ pub fn setup(scripts: Vec<Vec<Step>>) -> Setup {
         ControllerOptions {
             store: Some(store.clone()),
             model: None,
+            attachments: Default::default(),
         },
     );
     let states: Rc<RefCell<Vec<ControllerState>>> = Rc::default();

@@ -603,3 +603,39 @@ fn url_citation_annotations_of_the_message_become_sources_of_its_text() {
     let wire = serde_json::to_string(&events).unwrap();
     assert!(!wire.contains("data:text") && !wire.contains("Not a web link"));
 }
+
+#[test]
+fn a_pdf_becomes_a_file_part_and_a_text_file_a_text_part_headed_with_its_name() {
+    let messages = vec![Message {
+        id: "u1".into(),
+        role: Role::User,
+        blocks: vec![
+            text("Compare them."),
+            pdf("report.pdf", "JVBERi0xLjcK"),
+            text_file("data.csv", "text/csv", "a,b\n1,2"),
+        ],
+    }];
+    let up = encode_request(KIND, &options(), &request(messages, None)).unwrap();
+    assert_eq!(
+        up.body["messages"],
+        json!([{ "role": "user", "content": [
+            { "type": "text", "text": "Compare them." },
+            { "type": "file", "file": { "file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf" } },
+            { "type": "text", "text": "--- file data.csv (text/csv) ---\na,b\n1,2\n--- end of file data.csv ---" },
+        ] }])
+    );
+}
+
+#[test]
+fn a_message_of_one_text_file_is_sent_as_parts_not_as_a_plain_string() {
+    let messages = vec![Message {
+        id: "u1".into(),
+        role: Role::User,
+        blocks: vec![text_file("a.json", "application/json", "{}")],
+    }];
+    let up = encode_request(KIND, &options(), &request(messages, None)).unwrap();
+    assert_eq!(
+        up.body["messages"][0]["content"],
+        json!([{ "type": "text", "text": "--- file a.json (application/json) ---\n{}\n--- end of file a.json ---" }])
+    );
+}

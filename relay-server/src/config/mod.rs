@@ -13,6 +13,7 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
+use patchbridge_protocol::InputKind;
 use patchbridge_providers::{ModelOptions, ProviderKind, ReasoningOptions};
 use serde::Deserialize;
 
@@ -188,8 +189,11 @@ pub struct LimitsConfig {
 impl Default for LimitsConfig {
     fn default() -> Self {
         LimitsConfig {
-            max_request_bytes: 8 * 1024 * 1024,
-            max_conversation_bytes: 4 * 1024 * 1024,
+            // A conversation at its limit (the runtime's default too) plus 4 MiB of tool definitions fits a
+            // model request; a message at the runtime's file limits (3 MiB a file, 4 MiB of files, base64 adds a
+            // third) fits a conversation about three times (`docs/protocol.md` §1 "Sizes").
+            max_request_bytes: 20 * 1024 * 1024,
+            max_conversation_bytes: 16 * 1024 * 1024,
             max_upstream_response_bytes: 8 * 1024 * 1024,
             max_events_per_call: 50_000,
             connect_timeout_ms: 10_000,
@@ -261,11 +265,16 @@ fn default_true() -> bool {
     true
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// `models[].capabilities`: what the model takes, reported by `GET /models` and enforced on `POST /model`
+/// (`inputs`; `images` is its documented alias).
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct CapabilitiesConfig {
     pub tools: bool,
-    pub images: bool,
+    /// The input kinds the model takes (`text`, `image`, `pdf`); default `["text"]`.
+    pub inputs: Option<Vec<InputKind>>,
+    /// The alias of `"image"` in `inputs`: `true` adds it; when both are given they must agree.
+    pub images: Option<bool>,
     pub reasoning: bool,
 }
 
@@ -273,9 +282,46 @@ impl Default for CapabilitiesConfig {
     fn default() -> Self {
         CapabilitiesConfig {
             tools: true,
-            images: false,
+            inputs: None,
+            images: None,
             reasoning: false,
         }
+    }
+}
+
+impl CapabilitiesConfig {
+    /// The input kinds, in the protocol's order (`text`, `image`, `pdf`): `inputs` as given (it must hold
+    /// `text`, each kind once), else `text` plus `image` when `images` is true. The error says what is wrong.
+    pub fn resolved_inputs(&self) -> Result<Vec<InputKind>, String> {
+        let inputs = match &self.inputs {
+            None => {
+                let mut inputs = vec![InputKind::Text];
+                if self.images == Some(true) {
+                    inputs.push(InputKind::Image);
+                }
+                return Ok(inputs);
+            }
+            Some(inputs) => inputs,
+        };
+        for (i, kind) in inputs.iter().enumerate() {
+            if inputs[..i].contains(kind) {
+                return Err(format!("lists `{kind}` twice"));
+            }
+        }
+        if !inputs.contains(&InputKind::Text) {
+            return Err("must include `text` (every model takes text)".into());
+        }
+        if let Some(images) = self.images {
+            if images != inputs.contains(&InputKind::Image) {
+                return Err(format!(
+                    "`images: {images}` contradicts `inputs` (images is the alias of `image` in inputs; give one of them)"
+                ));
+            }
+        }
+        Ok(InputKind::ALL
+            .into_iter()
+            .filter(|kind| inputs.contains(kind))
+            .collect())
     }
 }
 

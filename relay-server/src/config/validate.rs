@@ -19,6 +19,8 @@ pub struct ValidatedModel {
     pub auth_scheme: AuthScheme,
     pub api_key: Option<Secret>,
     pub options: ModelOptions,
+    /// The input kinds the model takes (`capabilities.inputs`, resolved with its `images` alias).
+    pub inputs: Vec<patchbridge_protocol::InputKind>,
     /// Where every call of this model goes: the base URL joined with the provider's path, built once here (a
     /// `Uri` clone shares its text).
     pub endpoint: axum::http::Uri,
@@ -368,7 +370,12 @@ impl RelayConfig {
             let options = m.model_options();
             patchbridge_providers::validate_options(m.provider, &options)
                 .map_err(|e| err(at("provider"), e.message()))?;
+            let inputs = m
+                .capabilities
+                .resolved_inputs()
+                .map_err(|e| err(at("capabilities.inputs"), e))?;
             models.push(ValidatedModel {
+                inputs,
                 config: m.clone(),
                 base_url,
                 auth_scheme,

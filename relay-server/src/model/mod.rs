@@ -1,6 +1,7 @@
 //! The model proxy: `POST {base}/model` (neutral request in, neutral SSE stream out) and `GET {base}/models`.
 //!
 //! - [`registry`]: configured models, or the scripted demo model.
+//! - [`inputs`]: the input kinds of a request against what its model takes (`UNSUPPORTED_INPUT`).
 //! - [`scripted`]: the scripted demo model itself (deterministic, not AI).
 //! - [`client`]: the pooled HTTP client to the providers (TLS, proxies, fixed connection buffers).
 //! - [`upstream`]: one attempt at the provider; error classification and redaction.
@@ -9,6 +10,7 @@
 //! - [`sse_body`]: the events encoded for the browser, batched into as few writes as the timing allows.
 
 pub mod client;
+pub mod inputs;
 pub mod registry;
 pub mod retry;
 pub mod scripted;
@@ -84,6 +86,7 @@ pub async fn call(
         }
         ModelEntry::Upstream(model) => model,
     };
+    inputs::check(&request, &model)?;
     let kind = model.config.provider;
     // Encoding walks every message, tool and ModelState item: linear, but megabytes of it, so a large request
     // is encoded off the async workers (a small one in place: the hop would cost more than the work). Building

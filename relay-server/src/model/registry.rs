@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use patchbridge_protocol::{
-    Capabilities, ModelInfo, ModelsDocument, RelayErrorCode, PROTOCOL_VERSION,
+    Capabilities, InputKind, ModelInfo, ModelsDocument, RelayErrorCode, PROTOCOL_VERSION,
 };
 
 use crate::config::{Validated, ValidatedModel};
@@ -86,7 +86,8 @@ impl ModelRegistry {
                     preview_only: false,
                     capabilities: Capabilities {
                         tools: m.config.capabilities.tools,
-                        images: m.config.capabilities.images,
+                        images: m.inputs.contains(&InputKind::Image),
+                        inputs: m.inputs.clone(),
                         reasoning: m.config.capabilities.reasoning,
                     },
                 },
@@ -95,9 +96,12 @@ impl ModelRegistry {
                     provider: SCRIPTED_PROVIDER.to_owned(),
                     label: "Scripted demo (not AI)".to_owned(),
                     preview_only: true,
+                    // The demo answers every message with a script and reads no file, so it refuses none: the
+                    // widget's attach journeys can be tried against it.
                     capabilities: Capabilities {
                         tools: true,
-                        images: false,
+                        inputs: InputKind::ALL.to_vec(),
+                        images: true,
                         reasoning: false,
                     },
                 },

@@ -61,6 +61,8 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
       {
         id: 'openai-e2e', provider: 'openai-chat', label: 'Fake OpenAI Chat', baseUrl: `${upstream}/v1`,
         upstreamModel: 'gpt-4.1-mini', apiKey: { env: 'E2E_UPSTREAM_KEY' },
+        // Takes images and PDFs (the widget offers them; the relay enforces it, UNSUPPORTED_INPUT).
+        capabilities: { tools: true, inputs: ['text', 'image', 'pdf'] },
       },
       {
         id: 'anthropic-e2e', provider: 'anthropic-messages', label: 'Fake Anthropic', baseUrl: `${upstream}/v1`,

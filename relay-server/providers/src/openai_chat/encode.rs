@@ -1,6 +1,6 @@
 //! Neutral request → Chat Completions request body.
 
-use patchbridge_protocol::{Block, ImageSource, Message, ModelRequest, Role};
+use patchbridge_protocol::{Block, DocumentSource, ImageSource, Message, ModelRequest, Role};
 use serde_json::{json, Map, Value};
 
 use super::{Entry, FORMAT};
@@ -137,6 +137,12 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Value, AdapterError> {
             Block::Text { text, .. } => parts.push(json!({ "type": "text", "text": text })),
             Block::Image { source } => parts
                 .push(json!({ "type": "image_url", "image_url": { "url": image_url(source) } })),
+            Block::Document { name, source } => parts.push(match document(name, source, id)? {
+                DocumentPart::File { data_url } => {
+                    json!({ "type": "file", "file": { "file_data": data_url, "filename": name } })
+                }
+                DocumentPart::Text(text) => json!({ "type": "text", "text": text }),
+            }),
             other => return Err(misplaced(other, "user", id)),
         }
     }
@@ -161,6 +167,36 @@ pub(crate) fn tool_outputs(message: &Message) -> Result<Vec<(&str, String)>, Ada
             other => Err(misplaced(other, "tool", &message.id)),
         })
         .collect()
+}
+
+/// How OpenAI (Chat and Responses) takes a document: a PDF as a file part with a `data:` URL, a text file as a
+/// text part headed with its name.
+pub(crate) enum DocumentPart {
+    File { data_url: String },
+    Text(String),
+}
+
+/// A document block checked (`patchbridge_protocol::document`) and turned into its [`DocumentPart`].
+pub(crate) fn document(
+    name: &str,
+    source: &DocumentSource,
+    id: &str,
+) -> Result<DocumentPart, AdapterError> {
+    crate::error::checked_document(name, source, id)?;
+    Ok(match source {
+        DocumentSource::Base64 { media_type, data } => DocumentPart::File {
+            data_url: format!("data:{media_type};base64,{data}"),
+        },
+        DocumentSource::Text { media_type, text } => {
+            DocumentPart::Text(headed_text(name, media_type, text))
+        }
+    })
+}
+
+/// A text file as one text part: a line naming the file (and its type), the text, and a line closing it, so the
+/// model can tell the file from the person's words around it.
+pub(crate) fn headed_text(name: &str, media_type: &str, text: &str) -> String {
+    format!("--- file {name} ({media_type}) ---\n{text}\n--- end of file {name} ---")
 }
 
 /// OpenAI takes images as URLs; inline images become `data:` URLs.

@@ -17,7 +17,7 @@ mod encode;
 mod text_chunk;
 
 pub(crate) use decode::ChatDecoder;
-pub(crate) use encode::{encode, image_url, tool_outputs};
+pub(crate) use encode::{document, encode, image_url, tool_outputs, DocumentPart};
 
 use serde::{Deserialize, Serialize};
 

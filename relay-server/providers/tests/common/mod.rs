@@ -349,6 +349,26 @@ pub fn image_base64(media_type: &str, data: &str) -> Block {
     }
 }
 
+pub fn pdf(name: &str, data: &str) -> Block {
+    Block::Document {
+        name: name.into(),
+        source: patchbridge_protocol::DocumentSource::Base64 {
+            media_type: "application/pdf".into(),
+            data: data.into(),
+        },
+    }
+}
+
+pub fn text_file(name: &str, media_type: &str, text: &str) -> Block {
+    Block::Document {
+        name: name.into(),
+        source: patchbridge_protocol::DocumentSource::Text {
+            media_type: media_type.into(),
+            text: text.into(),
+        },
+    }
+}
+
 /// The next request of a conversation: `first`'s messages, the decoded answer, then `more`, with the answer's
 /// ModelState.
 pub fn continue_after(
