@@ -18,7 +18,6 @@ use patchbridge_protocol::write::Object;
 use patchbridge_protocol::ToValue;
 use patchbridge_protocol::{
     Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
-    ToValue,
 };
 
 use super::attachments::{check_conversation_size, check_new_message, AttachmentLimits};
