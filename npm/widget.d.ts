@@ -4,7 +4,7 @@
 // describe both). Without a DOM (server-side rendering) importing is safe, defines nothing, and
 // `PatchBridgeAgentElement` is undefined.
 
-import type { AgentController, AgentError, AgentModel, AnyAgentTool, ConversationInfo, Interrupt, Outcome, RuntimeOptions, Limits } from './index.js';
+import type { AgentController, AgentError, AgentModel, AnyAgentTool, ConversationInfo, Interrupt, McpServerOptions, Outcome, RuntimeOptions, Limits } from './index.js';
 
 /** `runtimeOptions`: the contract's shape; `limits` is a partial override of the factory defaults. */
 export type WidgetRuntimeOptions = Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
@@ -88,6 +88,8 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   runtimeOptions: WidgetRuntimeOptions | undefined;
   /** Page tools; a change applies from the next turn. */
   tools: AnyAgentTool[];
+  /** Remote MCP servers whose tools join the agent's; the MCP client loads only once some are set. */
+  mcpServers: McpServerOptions[];
   /** A custom model instead of the relay's, or a relay model id; a change restarts the element's controller. */
   model: AgentModel | string | undefined;
   /** Relay request headers: an object or a (possibly async) function, called per request. */

@@ -47,19 +47,21 @@ export function quiet(promise) {
  * @param {string} argsJson
  * @param {AbortSignal} signal
  * @param {string} callId
+ * @param {(request: unknown) => Promise<unknown>} elicit the call's way to ask the person (an elicitation)
  * @returns {unknown} whatever execute returned
  */
-export function callTool(object, execute, argsJson, signal, callId) {
-  return execute.call(object, JSON.parse(argsJson), toolContext(signal, callId));
+export function callTool(object, execute, argsJson, signal, callId, elicit) {
+  return execute.call(object, JSON.parse(argsJson), toolContext(signal, callId, elicit));
 }
 
 /**
- * A tool's context `{ signal, callId }` (frozen; the signal itself stays live).
+ * A tool's context `{ signal, callId, elicit }` (frozen; the signal itself stays live).
  * @param {AbortSignal} signal
  * @param {string} callId
+ * @param {(request: unknown) => Promise<unknown>} elicit
  */
-function toolContext(signal, callId) {
-  return Object.freeze({ signal, callId });
+function toolContext(signal, callId, elicit) {
+  return Object.freeze({ signal, callId, elicit });
 }
 
 /**

@@ -8,7 +8,7 @@
 const CONTROLLER_MEMBERS = ['subscribe', 'getState', 'send', 'retry', 'regenerate', 'editLastMessage',
   'setRuntimeOptions', 'abort', 'approveTool', 'rejectTool', 'registerTool', 'unregisterTool',
   'getToolInspectionSource', 'loadConversation', 'newConversation', 'listConversations', 'renameConversation',
-  'deleteConversation', 'getModelState', 'destroy'];
+  'deleteConversation', 'getModelState', 'destroy', 'answerElicitation'];
 const RUNTIME_MEMBERS = ['get limits', 'start'];
 const EXECUTION_MEMBERS = ['get id', 'get result', 'get settled', 'get pendingInterrupt', 'cancel', 'respond'];
 

@@ -591,9 +591,9 @@ export type ModelCallContext = {
 };
 
 /**
- * The kinds of interrupt (only tool confirmation today).
+ * The kinds of interrupt: a tool confirmation, a running tool's question.
  */
-export type InterruptKind = "tool-confirmation";
+export type InterruptKind = "tool-confirmation" | "elicitation";
 
 /**
  * A pending human-in-the-loop question.
@@ -619,6 +619,62 @@ export type Interrupt = {
    * The validated arguments.
    */
   arguments: JsonObject;
+};
+
+/**
+ * How the person answers an elicitation: a small form, or a link to open.
+ */
+export type ElicitationMode = "form" | "url";
+
+/**
+ * The person's answer to an elicitation.
+ */
+export type ElicitationAction = "accept" | "decline" | "cancel";
+
+/**
+ * A pending elicitation: the question of a running tool call, awaiting the person.
+ */
+export type Elicitation = {
+  /**
+   * Stable id to pass to `respond`.
+   */
+  interruptId: string;
+  /**
+   * Always `elicitation`.
+   */
+  kind: InterruptKind;
+  /**
+   * The tool call that asks.
+   */
+  callId: string;
+  /**
+   * The tool name.
+   */
+  tool: string;
+  /**
+   * `form` or `url`.
+   */
+  mode: ElicitationMode;
+  /**
+   * The question.
+   */
+  message: string;
+  /**
+   * Form mode: the fields asked for.
+   */
+  requestedSchema: JsonObject | null;
+  /**
+   * URL mode: the link to open.
+   */
+  url: string | null;
+  /**
+   * URL mode: the server's id of this elicitation.
+   */
+  elicitationId: string | null;
+  /**
+   * Who asks (an MCP tool's server), when the tool said.
+   */
+  source: string | null;
 };
 
 /**
@@ -649,7 +705,14 @@ export type ExecutionEvent =
   | { "type": "message-completed"; message: Message }
   | { "type": "tool-result"; result: ToolCallResult }
   | { "type": "interrupt" } & Interrupt
-  | { "type": "interrupt-resolved"; interruptId: string; callId: string; approved: boolean };
+  | { "type": "interrupt-resolved"; interruptId: string; callId: string; approved: boolean }
+  | { "type": "elicitation" } & Elicitation
+  | {
+    "type": "elicitation-resolved";
+    interruptId: string;
+    callId: string;
+    action: ElicitationAction;
+  };
 
 /**
  * What `result` resolves with.
@@ -745,6 +808,10 @@ export type AgentState = {
    */
   toolResults: ReadonlyArray<Readonly<ToolCallResult>>;
   pendingConfirmation: Readonly<Interrupt> | null;
+  /**
+   * A running tool's question to the person (answer with `answerElicitation`).
+   */
+  pendingElicitation: Readonly<Elicitation> | null;
   lastOutcome: Outcome | null;
   /**
    * The last error (cleared when a new turn or load starts).

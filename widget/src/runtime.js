@@ -43,6 +43,24 @@ export function loadHighlighter() {
 }
 
 /** @type {Promise<any> | null} */
+let elicitation = null;
+
+/**
+ * The question card's chunk (`elicitation.js` built beside the widget), imported the first time a running tool
+ * asks the person (`state.pendingElicitation`); never part of the first load. `__PB_ELICITATION_PATH__` is set by
+ * widget/build.mjs.
+ */
+export function loadElicitation() {
+  if (!elicitation) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_ELICITATION_URL ?? new URL(__PB_ELICITATION_PATH__, import.meta.url);
+    elicitation = import(/* @vite-ignore */ String(url));
+    elicitation.catch(() => { elicitation = null; });
+  }
+  return elicitation;
+}
+
+/** @type {Promise<any> | null} */
 let mathRenderer = null;
 
 /**

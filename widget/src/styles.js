@@ -191,6 +191,12 @@ details.reasoning .md { margin-top: 4px; }
 .confirm-slot { flex: 0 1 auto; min-height: 0; display: flex; flex-direction: column; }
 .confirm-slot:empty { display: none; }
 .dock > .notice, .dock > .composer-wrap { flex: none; }
+.mcp-servers { flex: none; margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--pb-text); opacity: .8; }
+.mcp-servers [data-status=failed] { color: var(--pb-danger); }
+.elicit .field { display: flex; flex-direction: column; gap: 4px; margin: 0 0 8px; border: 0; padding: 0; }
+.elicit .check { display: flex; flex-direction: row; align-items: center; gap: 6px; }
+.elicit input:not([type=checkbox]), .elicit select { font: inherit; padding: 6px 8px; border: 1px solid var(--pb-border); border-radius: 6px; background: var(--pb-bg); color: var(--pb-text); }
+.elicit small { opacity: .8; }
 .confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); display: flex; flex-direction: column; min-height: 0; flex: 0 1 auto; }
 .confirm > .body { flex: 0 1 auto; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
 .confirm > h3, .confirm > .actions { flex: none; }

@@ -355,6 +355,7 @@ const RENAME_CONVERSATION: u32 = 16;
 const DELETE_CONVERSATION: u32 = 17;
 const GET_MODEL_STATE: u32 = 18;
 const DESTROY: u32 = 19;
+const ANSWER_ELICITATION: u32 = 20;
 
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
@@ -397,6 +398,21 @@ impl JsController {
             GET_MODEL_STATE => self.get_model_state(),
             DESTROY => {
                 self.destroy();
+                JsValue::UNDEFINED
+            }
+            ANSWER_ELICITATION => {
+                let value: serde_json::Value = js::try_to_json(&a)
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .ok_or_else(|| {
+                        to_js(&AgentError::new(
+                            ErrorCode::InvalidInput,
+                            "answerElicitation expects { action, content? }",
+                        ))
+                    })?;
+                self.shared
+                    .core
+                    .answer_elicitation(&value)
+                    .map_err(|e| to_js(&e))?;
                 JsValue::UNDEFINED
             }
             _ => JsValue::UNDEFINED,

@@ -10,6 +10,7 @@ use futures::FutureExt;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 
 use super::error;
 use super::js;
@@ -18,9 +19,9 @@ use super::stream::PumpStream;
 use super::values::{await_js, frozen, is_thenable, method};
 use crate::core::json::{map_text, text_of};
 use crate::core::{
-    AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
-    HookEvent, HookFailure, HostRegex, Model, OnHookError, Platform, RegexEngine, ToolContext,
-    ToolHandler, ToolOutput,
+    AbortSignal, AgentError, AgentHook, CallRequest, ElicitationRequest, ErrorCode, EventStream,
+    HookContext, HookEvent, HookFailure, HostRegex, Model, OnHookError, Platform, RegexEngine,
+    ToolContext, ToolHandler, ToolOutput,
 };
 
 /// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
@@ -244,14 +245,40 @@ impl ToolHandler for JsTool {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
         // The tool gets its own plain, mutable copy (`args.limit ??= 10` must work); hooks and interceptors see
         // frozen data, and nothing the tool does to its copy reaches the stored tool call.
+        // `context.elicit(request)`: a promise of the person's answer. The function lives as long as the call's
+        // output is pending; a tool that calls it later gets a thrown error (the call is over).
+        let asker = ctx.asker.clone();
+        let elicit = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |request: JsValue| {
+            let asker = asker.clone();
+            js::quiet(&future_to_promise(async move {
+                let request = js::try_to_json(&request)
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                    .ok_or_else(|| {
+                        AgentError::new(ErrorCode::InvalidInput, "elicit expects a JSON object")
+                    })
+                    .and_then(|value| ElicitationRequest::from_json(&value))
+                    .map_err(|e| error::to_js(&e))?;
+                match asker.ask(request).await {
+                    Ok(response) => Ok(frozen(&response)),
+                    Err(e) => Err(error::to_js(&e)),
+                }
+            }))
+        });
         let returned = js::call_tool(
             &self.object,
             &self.execute,
             &map_text(&input),
             &mirror_signal(&ctx.signal),
             &ctx.call_id,
+            elicit.as_ref(),
         );
-        settle_js(returned, ErrorCode::ToolFailed, "tool threw")
+        let output = settle_js(returned, ErrorCode::ToolFailed, "tool threw");
+        async move {
+            let result = output.await;
+            drop(elicit);
+            result
+        }
+        .boxed_local()
     }
 }
 

@@ -104,7 +104,8 @@ extern "C" {
     /// `Object.freeze({ ...data, signal })`.
     #[wasm_bindgen(js_name = withSignal)]
     pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
-    /// `execute.call(object, JSON.parse(argsJson), toolContext(signal, callId))`: one crossing per tool call.
+    /// `execute.call(object, JSON.parse(argsJson), toolContext(signal, callId, elicit))`: one crossing per tool
+    /// call.
     #[wasm_bindgen(js_name = callTool, catch)]
     pub fn call_tool(
         object: &JsValue,
@@ -112,6 +113,7 @@ extern "C" {
         args_json: &str,
         signal: &JsValue,
         call_id: &str,
+        elicit: &JsValue,
     ) -> Result<JsValue, JsValue>;
     /// `Promise.resolve(value)`, a throw (a promise's `constructor` getter) turned into the rejection.
     #[wasm_bindgen(js_name = toPromise)]

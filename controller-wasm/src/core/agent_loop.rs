@@ -12,6 +12,7 @@ use patchbridge_protocol::{Block, Message, Role, StopReason, StreamEvent};
 use super::abort::AbortSignal;
 use super::aggregate::{Accepted, Aggregator, SealedMessage};
 use super::arguments::invalid_arguments_text;
+use super::elicitation::{Asker, ElicitationRequest, ElicitationResponse};
 use super::error::{AgentError, ErrorCode, LimitName};
 use super::events::ExecutionEvent;
 use super::hooks::HookEvent;
@@ -388,6 +389,54 @@ async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptRes
     Ok(response)
 }
 
+/// The tool context's way to ask the person during `call` (bound weakly: a tool that keeps its context past
+/// the execution only meets a refusal).
+fn asker_for(sh: &Rc<ExecShared>, call: &CheckedCall) -> Asker {
+    let weak = Rc::downgrade(sh);
+    let call_id: Rc<str> = Rc::from(call.call_id.as_str());
+    let tool: Rc<str> = Rc::from(call.tool.spec.name.as_str());
+    Asker::new(move |request| {
+        let weak = weak.clone();
+        let (call_id, tool) = (call_id.clone(), tool.clone());
+        async move {
+            let sh = weak.upgrade().ok_or_else(ended)?;
+            elicit(&sh, &call_id, &tool, request).await
+        }
+        .boxed_local()
+    })
+}
+
+/// Why a question gets no answer: the execution ended (cancel, deadline, failure) before the person answered.
+fn ended() -> AgentError {
+    AgentError::new(
+        ErrorCode::InvalidInput,
+        "elicit: the execution ended before the question was answered",
+    )
+}
+
+/// One elicitation: raised in the execution's interrupt slot, published, awaited. Cancellation, the deadline
+/// and failures consume it through the gate exactly as they consume a confirmation, and a late answer is never
+/// delivered to the tool.
+async fn elicit(
+    sh: &Rc<ExecShared>,
+    call_id: &str,
+    tool: &str,
+    request: ElicitationRequest,
+) -> Result<ElicitationResponse, AgentError> {
+    let (elicitation, receiver) = sh.open_elicitation(call_id, tool, request)?;
+    sh.emit(&ExecutionEvent::Elicitation(&elicitation));
+    let response = receiver.await.map_err(|_| ended())?;
+    if sh.is_closed() {
+        return Err(ended());
+    }
+    sh.emit(&ExecutionEvent::ElicitationResolved {
+        interrupt_id: &elicitation.interrupt_id,
+        call_id,
+        action: response.action(),
+    });
+    Ok(response)
+}
+
 /// Builds the interceptor chain for one tool call; past the last interceptor is the snapshot's handler,
 /// which always receives the original call id.
 fn tool_chain(
@@ -397,11 +446,13 @@ fn tool_chain(
     handler: Rc<dyn ToolHandler>,
     call_id: Rc<str>,
     poison: Poison,
+    asker: Asker,
 ) -> ToolOutput {
     let Some(interceptor) = runtime.options.tool_interceptors.get(index).cloned() else {
         let ctx = ToolContext {
             signal: invocation.signal.clone(),
             call_id: call_id.to_string(),
+            asker,
         };
         return handler.execute(invocation.arguments, ctx);
     };
@@ -416,6 +467,7 @@ fn tool_chain(
                 handler,
                 call_id,
                 next_poison,
+                asker,
             )
         }),
         poison,
@@ -445,6 +497,7 @@ async fn run_tool(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<ToolCallRes
         call.tool.handler.clone(),
         Rc::from(call.call_id.as_str()),
         poison.clone(),
+        asker_for(sh, call),
     )
     .await;
     sh.check_open()?;

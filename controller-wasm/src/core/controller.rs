@@ -24,6 +24,7 @@ use super::attachments::{check_conversation_size, check_new_message, AttachmentL
 use super::controller_state::{
     apply_event, ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
+use super::elicitation::ElicitationResponse;
 use super::error::{AgentError, ErrorCode};
 use super::events::ExecutionEvent;
 use super::execution::{AgentExecution, ExecutionInput};
@@ -350,6 +351,7 @@ impl Controller {
             s.draft = None;
             s.tool_results = Rc::new(Vec::new());
             s.pending_confirmation = None;
+            s.pending_elicitation = None;
             s.error = None;
         });
         Ok(execution)
@@ -373,6 +375,7 @@ impl Controller {
                     s.draft = None;
                     s.tool_results = Rc::new(Vec::new());
                     s.pending_confirmation = None;
+                    s.pending_elicitation = None;
                     s.last_outcome = Some(outcome);
                     s.status = if save { Status::Saving } else { Status::Idle };
                 });
@@ -410,6 +413,7 @@ impl Controller {
                     s.draft = None;
                     s.tool_results = Rc::new(Vec::new());
                     s.pending_confirmation = None;
+                    s.pending_elicitation = None;
                     s.error = Some(error.clone());
                     s.status = Status::Idle;
                 });
@@ -452,6 +456,26 @@ impl Controller {
     /// Rejects the pending confirmation; the model sees an error tool result (with `reason`).
     pub fn reject_tool(&self, reason: Option<String>) -> Result<(), AgentError> {
         self.respond(InterruptResponse::Reject { reason })
+    }
+
+    /// Answers the pending elicitation (a running tool's question): `{ action: "accept", content }`,
+    /// `{ action: "decline" }` or `{ action: "cancel" }`. `AGENT_NO_PENDING_INTERRUPT` when none is pending.
+    pub fn answer_elicitation(&self, value: &serde_json::Value) -> Result<(), AgentError> {
+        if self.is_destroyed() {
+            return Err(destroyed());
+        }
+        let response = ElicitationResponse::from_json(value)?;
+        let pending = self.inner.state.borrow().pending_elicitation.clone();
+        let execution = self.inner.execution.borrow().clone();
+        match (pending, execution) {
+            (Some(elicitation), Some(execution)) => {
+                execution.respond_json(&elicitation.interrupt_id, &response.to_value())
+            }
+            _ => Err(AgentError::new(
+                ErrorCode::NoPendingInterrupt,
+                "no elicitation is pending",
+            )),
+        }
     }
 
     fn respond(&self, response: InterruptResponse) -> Result<(), AgentError> {
@@ -698,6 +722,7 @@ impl Controller {
                         s.draft = None;
                         s.tool_results = Rc::new(Vec::new());
                         s.pending_confirmation = None;
+                        s.pending_elicitation = None;
                         s.last_outcome = None;
                         s.error = None;
                     }

@@ -12,6 +12,7 @@ use patchbridge_protocol::{
 use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
+use super::elicitation::Asker;
 use super::error::AgentError;
 use super::hooks::HookFailure;
 use super::request::CallRequest;
@@ -73,6 +74,8 @@ pub struct ToolContext {
     pub signal: AbortSignal,
     /// The id of the tool call being executed.
     pub call_id: String,
+    /// Asks the person a question during the call (an elicitation interrupt of this execution).
+    pub asker: Asker,
 }
 
 /// One tool implementation.

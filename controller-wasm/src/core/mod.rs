@@ -19,6 +19,7 @@
 //! - [`aggregate`] — stream validation and draft aggregation (pure).
 //! - [`outcome`] — [`Outcome`] and [`ExecutionResult`].
 //! - [`interrupt`] — [`Interrupt`], [`InterruptResponse`] (tool confirmation).
+//! - [`elicitation`] — [`Elicitation`], [`ElicitationResponse`]: a running tool's question to the person.
 //! - [`events`] — [`ExecutionEvent`] and the [`Observer`] that sees them.
 //! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
 //! - [`host`] — host traits: [`Model`], [`Platform`] (with the host's ECMAScript [`RegexEngine`]),
@@ -53,6 +54,7 @@ pub mod closing;
 pub mod controller;
 pub mod controller_state;
 pub mod draft;
+pub mod elicitation;
 pub mod error;
 pub mod events;
 pub mod execution;
@@ -88,6 +90,9 @@ pub use controller_state::{
     ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
 pub use draft::{Draft, DraftBlock};
+pub use elicitation::{
+    Asker, Elicitation, ElicitationAction, ElicitationMode, ElicitationRequest, ElicitationResponse,
+};
 pub use error::{AgentError, ErrorCode, LimitName};
 pub use events::{ExecutionEvent, Observer};
 pub use execution::{AgentExecution, ExecutionInput, ResultFuture};
