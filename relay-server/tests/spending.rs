@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use common::*;
 use patchbridge_protocol::SpendingLimitKind;
-use patchbridge_relay::spending::{now_seconds, usage_report, UsageLine};
+use patchbridge_relay::spending::{now_seconds, UsageLine};
 use serde_json::{json, Value};
 use tokio::sync::Barrier;
 
@@ -79,11 +79,21 @@ async fn settled(r: &Relay, user: &str) {
     panic!("the calls of {user} were never settled");
 }
 
+/// `user`'s usage of every limit, as the relay (configured with `spending`) counts it.
 async fn report(r: &Relay, spending: Value, user: &str) -> Vec<UsageLine> {
     let policy = spending_config(spending);
-    usage_report(r.state.store(), &policy, user, now_seconds())
+    let lines = r
+        .state
+        .spending()
+        .usage_report(user, now_seconds())
         .await
-        .unwrap()
+        .unwrap();
+    assert_eq!(
+        policy.usage(&Default::default(), 0).len(),
+        lines.len(),
+        "the relay runs the limits the test configured"
+    );
+    lines
 }
 
 fn spending_config(spending: Value) -> patchbridge_relay::spending::Policy {
@@ -488,4 +498,13 @@ async fn the_usage_subcommand_prints_a_users_usage_of_every_limit_from_the_relay
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn an_unknown_key_in_the_spending_section_is_refused_with_its_path() {
+    let e = patchbridge_relay::config::RelayConfig::from_json(
+        r#"{ "spending": { "windows": [ { "windowSeconds": 60, "call": 3 } ] } }"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "spending.windows[0].call");
 }

@@ -5,7 +5,9 @@
 //! - [`jwt`]: `Authorization: Bearer` tokens (HS256 secret, RS256 PEM key, JWKS file or JWKS URL); a claim
 //!   (`sub` by default) is the user. [`keys`]: key sets and algorithms; [`jwks_url`]: the fetched key set.
 //! - [`proxy`]: a header set by an authenticating reverse proxy.
+//! - `build`: [`from_config`], the resolver a validated configuration names.
 
+mod build;
 pub mod development;
 pub mod jwks_url;
 pub mod jwt;
@@ -14,12 +16,10 @@ pub mod proxy;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 
 use axum::http::request::Parts;
 
-use crate::config::ValidatedIdentity;
-use crate::model::client::UpstreamClient;
+pub use build::from_config;
 
 /// An authenticated user id. Conversations are scoped to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -62,27 +62,6 @@ pub trait IdentityResolver: Send + Sync + 'static {
     /// waits for it before it listens. The default is ready at once.
     fn ready(&self) -> ReadyFuture<'_> {
         Box::pin(async { Ok(()) })
-    }
-}
-
-/// Builds the resolver for a validated identity configuration; a JWKS URL is fetched with `http` (the relay's
-/// upstream client), from a task spawned here, so this runs inside a Tokio runtime.
-pub fn from_config(
-    identity: &ValidatedIdentity,
-    http: &UpstreamClient,
-) -> Arc<dyn IdentityResolver> {
-    match identity {
-        ValidatedIdentity::Development {
-            header,
-            query_param,
-        } => Arc::new(development::DevelopmentResolver::new(
-            header.clone(),
-            query_param.clone(),
-        )),
-        ValidatedIdentity::Jwt(settings) => Arc::new(jwt::JwtResolver::new(settings.clone(), http)),
-        ValidatedIdentity::TrustedProxy { header, trusted } => Arc::new(
-            proxy::TrustedProxyResolver::new(header.clone(), trusted.clone()),
-        ),
     }
 }
 

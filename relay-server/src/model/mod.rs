@@ -32,11 +32,22 @@ use patchbridge_providers::{encode_request, Decoder};
 use crate::error::RelayError;
 use crate::extract::StrictJson;
 use crate::identity::UserId;
-use crate::spending;
+use crate::spending::Refused;
 use crate::state::AppState;
 use registry::ModelEntry;
 use sse_body::SseBody;
 use stream::{adapter_error, error_event, StreamBounds};
+
+/// A spending refusal as the route answers it: the limit with its retry time (429), or, when the counters
+/// cannot be reached, an internal error (a relay that cannot count does not spend).
+impl From<Refused> for RelayError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Limit(r) => RelayError::spending_limit(r.limit, r.retry_after_seconds),
+            Refused::Unavailable(e) => RelayError::internal(format!("spending counters: {e}")),
+        }
+    }
+}
 
 pub async fn models(State(state): State<AppState>) -> Response {
     Json(state.inner.models.describe()).into_response()
@@ -71,7 +82,9 @@ pub async fn call(
     let entry = state.inner.models.pick(request.model.as_deref())?.clone();
     let model = match entry {
         ModelEntry::Scripted => {
-            let ticket = spending::admit(&state, &user.0, registry::SCRIPTED_ID)
+            let ticket = state
+                .spending()
+                .admit(&user.0, registry::SCRIPTED_ID)
                 .await?
                 .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
@@ -105,7 +118,7 @@ pub async fn call(
     // The spending limits, after the request proved valid and before anything goes upstream: a refused call costs
     // nothing. The ticket records the call's usage when it is dropped, with the response (or on the way out of
     // this function, when no response streams).
-    let mut ticket = spending::admit(&state, &user.0, &model.config.id).await?;
+    let mut ticket = state.spending().admit(&user.0, &model.config.id).await?;
     let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,

@@ -1,100 +1,144 @@
 //! Per-user spending limits on model calls: calls, input tokens and output tokens over the windows an operator
 //! configures (`spending` in the configuration), concurrent calls, and a model's own limits on top.
 //!
-//! A call is admitted (or refused with `SPENDING_LIMIT_REACHED`, 429, before any upstream call) by one database
-//! transaction at its start, which also counts it and marks it running; a [`Ticket`] watches its events for the
-//! provider's reported usage and, when the response ends however it ends, records the tokens in one more
-//! transaction, spawned off the response. Nothing touches the database while the stream runs, and a limit reached
-//! mid-stream never cuts a running call: the next one is refused.
+//! A component with its own inputs: the rules ([`Policy`]), a counter store behind a port
+//! ([`port::CounterStore`], the relay's database implements it) and its metrics ([`SpendingMetrics`]). The model
+//! route asks [`Spending::admit`] before any upstream call; a refusal is a [`Refused`], which the route turns
+//! into its HTTP answer (`SPENDING_LIMIT_REACHED`, 429). A [`Ticket`] watches the call's events for the
+//! provider's reported usage and, when the response ends however it ends, records the tokens, spawned off the
+//! response. A limit reached mid-stream never cuts a running call: the next one is refused.
 //!
-//! - [`config`]: the `spending` section and its validation into a [`Policy`].
+//! - [`counts`]: a user's counted usage as data (what the rules read).
 //! - [`policy`]: the rules as data and the pure decisions (admit or refuse, when to retry).
+//! - [`config`]: the `spending` section and its validation into a [`Policy`].
+//! - [`port`]: the counter store's interface and what crosses it.
+//! - [`metrics`]: the `relay_spending_*` series.
+//! - this file: [`Spending`], [`Ticket`], and the operators' usage report ([`Spending::usage_report`]).
 //! - [`report`]: the `patchbridge-relay usage` subcommand.
-//! - this file: [`admit`], [`Ticket`], and the operators' usage report ([`usage_report`]).
-//!
-//! The counters live in the relay's database ([`crate::store::spending`]), so replicas on one PostgreSQL
-//! schema share them.
 
 pub mod config;
+pub mod counts;
+pub mod metrics;
 pub mod policy;
+pub mod port;
 pub mod report;
 
 use std::sync::Arc;
 
 use patchbridge_protocol::{StreamEvent, Usage};
 
-use crate::error::RelayError;
-use crate::metrics::Metrics;
-use crate::state::AppState;
-use crate::store::spending::{Reserve, Reserved, Settle, Snapshot};
-use crate::store::Store;
 pub use config::SpendingConfig;
-pub use policy::{Policy, Refusal};
+use metrics::SpendingMetrics;
+pub use policy::{Policy, Refusal, UsageLine};
+use port::{CounterError, CounterStore, Reserve, Reserved, Settle};
 
 /// Now in Unix seconds.
 pub fn now_seconds() -> i64 {
-    crate::store::now_micros() / 1_000_000
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(now.as_secs()).unwrap_or(i64::MAX)
 }
 
-/// Admits one call of `model` by `user`, or refuses it. A database failure refuses too (as an internal error):
-/// a relay that cannot count must not spend without limits.
-pub async fn admit(state: &AppState, user: &str, model: &str) -> Result<Ticket, RelayError> {
-    let policy = state.inner.spending.clone();
-    let now = now_seconds();
-    let call_id = uuid::Uuid::new_v4().to_string();
-    let slices = policy.slices(model);
-    let decide = {
-        let policy = policy.clone();
-        let model = model.to_owned();
-        Arc::new(move |snapshot: &Snapshot| policy.refusal(&model, snapshot, now).is_none())
-    };
-    let reserve = Reserve {
-        user: user.to_owned(),
-        call_id: call_id.clone(),
-        model: model.to_owned(),
-        now,
-        lease_until: now.saturating_add(i64::try_from(policy.lease_seconds).unwrap_or(i64::MAX)),
-        since: policy.oldest_needed(model, now),
-        read_running: policy.limits_running(model),
-        slices: slices.clone(),
-        admit: decide,
-    };
-    let began = std::time::Instant::now();
-    let reserved = state.store().spending_reserve(reserve).await;
-    state
-        .metrics()
-        .spending_admit
-        .observe(began.elapsed().as_secs_f64());
-    match reserved {
-        Ok(Reserved::Admitted) => Ok(Ticket {
-            store: state.store().clone(),
-            metrics: state.inner.metrics.clone(),
-            policy,
-            user: user.to_owned(),
-            call_id,
-            model: model.to_owned(),
-            slices,
-            usage: None,
-            streamed: false,
-            free: false,
-        }),
-        Ok(Reserved::Refused(snapshot)) => {
-            // The rule refused inside the transaction; the same snapshot and time give the same answer.
-            let refusal = policy
-                .refusal(model, &snapshot, now)
-                .ok_or_else(|| RelayError::internal("spending: a refusal without a limit"))?;
-            state.metrics().spending_refusal(&refusal);
-            Err(RelayError::spending_limit(refusal))
+/// Why a call was not admitted.
+#[derive(Debug)]
+pub enum Refused {
+    /// A limit refuses it (the user may try again after the refusal's `retry_after_seconds`).
+    Limit(Refusal),
+    /// The counters could not be read or written: a relay that cannot count must not spend without limits.
+    Unavailable(CounterError),
+}
+
+/// The spending limits of one relay: the rules, where the counters live, and the metrics.
+#[derive(Clone)]
+pub struct Spending {
+    policy: Arc<Policy>,
+    store: Arc<dyn CounterStore>,
+    metrics: SpendingMetrics,
+}
+
+impl Spending {
+    pub fn new(policy: Policy, store: Arc<dyn CounterStore>, metrics: SpendingMetrics) -> Self {
+        Spending {
+            policy: Arc::new(policy),
+            store,
+            metrics,
         }
-        Err(e) => Err(RelayError::internal(format!("spending counters: {e}"))),
+    }
+
+    /// The rules applied.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Admits one call of `model` by `user`, or refuses it.
+    pub async fn admit(&self, user: &str, model: &str) -> Result<Ticket, Refused> {
+        let policy = self.policy.clone();
+        let now = now_seconds();
+        let call_id = uuid::Uuid::new_v4().to_string();
+        let slices = policy.slices(model);
+        let decide = {
+            let policy = policy.clone();
+            let model = model.to_owned();
+            Arc::new(move |snapshot: &counts::Snapshot| {
+                policy.refusal(&model, snapshot, now).is_none()
+            })
+        };
+        let reserve = Reserve {
+            user: user.to_owned(),
+            call_id: call_id.clone(),
+            model: model.to_owned(),
+            now,
+            lease_until: now
+                .saturating_add(i64::try_from(policy.lease_seconds).unwrap_or(i64::MAX)),
+            since: policy.oldest_needed(model, now),
+            read_running: policy.limits_running(model),
+            slices: slices.clone(),
+            admit: decide,
+        };
+        let began = std::time::Instant::now();
+        let reserved = self.store.reserve(reserve).await;
+        self.metrics.admit.observe(began.elapsed().as_secs_f64());
+        match reserved {
+            Ok(Reserved::Admitted) => Ok(Ticket {
+                store: self.store.clone(),
+                metrics: self.metrics.clone(),
+                policy,
+                user: user.to_owned(),
+                call_id,
+                model: model.to_owned(),
+                slices,
+                usage: None,
+                streamed: false,
+                free: false,
+            }),
+            Ok(Reserved::Refused(snapshot)) => {
+                // The rule refused inside the transaction; the same snapshot and time give the same answer.
+                let refusal = policy.refusal(model, &snapshot, now).ok_or_else(|| {
+                    Refused::Unavailable("spending: a refusal without a limit".into())
+                })?;
+                self.metrics.refusal(&refusal);
+                Err(Refused::Limit(refusal))
+            }
+            Err(e) => Err(Refused::Unavailable(e)),
+        }
+    }
+
+    /// Every configured limit with `user`'s usage of it at `now`, read from the counters the relay counts in.
+    pub async fn usage_report(&self, user: &str, now: i64) -> Result<Vec<UsageLine>, CounterError> {
+        let snapshot = self
+            .store
+            .snapshot(user, self.policy.forget_before(now), now)
+            .await?;
+        Ok(self.policy.usage(&snapshot, now))
     }
 }
 
 /// One admitted call: watches its events and records its usage when dropped (when the response ends, fails, or
 /// the browser goes away).
 pub struct Ticket {
-    store: Store,
-    metrics: Arc<Metrics>,
+    store: Arc<dyn CounterStore>,
+    metrics: SpendingMetrics,
     policy: Arc<Policy>,
     user: String,
     call_id: String,
@@ -158,45 +202,17 @@ impl Drop for Ticket {
         let metrics = self.metrics.clone();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             // Outside a runtime (a host dropping the body after its runtime ended): the lease ends the mark.
-            metrics.spending_write_errors.inc();
+            metrics.write_errors.inc();
             return;
         };
         runtime.spawn(async move {
             let began = std::time::Instant::now();
-            let settled = store.spending_settle(settle).await;
-            metrics
-                .spending_settle
-                .observe(began.elapsed().as_secs_f64());
+            let settled = store.settle(settle).await;
+            metrics.settle.observe(began.elapsed().as_secs_f64());
             if let Err(e) = settled {
-                metrics.spending_write_errors.inc();
+                metrics.write_errors.inc();
                 tracing::warn!(error = %e, "spending counters: a call's usage was not recorded");
             }
         });
     }
-}
-
-/// One line of [`usage_report`]: a limit, what the user used of it now, and the maximum.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageLine {
-    /// `None`: all models.
-    pub model: Option<String>,
-    pub kind: patchbridge_protocol::SpendingLimitKind,
-    /// `None` for concurrent calls.
-    pub window_seconds: Option<u64>,
-    pub sliding: bool,
-    pub used: i64,
-    pub max: u64,
-}
-
-/// Every configured limit with the user's usage of it at `now`, read from the same tables the relay counts in.
-pub async fn usage_report(
-    store: &Store,
-    policy: &Policy,
-    user: &str,
-    now: i64,
-) -> Result<Vec<UsageLine>, crate::store::StoreError> {
-    let snapshot = store
-        .spending_snapshot(user, policy.forget_before(now), now)
-        .await?;
-    Ok(policy.usage(&snapshot, now))
 }

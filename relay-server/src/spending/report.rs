@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{now_seconds, usage_report, UsageLine};
+use super::{now_seconds, Spending, UsageLine};
 use crate::config::RelayConfig;
 use crate::store::Store;
 
@@ -59,7 +59,12 @@ pub fn main(args: impl Iterator<Item = String>) -> ExitCode {
             Err(e) => return fail(&e.to_string()),
         };
         let now = now_seconds();
-        let lines = usage_report(&store, &validated.spending, &user, now).await;
+        let spending = Spending::new(
+            validated.spending,
+            std::sync::Arc::new(store.clone()),
+            super::metrics::SpendingMetrics::register(&mut Default::default()),
+        );
+        let lines = spending.usage_report(&user, now).await;
         store.close().await;
         match lines {
             Ok(lines) => {

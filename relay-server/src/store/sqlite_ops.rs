@@ -12,12 +12,14 @@
 
 use sqlx::SqliteConnection;
 
-use super::StoreError;
-use super::{
+use super::error::StoreError;
+use super::rows::{
     bytes_quota_error, conversations_quota_error, insert_conversation, row, Quota, Row,
     StoredConversation, WriteOutcome, DELETE_CONVERSATION, RELEASE_USAGE, SELECT_USAGE,
     SELECT_USED_BYTES,
 };
+use super::spending_sql::sqlite_steps;
+use crate::spending::port::{Reserve, Reserved, Settle};
 
 /// One write, owning its inputs (it crosses to the writer task).
 #[derive(Debug)]
@@ -43,10 +45,10 @@ pub(super) enum WriteOp {
         user: String,
         id: String,
     },
-    /// A model call's admission ([`super::spending`]).
-    SpendingReserve(Box<super::spending::Reserve>),
-    /// A model call's end ([`super::spending`]).
-    SpendingSettle(super::spending::Settle),
+    /// A model call's admission ([`super::spending_sql`]).
+    SpendingReserve(Box<Reserve>),
+    /// A model call's end ([`super::spending_sql`]).
+    SpendingSettle(Settle),
 }
 
 impl WriteOp {
@@ -66,7 +68,7 @@ pub(super) enum OpOutcome {
     Created(StoredConversation),
     Written(WriteOutcome),
     Deleted(bool),
-    SpendingReserved(super::spending::Reserved),
+    SpendingReserved(Reserved),
     SpendingSettled,
 }
 
@@ -110,10 +112,10 @@ pub(super) async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> OpResult
         }
         WriteOp::Delete { user, id } => delete(conn, user, id).await,
         // A refused admission changes nothing, like the other refusals.
-        WriteOp::SpendingReserve(r) => super::spending::sqlite_steps::reserve(conn, r)
+        WriteOp::SpendingReserve(r) => sqlite_steps::reserve(conn, r)
             .await
             .map(|r| Ok(OpOutcome::SpendingReserved(r))),
-        WriteOp::SpendingSettle(s) => super::spending::sqlite_steps::settle(conn, s)
+        WriteOp::SpendingSettle(s) => sqlite_steps::settle(conn, s)
             .await
             .map(|()| Ok(OpOutcome::SpendingSettled)),
     }
