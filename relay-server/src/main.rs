@@ -247,7 +247,16 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         if let Some(setup) = &demo_setup {
             announce_demo(&addr, setup, site);
         }
+        let spending = state.spending().clone();
         let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
+        // Every call settles into the counters and the last counts are written before the store closes.
+        let unsettled = spending.close(options.shutdown_grace).await;
+        if unsettled > 0 {
+            tracing::warn!(
+                calls = unsettled,
+                "spending: calls still open at shutdown were not counted"
+            );
+        }
         // Bounded too: a database that does not answer must not keep the process alive after the grace.
         if tokio::time::timeout(options.shutdown_grace, store.close())
             .await

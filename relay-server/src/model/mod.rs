@@ -84,7 +84,7 @@ pub async fn call(
         ModelEntry::Scripted => {
             let ticket = state
                 .spending()
-                .admit(&user.0, registry::SCRIPTED_ID)
+                .admit(&user.0, registry::SCRIPTED_ID, &request)
                 .await?
                 .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
@@ -118,7 +118,10 @@ pub async fn call(
     // The spending limits, after the request proved valid and before anything goes upstream: a refused call costs
     // nothing. The ticket records the call's usage when it is dropped, with the response (or on the way out of
     // this function, when no response streams).
-    let mut ticket = state.spending().admit(&user.0, &model.config.id).await?;
+    let mut ticket = state
+        .spending()
+        .admit(&user.0, &model.config.id, &request)
+        .await?;
     let mut unused_decoder = Some(decoder);
     tracing::info!(
         model = %model.config.id,

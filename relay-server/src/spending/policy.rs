@@ -175,6 +175,42 @@ impl Policy {
             .unwrap_or(now)
     }
 
+    /// How many slices of length `slice_seconds` the windows of `scope` (`""` or a model id) read at most:
+    /// sixty for a sliding window, one for a fixed one.
+    pub fn slots(&self, scope: &str, slice_seconds: i64) -> usize {
+        std::iter::once(&self.global)
+            .chain(self.models.values())
+            .filter(|s| s.key() == scope)
+            .flat_map(|s| s.windows.iter())
+            .filter(|w| w.slice_seconds() == slice_seconds)
+            .map(|w| {
+                if w.sliding {
+                    SLICES_PER_SLIDING_WINDOW as usize
+                } else {
+                    1
+                }
+            })
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// Per slice length, the oldest slice start any window of that length reads at `now`: what the stored
+    /// counters must keep (older slices are deleted) and what a start loads.
+    pub fn horizons(&self, now: i64) -> Vec<(i64, i64)> {
+        let mut out: Vec<(i64, i64)> = Vec::new();
+        for w in std::iter::once(&self.global)
+            .chain(self.models.values())
+            .flat_map(|s| s.windows.iter())
+        {
+            let (len, oldest) = (w.slice_seconds(), w.oldest_slice(now));
+            match out.iter_mut().find(|(l, _)| *l == len) {
+                Some((_, o)) => *o = (*o).min(oldest),
+                None => out.push((len, oldest)),
+            }
+        }
+        out
+    }
+
     /// Whether any scope of `model` limits concurrent calls.
     pub fn limits_running(&self, model: &str) -> bool {
         self.scopes(model).any(|s| s.max_concurrent.is_some())

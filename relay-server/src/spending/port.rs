@@ -7,7 +7,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::counts::Snapshot;
+use super::counters::Delta;
+use super::counts::{SliceRow, Snapshot};
 
 /// Why the counters could not be read or written (the database's own error, for the log).
 pub type CounterError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -16,14 +17,33 @@ pub type CounterError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// `Arc<dyn CounterStore>`).
 pub type CounterFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, CounterError>> + Send + 'a>>;
 
-/// The counters' storage: each operation atomic, across every relay sharing it.
+/// Per slice length, the oldest slice start still read: `(slice length, oldest start)`.
+pub type Horizons = Vec<(i64, i64)>;
+
+/// The counters' storage. Two ways to use it: a relay that counts in memory writes its deltas behind
+/// ([`CounterStore::flush`]) and reads them back at start ([`CounterStore::load`]); relays that share the
+/// counters admit and settle each call in the store ([`CounterStore::reserve`], [`CounterStore::settle`]),
+/// each operation atomic across every relay sharing it.
 pub trait CounterStore: Send + Sync + 'static {
+    /// Whether several relays may share these counters (PostgreSQL), so admissions must go through the store.
+    fn shared(&self) -> bool;
+    /// Every user's stored slices within `horizons` (a start loads them).
+    fn load(&self, horizons: Horizons) -> CounterFuture<'_, Vec<(String, SliceRow)>>;
+    /// Adds `deltas` to the stored slices and deletes the slices older than `horizons`, in one transaction.
+    fn flush(&self, deltas: Vec<Delta>, horizons: Horizons) -> CounterFuture<'_, ()>;
     /// Admits and records one model call atomically, or refuses it with the usage that refused it.
     fn reserve(&self, reserve: Reserve) -> CounterFuture<'_, Reserved>;
     /// Records a call's end (its tokens; no longer running).
     fn settle(&self, settle: Settle) -> CounterFuture<'_, ()>;
-    /// A user's usage from slice start `since` on, and the calls running at `now` (for operators; no lock).
-    fn snapshot<'a>(&'a self, user: &'a str, since: i64, now: i64) -> CounterFuture<'a, Snapshot>;
+    /// Moves the end of every running mark of relay `instance` to `lease_until` (while its calls stream).
+    fn renew<'a>(&'a self, instance: &'a str, lease_until: i64) -> CounterFuture<'a, ()>;
+    /// A user's stored usage within `horizons`, and the calls marked running at `now` (no lock).
+    fn snapshot<'a>(
+        &'a self,
+        user: &'a str,
+        horizons: Horizons,
+        now: i64,
+    ) -> CounterFuture<'a, Snapshot>;
 }
 
 /// The caller's rule: whether the snapshot admits one more call.
@@ -33,13 +53,15 @@ pub type Admit = Arc<dyn Fn(&Snapshot) -> bool + Send + Sync>;
 pub struct Reserve {
     pub user: String,
     pub call_id: String,
+    /// The relay instance whose call this is (its running mark carries it, and it renews the mark).
+    pub instance: String,
     pub model: String,
     /// Unix seconds.
     pub now: i64,
-    /// The running mark ends here even if the call is never settled.
+    /// The running mark ends here unless its relay renews it.
     pub lease_until: i64,
-    /// The oldest slice start the rule reads.
-    pub since: i64,
+    /// Which slices the rule reads.
+    pub horizons: Horizons,
     /// Whether the rule reads the running calls.
     pub read_running: bool,
     /// `(scope, slice length)`: the slices the call is counted in (the one `now` falls in, of each).
@@ -73,6 +95,6 @@ pub struct Settle {
     pub slices: Vec<(String, i64)>,
     pub input_tokens: i64,
     pub output_tokens: i64,
-    /// This user's slices older than this are read by no window any more and are deleted.
-    pub forget_before: i64,
+    /// This user's slices older than these are read by no window any more and are deleted.
+    pub horizons: Horizons,
 }

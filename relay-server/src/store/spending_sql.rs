@@ -1,34 +1,56 @@
-//! The spending counters' statements (`spending_usage`, `spending_calls`), one SQL text for both backends: an
-//! admission reads the user's usage, lets the caller's rule decide, then counts the call and marks it running;
-//! a settlement adds the tokens and ends the mark. Run inside a transaction the caller owns (the SQLite
-//! writer's group, or a PostgreSQL transaction holding the user's advisory lock: [`super::spending`]).
+//! The spending counters' statements (`spending_usage`, `spending_calls`), one SQL text for both backends:
+//! - write-behind ([`crate::spending::counters`]): add a batch of deltas, delete slices no window reads, load;
+//! - shared counters: an admission reads the user's usage, lets the caller's rule decide, then counts the call
+//!   and marks it running (the mark names the relay instance); a settlement adds the tokens and ends the mark;
+//!   a renewal moves the lease of every mark of one instance.
+//!
+//! Each runs inside a transaction the caller owns (the SQLite writer's group, or a PostgreSQL transaction
+//! holding the user's advisory lock: [`super::spending`]). Reads are bounded per slice length by the horizons
+//! (a minute window's one-second slices are read for a minute, not for the day the longest window needs).
 
 use sqlx::{PgConnection, SqliteConnection};
 
+use crate::spending::counters::Delta;
 use crate::spending::counts::{SliceRow, Snapshot};
 use crate::spending::port::{Reserve, Reserved, Settle};
 
+type Row = (String, i64, i64, i64, i64, i64);
+
+fn slice(r: Row) -> SliceRow {
+    SliceRow {
+        scope: r.0,
+        slice_seconds: r.1,
+        slice_start: r.2,
+        calls: r.3,
+        input_tokens: r.4,
+        output_tokens: r.5,
+    }
+}
+
 const SELECT_SLICES: &str =
     "SELECT scope, slice_seconds, slice_start, calls, input_tokens, output_tokens \
-     FROM spending_usage WHERE user_id = $1 AND slice_start >= $2";
+     FROM spending_usage WHERE user_id = $1 AND slice_seconds = $2 AND slice_start >= $3";
+const LOAD_SLICES: &str =
+    "SELECT user_id, scope, slice_seconds, slice_start, calls, input_tokens, output_tokens \
+     FROM spending_usage WHERE slice_seconds = $1 AND slice_start >= $2";
 const SELECT_RUNNING: &str = "SELECT model, COUNT(*) FROM spending_calls \
      WHERE user_id = $1 AND lease_until > $2 GROUP BY model ORDER BY model";
 const DELETE_EXPIRED: &str = "DELETE FROM spending_calls WHERE user_id = $1 AND lease_until <= $2";
-const COUNT_CALL: &str = "INSERT INTO spending_usage \
+const ADD: &str = "INSERT INTO spending_usage \
      (user_id, scope, slice_seconds, slice_start, calls, input_tokens, output_tokens) \
-     VALUES ($1, $2, $3, $4, 1, 0, 0) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7) \
      ON CONFLICT (user_id, scope, slice_seconds, slice_start) \
-     DO UPDATE SET calls = spending_usage.calls + 1";
+     DO UPDATE SET calls = spending_usage.calls + $5, \
+     input_tokens = spending_usage.input_tokens + $6, \
+     output_tokens = spending_usage.output_tokens + $7";
 const MARK_RUNNING: &str =
-    "INSERT INTO spending_calls (call_id, user_id, model, lease_until) VALUES ($1, $2, $3, $4)";
-const ADD_TOKENS: &str = "INSERT INTO spending_usage \
-     (user_id, scope, slice_seconds, slice_start, calls, input_tokens, output_tokens) \
-     VALUES ($1, $2, $3, $4, 0, $5, $6) \
-     ON CONFLICT (user_id, scope, slice_seconds, slice_start) \
-     DO UPDATE SET input_tokens = spending_usage.input_tokens + $5, \
-     output_tokens = spending_usage.output_tokens + $6";
+    "INSERT INTO spending_calls (call_id, user_id, model, lease_until, instance_id) \
+     VALUES ($1, $2, $3, $4, $5)";
 const END_RUNNING: &str = "DELETE FROM spending_calls WHERE call_id = $1";
-const FORGET: &str = "DELETE FROM spending_usage WHERE user_id = $1 AND slice_start < $2";
+const RENEW: &str = "UPDATE spending_calls SET lease_until = $2 WHERE instance_id = $1";
+const FORGET_USER: &str =
+    "DELETE FROM spending_usage WHERE user_id = $1 AND slice_seconds = $2 AND slice_start < $3";
+const FORGET: &str = "DELETE FROM spending_usage WHERE slice_seconds = $1 AND slice_start < $2";
 
 /// Runs the same statements on a SQLite or a PostgreSQL connection (the SQL text is shared).
 macro_rules! steps {
@@ -39,26 +61,20 @@ macro_rules! steps {
             pub(crate) async fn snapshot(
                 conn: &mut $conn,
                 user: &str,
-                since: i64,
+                horizons: &[(i64, i64)],
                 now: i64,
                 read_running: bool,
             ) -> Result<Snapshot, sqlx::Error> {
-                let rows: Vec<(String, i64, i64, i64, i64, i64)> = sqlx::query_as(SELECT_SLICES)
-                    .bind(user)
-                    .bind(since)
-                    .fetch_all(&mut *conn)
-                    .await?;
-                let slices = rows
-                    .into_iter()
-                    .map(|r| SliceRow {
-                        scope: r.0,
-                        slice_seconds: r.1,
-                        slice_start: r.2,
-                        calls: r.3,
-                        input_tokens: r.4,
-                        output_tokens: r.5,
-                    })
-                    .collect();
+                let mut slices = Vec::new();
+                for (len, since) in horizons {
+                    let rows: Vec<Row> = sqlx::query_as(SELECT_SLICES)
+                        .bind(user)
+                        .bind(*len)
+                        .bind(*since)
+                        .fetch_all(&mut *conn)
+                        .await?;
+                    slices.extend(rows.into_iter().map(slice));
+                }
                 let running: Vec<(String, i64)> = if read_running {
                     sqlx::query_as(SELECT_RUNNING)
                         .bind(user)
@@ -71,29 +87,46 @@ macro_rules! steps {
                 Ok(Snapshot { slices, running })
             }
 
+            async fn add(
+                conn: &mut $conn,
+                user: &str,
+                scope: &str,
+                len: i64,
+                start: i64,
+                counts: [i64; 3],
+            ) -> Result<(), sqlx::Error> {
+                sqlx::query(ADD)
+                    .bind(user)
+                    .bind(scope)
+                    .bind(len)
+                    .bind(start)
+                    .bind(counts[0])
+                    .bind(counts[1])
+                    .bind(counts[2])
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            }
+
             /// Decides and, when admitted, records; a refusal changes nothing.
             pub(crate) async fn reserve(
                 conn: &mut $conn,
                 r: &Reserve,
             ) -> Result<Reserved, sqlx::Error> {
-                let snap = snapshot(conn, &r.user, r.since, r.now, r.read_running).await?;
+                let snap = snapshot(conn, &r.user, &r.horizons, r.now, r.read_running).await?;
                 if !(r.admit)(&snap) {
                     return Ok(Reserved::Refused(snap));
                 }
-                for (scope, slice) in &r.slices {
-                    sqlx::query(COUNT_CALL)
-                        .bind(&r.user)
-                        .bind(scope)
-                        .bind(*slice)
-                        .bind(r.now - r.now.rem_euclid(*slice))
-                        .execute(&mut *conn)
-                        .await?;
+                for (scope, len) in &r.slices {
+                    let start = r.now - r.now.rem_euclid(*len);
+                    add(conn, &r.user, scope, *len, start, [1, 0, 0]).await?;
                 }
                 sqlx::query(MARK_RUNNING)
                     .bind(&r.call_id)
                     .bind(&r.user)
                     .bind(&r.model)
                     .bind(r.lease_until)
+                    .bind(&r.instance)
                     .execute(&mut *conn)
                     .await?;
                 Ok(Reserved::Admitted)
@@ -112,24 +145,74 @@ macro_rules! steps {
                     .execute(&mut *conn)
                     .await?;
                 if s.input_tokens != 0 || s.output_tokens != 0 {
-                    for (scope, slice) in &s.slices {
-                        sqlx::query(ADD_TOKENS)
-                            .bind(&s.user)
-                            .bind(scope)
-                            .bind(*slice)
-                            .bind(s.now - s.now.rem_euclid(*slice))
-                            .bind(s.input_tokens)
-                            .bind(s.output_tokens)
-                            .execute(&mut *conn)
-                            .await?;
+                    for (scope, len) in &s.slices {
+                        let start = s.now - s.now.rem_euclid(*len);
+                        let counts = [0, s.input_tokens, s.output_tokens];
+                        add(conn, &s.user, scope, *len, start, counts).await?;
                     }
                 }
-                sqlx::query(FORGET)
-                    .bind(&s.user)
-                    .bind(s.forget_before)
+                for (len, before) in &s.horizons {
+                    sqlx::query(FORGET_USER)
+                        .bind(&s.user)
+                        .bind(*len)
+                        .bind(*before)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            }
+
+            pub(crate) async fn renew(
+                conn: &mut $conn,
+                instance: &str,
+                lease_until: i64,
+            ) -> Result<(), sqlx::Error> {
+                sqlx::query(RENEW)
+                    .bind(instance)
+                    .bind(lease_until)
                     .execute(&mut *conn)
                     .await?;
                 Ok(())
+            }
+
+            /// Adds a batch of deltas and deletes the slices no window reads any more.
+            pub(crate) async fn flush(
+                conn: &mut $conn,
+                deltas: &[Delta],
+                horizons: &[(i64, i64)],
+            ) -> Result<(), sqlx::Error> {
+                for ((user, scope, len, start), counts) in deltas {
+                    add(conn, user, scope, *len, *start, *counts).await?;
+                }
+                for (len, before) in horizons {
+                    sqlx::query(FORGET)
+                        .bind(*len)
+                        .bind(*before)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            }
+
+            /// Every user's slices within `horizons`.
+            pub(crate) async fn load(
+                conn: &mut $conn,
+                horizons: &[(i64, i64)],
+            ) -> Result<Vec<(String, SliceRow)>, sqlx::Error> {
+                let mut out = Vec::new();
+                for (len, since) in horizons {
+                    let rows: Vec<(String, String, i64, i64, i64, i64, i64)> =
+                        sqlx::query_as(LOAD_SLICES)
+                            .bind(*len)
+                            .bind(*since)
+                            .fetch_all(&mut *conn)
+                            .await?;
+                    out.extend(
+                        rows.into_iter()
+                            .map(|r| (r.0, slice((r.1, r.2, r.3, r.4, r.5, r.6)))),
+                    );
+                }
+                Ok(out)
             }
         }
     };

@@ -19,7 +19,8 @@ use super::rows::{
     SELECT_USED_BYTES,
 };
 use super::spending_sql::sqlite_steps;
-use crate::spending::port::{Reserve, Reserved, Settle};
+use crate::spending::counters::Delta;
+use crate::spending::port::{Horizons, Reserve, Reserved, Settle};
 
 /// One write, owning its inputs (it crosses to the writer task).
 #[derive(Debug)]
@@ -49,6 +50,10 @@ pub(super) enum WriteOp {
     SpendingReserve(Box<Reserve>),
     /// A model call's end ([`super::spending_sql`]).
     SpendingSettle(Settle),
+    /// The written-behind counters: deltas to add, and per slice length the oldest slice kept.
+    SpendingFlush(Vec<Delta>, Horizons),
+    /// Renews the running marks of one relay instance until the given time.
+    SpendingRenew(String, i64),
 }
 
 impl WriteOp {
@@ -57,7 +62,10 @@ impl WriteOp {
     pub(super) fn needs_fsync(&self) -> bool {
         !matches!(
             self,
-            WriteOp::SpendingReserve(_) | WriteOp::SpendingSettle(_)
+            WriteOp::SpendingReserve(_)
+                | WriteOp::SpendingSettle(_)
+                | WriteOp::SpendingFlush(..)
+                | WriteOp::SpendingRenew(..)
         )
     }
 }
@@ -69,7 +77,8 @@ pub(super) enum OpOutcome {
     Written(WriteOutcome),
     Deleted(bool),
     SpendingReserved(Reserved),
-    SpendingSettled,
+    /// A counter write other than an admission.
+    SpendingDone,
 }
 
 pub(super) type OpResult = Result<Result<OpOutcome, StoreError>, sqlx::Error>;
@@ -117,7 +126,13 @@ pub(super) async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> OpResult
             .map(|r| Ok(OpOutcome::SpendingReserved(r))),
         WriteOp::SpendingSettle(s) => sqlite_steps::settle(conn, s)
             .await
-            .map(|()| Ok(OpOutcome::SpendingSettled)),
+            .map(|()| Ok(OpOutcome::SpendingDone)),
+        WriteOp::SpendingFlush(deltas, horizons) => sqlite_steps::flush(conn, deltas, horizons)
+            .await
+            .map(|()| Ok(OpOutcome::SpendingDone)),
+        WriteOp::SpendingRenew(instance, until) => sqlite_steps::renew(conn, instance, *until)
+            .await
+            .map(|()| Ok(OpOutcome::SpendingDone)),
     }
 }
 
