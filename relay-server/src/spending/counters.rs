@@ -254,3 +254,87 @@ fn add_pending(
         *c = c.saturating_add(d);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spending::config::SpendingConfig;
+
+    fn policy(value: serde_json::Value) -> Policy {
+        let config: SpendingConfig = serde_json::from_value(value).unwrap();
+        config.validate(&[("m".into(), None)], 60).unwrap()
+    }
+
+    #[test]
+    fn a_sliding_window_admits_again_once_its_oldest_slices_left_the_ring() {
+        // 60 s sliding: slices of 1 s, a ring of 60.
+        let p = policy(
+            serde_json::json!({ "windows": [ { "windowSeconds": 60, "sliding": true, "calls": 2 } ] }),
+        );
+        let c = Counters::default();
+        c.admit(&p, "u", "m", 1_000).unwrap();
+        c.settle(&p, "u", "m", [0, 0], 1_000);
+        c.admit(&p, "u", "m", 1_030).unwrap();
+        c.settle(&p, "u", "m", [0, 0], 1_030);
+        let refusal = c.admit(&p, "u", "m", 1_059).unwrap_err();
+        assert_eq!(refusal.retry_after_seconds, 1);
+        // At 1,060 the call of second 1,000 has left the window; its ring cell is reused for 1,060.
+        c.admit(&p, "u", "m", 1_060).unwrap();
+        assert!(c.admit(&p, "u", "m", 1_061).is_err());
+        let calls: i64 = c.snapshot("u", 1_061).slices.iter().map(|r| r.calls).sum();
+        assert_eq!(calls, 2);
+    }
+
+    #[test]
+    fn running_calls_count_until_settled_and_tokens_land_in_the_slice_of_the_end() {
+        let p = policy(
+            serde_json::json!({ "windows": [ { "windowSeconds": 3600, "inputTokens": 100 } ],
+            "maxConcurrentCalls": 1 }),
+        );
+        let c = Counters::default();
+        c.admit(&p, "u", "m", 10).unwrap();
+        assert_eq!(c.running(), 1);
+        assert!(c.admit(&p, "u", "m", 11).is_err(), "one at a time");
+        assert!(
+            c.admit(&p, "v", "m", 11).is_ok(),
+            "another user's calls are their own"
+        );
+        c.settle(&p, "u", "m", [100, 5], 12);
+        assert_eq!(c.running(), 1);
+        let refusal = c.admit(&p, "u", "m", 13).unwrap_err();
+        assert_eq!(
+            refusal.kind,
+            patchbridge_protocol::SpendingLimitKind::InputTokens
+        );
+        // What was counted is pending for the write, once; a failed write puts it back.
+        let pending = c.take_pending(13);
+        let input: i64 = pending.iter().map(|(_, d)| d[1]).sum();
+        assert_eq!(input, 100);
+        assert!(c.take_pending(13).is_empty());
+        c.restore_pending(pending);
+        assert_eq!(c.take_pending(13).len(), 2);
+    }
+
+    #[test]
+    fn loaded_slices_count_and_slices_older_than_the_ring_are_skipped() {
+        let p = policy(serde_json::json!({ "windows": [ { "windowSeconds": 3600, "calls": 2 } ] }));
+        let c = Counters::default();
+        let row = |start: i64, calls: i64| SliceRow {
+            scope: String::new(),
+            slice_seconds: 3600,
+            slice_start: start,
+            calls,
+            input_tokens: 0,
+            output_tokens: 0,
+        };
+        c.load(
+            &p,
+            vec![("u".into(), row(7_200, 2)), ("u".into(), row(3_600, 9))],
+        );
+        assert!(
+            c.admit(&p, "u", "m", 7_300).is_err(),
+            "the loaded hour counts"
+        );
+        c.admit(&p, "u", "m", 10_800).unwrap();
+    }
+}
