@@ -17,6 +17,8 @@
 #        CARGO_TARGET_DIR (default: ./target; ./dev bench sets its shared cache) NGINX=/usr/sbin/nginx
 #        RELAY_LOG=info (the relay's PATCHBRIDGE_LOG; default: the relay's own default)
 #        NO_BUILD=1 (use the binaries already built)
+#        STREAMS_DATABASE='{ "url": "postgres://...", "schema": "..." }' (the streams relay's database section;
+#        default: a SQLite file in the temp dir)
 #        RELAY_BIN=path (a relay binary, or a wrapper that execs one, instead of the release build)
 #        CALLGRIND=1 (streams phase: the relay runs under valgrind's callgrind, ~50x slower, and its instruction
 #        counts are printed after the tables: they repeat for the same build and workload however busy the
@@ -147,11 +149,13 @@ done
 # 3. The relay: three models on the same upstream: back-to-back chunks, paused mid-response (memory phase),
 #    and paced chunks. Every call is one user's: spending limits high enough never to refuse, so their counters
 #    run on every call (the relay's spending histograms show what they cost).
+# STREAMS_DATABASE: the relay's database section (default: a SQLite file in the temp dir).
+STREAMS_DATABASE="${STREAMS_DATABASE:-"{ \"url\": \"sqlite://$WORK/relay.sqlite3\" }"}"
 cat >"$WORK/relay.json" <<CONF
 {
   "server": { "bind": "127.0.0.1:0", "basePath": "/api" },
   "identity": { "mode": "development" },
-  "database": { "url": "sqlite://$WORK/relay.sqlite3" },
+  "database": $STREAMS_DATABASE,
   "spending": { "windows": [ { "windowSeconds": 60, "sliding": true, "calls": 1000000000, "outputTokens": 1000000000000 } ],
                 "maxConcurrentCalls": 100000 },
   "models": [

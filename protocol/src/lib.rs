@@ -21,6 +21,7 @@
 //!   model requests): one key loop for all of them, same behaviour and error texts as the derive.
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
+//! - `unexpected` (private): how a reader names the JSON value it did not expect (shared by `tagged` and `source`).
 //!
 //! Requests are parsed strictly (`deny_unknown_fields`) so typos fail loudly; the protocol document says
 //! clients ignore unknown keys in responses, which is why response-only types do not deny them.
@@ -38,6 +39,7 @@ pub mod request;
 pub mod source;
 mod string_enum;
 mod tagged;
+mod unexpected;
 pub mod unique;
 pub mod write;
 

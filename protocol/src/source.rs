@@ -49,7 +49,7 @@ pub(crate) fn sources_value<E: de::Error>(value: Value) -> Result<Vec<Source>, E
     match value {
         Value::Array(items) => items.into_iter().map(source_value).collect(),
         other => Err(E::invalid_type(
-            crate::tagged::unexpected(&other),
+            crate::unexpected::unexpected(&other),
             &"a sequence",
         )),
     }
@@ -60,7 +60,7 @@ pub(crate) fn sources_value<E: de::Error>(value: Value) -> Result<Vec<Source>, E
 fn source_value<E: de::Error>(value: Value) -> Result<Source, E> {
     let Value::Object(map) = value else {
         return Err(E::invalid_type(
-            crate::tagged::unexpected(&value),
+            crate::unexpected::unexpected(&value),
             &"struct Source",
         ));
     };
@@ -74,7 +74,7 @@ fn source_value<E: de::Error>(value: Value) -> Result<Source, E> {
             Value::String(text) => Some(text),
             other => {
                 return Err(E::invalid_type(
-                    crate::tagged::unexpected(&other),
+                    crate::unexpected::unexpected(&other),
                     &"a string",
                 ))
             }

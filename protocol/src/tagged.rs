@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::event::{BlockKind, StopReason, StreamEvent};
 use crate::message::{Block, DocumentSource, ImageSource, ModelState, Usage};
+use crate::unexpected::unexpected;
 
 /// One tagged object: the variant (index into the tag names) and its other fields in document order.
 struct Tagged {
@@ -241,17 +242,6 @@ fn invalid_type_any<E: de::Error>(value: &Value, expected: &dyn de::Expected) ->
         _ => E::custom(format_args!(
             "invalid type: floating point `{n}`, expected {expected}"
         )),
-    }
-}
-
-pub(crate) fn unexpected(value: &Value) -> de::Unexpected<'_> {
-    match value {
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::String(s) => de::Unexpected::Str(s),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
-        Value::Number(_) => de::Unexpected::Other("number"),
     }
 }
 

@@ -16,9 +16,8 @@ use std::fmt;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use patchbridge_protocol::{ErrorEnvelope, RelayErrorCode};
+use patchbridge_protocol::{ErrorEnvelope, RelayErrorCode, SpendingLimit};
 
-use crate::spending::Refusal;
 use crate::store::StoreError;
 
 /// The cause of a failure, kept for the log.
@@ -46,7 +45,7 @@ enum Extra {
     /// `MODEL_STATE_MISMATCH`: `messageId`, so the client can continue in a new conversation.
     MessageId(String),
     /// `SPENDING_LIMIT_REACHED`: `limit`, `retryAfterSeconds`, `retryable` and the `Retry-After` header.
-    Spending(Box<Refusal>),
+    Spending(Box<SpendingLimit>, u64),
 }
 
 /// The text a client reads for `code` when the call site has nothing more precise to say. Fixed for every code
@@ -126,11 +125,12 @@ impl RelayError {
         }
     }
 
-    /// `SPENDING_LIMIT_REACHED`: one of the user's spending limits refuses the call (before any upstream call).
-    pub fn spending_limit(refusal: Refusal) -> Self {
-        let message = spending_message(&refusal);
+    /// `SPENDING_LIMIT_REACHED`: one of the user's spending limits, `limit`, refuses the call (before any upstream
+    /// call); a call may be admitted again in `retry_after_seconds`.
+    pub fn spending_limit(limit: SpendingLimit, retry_after_seconds: u64) -> Self {
+        let message = spending_message(&limit, retry_after_seconds);
         RelayError {
-            extra: Extra::Spending(Box::new(refusal)),
+            extra: Extra::Spending(Box::new(limit), retry_after_seconds),
             ..RelayError::new(RelayErrorCode::SpendingLimitReached, message)
         }
     }
@@ -192,8 +192,7 @@ fn causes(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
-fn spending_message(refusal: &Refusal) -> String {
-    let limit = &refusal.limit;
+fn spending_message(limit: &SpendingLimit, retry_after_seconds: u64) -> String {
     let what = match (&limit.window_seconds, limit.sliding) {
         (None, _) => format!("at most {} model calls running at once", limit.max),
         (Some(seconds), Some(true)) => {
@@ -208,10 +207,7 @@ fn spending_message(refusal: &Refusal) -> String {
         .model
         .as_ref()
         .map_or(String::new(), |m| format!(" of model `{m}`"));
-    format!(
-        "spending limit reached: {what}{model}; try again in {} s",
-        refusal.retry_after_seconds
-    )
+    format!("spending limit reached: {what}{model}; try again in {retry_after_seconds} s")
 }
 
 impl fmt::Display for RelayError {
@@ -278,11 +274,11 @@ impl IntoResponse for RelayError {
             Extra::None => {}
             Extra::CurrentRevision(current) => body.error.current_revision = Some(current),
             Extra::MessageId(message_id) => body.error.message_id = Some(message_id),
-            Extra::Spending(refusal) => {
+            Extra::Spending(limit, seconds) => {
                 body.error.retryable = Some(true);
-                body.error.retry_after_seconds = Some(refusal.retry_after_seconds);
-                retry_after = Some(axum::http::HeaderValue::from(refusal.retry_after_seconds));
-                body.error.limit = Some(refusal.limit);
+                body.error.retry_after_seconds = Some(seconds);
+                retry_after = Some(axum::http::HeaderValue::from(seconds));
+                body.error.limit = Some(*limit);
             }
         }
         let mut response = (status, axum::Json(body)).into_response();

@@ -10,7 +10,8 @@
 //! - [`identity`]: [`IdentityResolver`] and the development / JWT / trusted-proxy resolvers.
 //! - [`guard`]: Origin, content-type and identity checks in front of the API.
 //! - [`extract`]: the request extractors: bounded, strict JSON bodies; `Query` and `Path` answering with [`RelayError`].
-//! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls.
+//! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls, a
+//!   component the model route asks (its own rules, counter store port, metrics and refusal type).
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus; [`telemetry`]: OpenTelemetry traces over OTLP.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
@@ -19,6 +20,10 @@
 //!   same trees compiled into the binary for `patchbridge-relay demo`.
 //! - [`cli`]: the binary's `demo` and `healthcheck` commands.
 //! - [`state`]: [`AppState`]; this file: [`router`] and the security headers of every answer.
+//!
+//! No file imports, directly or not, a file that imports it (`tests/no_import_circles.rs` fails on a circle):
+//! shared parts live in leaf modules (`config::error`, `store::rows`, `spending::counts`, `identity`'s
+//! `mod.rs`), and spending and the store take their inputs as parameters.
 
 pub mod cli;
 pub mod config;
@@ -41,7 +46,7 @@ pub mod store;
 pub mod telemetry;
 pub mod write_timeout;
 
-use axum::http::{header, HeaderName, HeaderValue, Method};
+use axum::http::{header, HeaderValue, Method};
 use axum::routing::get;
 use axum::{middleware, Router};
 use patchbridge_protocol::RelayErrorCode;
@@ -55,7 +60,7 @@ pub use error::RelayError;
 pub use identity::{IdentityResolver, ResolveFuture, UserId};
 pub use state::AppState;
 
-pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub(crate) use logging::REQUEST_ID;
 
 /// The relay's routes: the API under the configured base path, `/healthz`, `/readyz`, `/metrics`, and (when
 /// configured) the static npm package at `/npm/` and example pages at `/examples/`.

@@ -20,6 +20,10 @@ use tracing_subscriber::field::MakeExt;
 pub const MAX_FIELD_CHARS: usize = 4096;
 /// Longest client-supplied request id kept.
 pub const MAX_REQUEST_ID_LEN: usize = 128;
+/// The request id header: set on every request (a client's acceptable id, else a new UUID), answered, logged
+/// and sent upstream.
+pub(crate) const REQUEST_ID: axum::http::HeaderName =
+    axum::http::HeaderName::from_static("x-request-id");
 
 /// Escapes what could break or spoof a log line and bounds the length.
 pub fn escape(text: &str) -> Cow<'_, str> {
@@ -128,14 +132,14 @@ pub fn request_id_is_acceptable(value: &HeaderValue) -> bool {
 /// layer behind this one assigns a fresh id.
 pub async fn drop_unacceptable_request_id(mut request: Request) -> Request {
     let headers = request.headers_mut();
-    let mut values = headers.get_all(&crate::REQUEST_ID).iter();
+    let mut values = headers.get_all(&REQUEST_ID).iter();
     let keep = match (values.next(), values.next()) {
         (None, _) => true,
         (Some(one), None) => request_id_is_acceptable(one),
         (Some(_), Some(_)) => false,
     };
     if !keep {
-        headers.remove(&crate::REQUEST_ID);
+        headers.remove(&REQUEST_ID);
         tracing::debug!("client x-request-id refused (not 1..=128 visible ASCII characters); a fresh id is used");
     }
     request

@@ -246,7 +246,16 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
             announce_demo(&addr, setup, site);
         }
         let telemetry = state.telemetry().clone();
+        let spending = state.spending().clone();
         let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
+        // Every call settles into the counters and the last counts are written before the store closes.
+        let unsettled = spending.close(options.shutdown_grace).await;
+        if unsettled > 0 {
+            tracing::warn!(
+                calls = unsettled,
+                "spending: calls still open at shutdown were not counted"
+            );
+        }
         // The spans still queued are exported before the process ends (bounded like the store's close).
         let flush = tokio::task::spawn_blocking(move || telemetry.shutdown());
         if tokio::time::timeout(options.shutdown_grace, flush)

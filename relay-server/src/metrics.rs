@@ -17,6 +17,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
+use crate::spending::metrics::SpendingMetrics;
+
 type Labels = Vec<(String, String)>;
 
 pub struct Metrics {
@@ -32,14 +34,8 @@ pub struct Metrics {
     pub added_first_event: Histogram,
     pub chunk_processing: Histogram,
     pub conversation_conflicts: Counter,
-    /// Model calls refused by a spending limit, by the limit's kind, window and model (never by user).
-    pub spending_refusals: Family<Labels, Counter>,
-    /// Spending counter updates that failed after a call ended (its usage went unrecorded).
-    pub spending_write_errors: Counter,
-    /// The admission transaction of each model call (on the call's path, before any upstream call).
-    pub spending_admit: Histogram,
-    /// The settling transaction of each model call (after the response ended, off its path).
-    pub spending_settle: Histogram,
+    /// The spending limits' own series (`relay_spending_*`), handed to the spending component.
+    pub spending: SpendingMetrics,
     /// The identity key set's fetches (`identity.jwksUrl` or OIDC discovery).
     pub jwks: crate::identity::jwks_metrics::JwksMetrics,
     /// `http_requests` series by status, then route.
@@ -94,30 +90,7 @@ impl Metrics {
         let added_first_event = Histogram::new(exponential_buckets(0.000001, 2.0, 24));
         let chunk_processing = Histogram::new(exponential_buckets(0.000001, 2.0, 20));
         let conversation_conflicts = Counter::default();
-        let spending_refusals = Family::<Labels, Counter>::default();
-        let spending_write_errors = Counter::default();
-        let spending_admit = Histogram::new(exponential_buckets(0.00001, 2.0, 23));
-        let spending_settle = Histogram::new(exponential_buckets(0.00001, 2.0, 23));
-        registry.register(
-            "spending_admit_seconds",
-            "Spending counters: the admission transaction at each model call's start",
-            spending_admit.clone(),
-        );
-        registry.register(
-            "spending_settle_seconds",
-            "Spending counters: the usage transaction after each model call's end",
-            spending_settle.clone(),
-        );
-        registry.register(
-            "spending_refusals",
-            "Model calls refused by a spending limit, by limit kind, window (`<seconds>s sliding|fixed`, empty for concurrent calls) and model (empty: the limits of all models)",
-            spending_refusals.clone(),
-        );
-        registry.register(
-            "spending_write_errors",
-            "Spending counter updates that failed at the end of a call",
-            spending_write_errors.clone(),
-        );
+        let spending = SpendingMetrics::register(&mut registry);
         registry.register(
             "http_requests",
             "HTTP requests by route and status",
@@ -183,10 +156,7 @@ impl Metrics {
             added_first_event,
             chunk_processing,
             conversation_conflicts,
-            spending_refusals,
-            spending_write_errors,
-            spending_admit,
-            spending_settle,
+            spending,
             http_request_series: SeriesCache::new(),
             model_call_series: SeriesCache::new(),
         })
@@ -218,24 +188,6 @@ impl Metrics {
                 ("from".into(), from.into()),
                 ("to".into(), to.into()),
                 ("code".into(), code.into()),
-            ])
-            .inc();
-    }
-
-    /// Counts a refusal by its limit. The labels come from the configuration (kind, window, the model of a
-    /// model's own limit, empty for the limits of all models), so their number is bounded.
-    pub fn spending_refusal(&self, refusal: &crate::spending::Refusal) {
-        let limit = &refusal.limit;
-        let window = match (limit.window_seconds, limit.sliding) {
-            (Some(seconds), Some(true)) => format!("{seconds}s sliding"),
-            (Some(seconds), _) => format!("{seconds}s fixed"),
-            (None, _) => String::new(),
-        };
-        self.spending_refusals
-            .get_or_create(&vec![
-                ("limit".into(), refusal.kind.as_str().into()),
-                ("window".into(), window),
-                ("model".into(), limit.model.clone().unwrap_or_default()),
             ])
             .inc();
     }

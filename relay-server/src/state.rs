@@ -11,6 +11,7 @@ use crate::identity::{self, IdentityResolver};
 use crate::metrics::Metrics;
 use crate::model::client::{ClientSetupError, UpstreamClient};
 use crate::model::registry::ModelRegistry;
+use crate::spending::Spending;
 use crate::store::Store;
 
 /// One heavy task per core, but at least two (so one long task never blocks the next).
@@ -46,7 +47,7 @@ pub(crate) struct Inner {
     /// Files compiled into the binary, served where no directory is configured ([`AppState::with_site`]).
     pub site: Option<EmbeddedSite>,
     pub limits: LimitsConfig,
-    pub spending: Arc<crate::spending::Policy>,
+    pub spending: Spending,
     pub store: Store,
     pub identity: Option<Arc<dyn IdentityResolver>>,
     pub models: ModelRegistry,
@@ -77,6 +78,11 @@ impl AppState {
             &config.telemetry,
             Duration::from_millis(config.limits.connect_timeout_ms),
         )?;
+        let spending = Spending::new(
+            config.spending,
+            Arc::new(store.clone()),
+            metrics.spending.clone(),
+        );
         Ok(AppState {
             inner: Arc::new(Inner {
                 base_path: config.base_path,
@@ -85,7 +91,7 @@ impl AppState {
                 examples_dir: config.examples_dir,
                 site: None,
                 limits: config.limits,
-                spending: Arc::new(config.spending),
+                spending,
                 store,
                 identity,
                 models,
@@ -172,6 +178,11 @@ impl AppState {
 
     pub fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The spending limits the model route asks before each call.
+    pub fn spending(&self) -> &Spending {
+        &self.inner.spending
     }
 
     pub fn metrics(&self) -> &Metrics {

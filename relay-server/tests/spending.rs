@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use common::*;
 use patchbridge_protocol::SpendingLimitKind;
-use patchbridge_relay::spending::{now_seconds, usage_report, UsageLine};
+use patchbridge_relay::spending::{now_seconds, UsageLine};
 use serde_json::{json, Value};
 use tokio::sync::Barrier;
 
@@ -62,28 +62,32 @@ async fn call(r: &Relay, user: &str, model: &str) -> (StatusCode, Option<u64>, S
     (status, retry_after, body_text(response).await)
 }
 
-/// Waits until no call of `user` is still marked running (every ended call has been settled).
-async fn settled(r: &Relay, user: &str) {
+/// Waits until no call of the relay is still open (every ended call has been settled).
+async fn settled(r: &Relay) {
     for _ in 0..500 {
-        let snapshot = r
-            .state
-            .store()
-            .spending_snapshot(user, 0, now_seconds())
-            .await
-            .unwrap();
-        if snapshot.running.is_empty() {
+        if r.state.spending().open_calls() == 0 {
             return;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    panic!("the calls of {user} were never settled");
+    panic!("the calls were never settled");
 }
 
+/// `user`'s usage of every limit, as the relay (configured with `spending`) counts it.
 async fn report(r: &Relay, spending: Value, user: &str) -> Vec<UsageLine> {
     let policy = spending_config(spending);
-    usage_report(r.state.store(), &policy, user, now_seconds())
+    let lines = r
+        .state
+        .spending()
+        .usage_report(user, now_seconds())
         .await
-        .unwrap()
+        .unwrap();
+    assert_eq!(
+        policy.usage(&Default::default(), 0).len(),
+        lines.len(),
+        "the relay runs the limits the test configured"
+    );
+    lines
 }
 
 fn spending_config(spending: Value) -> patchbridge_relay::spending::Policy {
@@ -158,7 +162,7 @@ async fn input_tokens_reported_by_the_provider_are_counted_over_a_sliding_window
         json!({ "windows": [ { "windowSeconds": 600, "sliding": true, "inputTokens": 1000 } ] });
     let r = spending_relay(&fake, &db, spending.clone(), json!({})).await;
     assert_eq!(call(&r, "alice", "chat").await.0, StatusCode::OK);
-    settled(&r, "alice").await;
+    settled(&r).await;
     assert_eq!(
         used(
             &report(&r, spending.clone(), "alice").await,
@@ -169,7 +173,7 @@ async fn input_tokens_reported_by_the_provider_are_counted_over_a_sliding_window
         600
     );
     assert_eq!(call(&r, "alice", "chat").await.0, StatusCode::OK);
-    settled(&r, "alice").await;
+    settled(&r).await;
     let (status, retry_after, body) = call(&r, "alice", "chat").await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
     let error = error(&body);
@@ -198,7 +202,7 @@ async fn output_tokens_past_the_limit_never_cut_the_running_call_and_the_next_ca
         "the call ran to its end: {events:?}"
     );
     assert_eq!(stop["usage"]["outputTokens"], 900);
-    settled(&r, "alice").await;
+    settled(&r).await;
     let (status, _, body) = call(&r, "alice", "chat").await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(error(&body)["limit"]["kind"], "outputTokens");
@@ -220,11 +224,11 @@ async fn a_stream_that_ends_without_usage_counts_the_models_output_bound_or_the_
     config_models["models"][0]["maxOutputTokens"] = json!(300);
     let r = spending_relay(&fake, &db, spending.clone(), config_models).await;
     assert_eq!(call(&r, "alice", "chat").await.0, StatusCode::OK);
-    settled(&r, "alice").await;
+    settled(&r).await;
     let (status, _, body) = call(&r, "alice", "chat").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(events_of(&body).last().unwrap()["type"], "error", "{body}");
-    settled(&r, "alice").await;
+    settled(&r).await;
     let lines = report(&r, spending.clone(), "alice").await;
     assert_eq!(
         used(&lines, None, SpendingLimitKind::OutputTokens, Some(86400)),
@@ -232,7 +236,7 @@ async fn a_stream_that_ends_without_usage_counts_the_models_output_bound_or_the_
     );
     // A model without maxOutputTokens is charged spending.defaultOutputTokens.
     assert_eq!(call(&r, "bob", "big").await.0, StatusCode::OK);
-    settled(&r, "bob").await;
+    settled(&r).await;
     let lines = report(&r, spending, "bob").await;
     assert_eq!(
         used(&lines, None, SpendingLimitKind::OutputTokens, Some(86400)),
@@ -248,7 +252,7 @@ async fn a_call_the_provider_refuses_counts_as_a_call_but_spends_no_tokens() {
         json!({ "windows": [ { "windowSeconds": 60, "calls": 10, "outputTokens": 10 } ] });
     let r = spending_relay(&fake, &db, spending.clone(), json!({})).await;
     assert_eq!(call(&r, "alice", "chat").await.0, StatusCode::BAD_GATEWAY);
-    settled(&r, "alice").await;
+    settled(&r).await;
     let lines = report(&r, spending, "alice").await;
     assert_eq!(used(&lines, None, SpendingLimitKind::Calls, Some(60)), 1);
     assert_eq!(
@@ -455,7 +459,9 @@ async fn the_usage_subcommand_prints_a_users_usage_of_every_limit_from_the_relay
     for _ in 0..2 {
         assert_eq!(call(&r, "dana", "scripted").await.0, StatusCode::OK);
     }
-    settled(&r, "dana").await;
+    settled(&r).await;
+    // The relay counts in memory and writes behind; the subcommand reads what was written.
+    r.state.spending().flush().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("relay.json");
     std::fs::write(&path, config.to_string()).unwrap();
@@ -488,4 +494,109 @@ async fn the_usage_subcommand_prints_a_users_usage_of_every_limit_from_the_relay
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn an_unknown_key_in_the_spending_section_is_refused_with_its_path() {
+    let e = patchbridge_relay::config::RelayConfig::from_json(
+        r#"{ "spending": { "windows": [ { "windowSeconds": 60, "call": 3 } ] } }"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "spending.windows[0].call");
+}
+
+/// The issue's case: an 8,000-character prompt against 6,000 input tokens a day. A provider reporting 2,000
+/// input tokens per call refuses the 4th call of streams read to the end; streams the browser closes before
+/// the usage arrives are charged the request's input bound (8,000 bytes and more) and refused sooner, never
+/// admitted without bound.
+#[tokio::test]
+async fn streams_closed_before_their_usage_are_charged_the_input_bound_and_refused_like_streams_read_to_the_end(
+) {
+    let prompt = "p".repeat(8_000);
+    let body = json!({ "model": "chat", "modelState": null,
+        "messages": [ { "id": "u1", "role": "user", "blocks": [ { "type": "text", "text": prompt } ] } ] });
+    let spending = json!({ "windows": [ { "windowSeconds": 86_400, "inputTokens": 6_000 } ] });
+    let admitted = |statuses: &[StatusCode]| {
+        statuses
+            .iter()
+            .take_while(|s| **s == StatusCode::OK)
+            .count()
+    };
+
+    let fake = FakeUpstream::start(vec![Reply::sse(chat_stream(Some((2_000, 10))))]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = spending_relay(&fake, &db, spending.clone(), json!({})).await;
+    let mut read_to_end = Vec::new();
+    for _ in 0..8 {
+        let response = r
+            .send(req("POST", "/api/model", "erin", Some(body.clone())))
+            .await;
+        read_to_end.push(response.status());
+        body_text(response).await;
+        settled(&r).await;
+    }
+    assert_eq!(admitted(&read_to_end), 3, "{read_to_end:?}");
+    assert!(read_to_end[3..]
+        .iter()
+        .all(|s| *s == StatusCode::TOO_MANY_REQUESTS));
+
+    // The same calls, each closed after its first event (the usage never comes).
+    let first = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n";
+    let stalling = FakeUpstream::start(vec![Reply::Stall {
+        prefix: first.into(),
+    }])
+    .await;
+    let db = TestDb::new(Backend::Sqlite);
+    let r = spending_relay(&stalling, &db, spending.clone(), json!({})).await;
+    let mut closed_early = Vec::new();
+    for _ in 0..8 {
+        let response = r
+            .send(req("POST", "/api/model", "erin", Some(body.clone())))
+            .await;
+        closed_early.push(response.status());
+        if response.status() == StatusCode::OK {
+            let mut body = response.into_body();
+            // The first event arrived: the provider accepted the call. Then the browser goes away.
+            let frame = http_body_util::BodyExt::frame(&mut body).await;
+            assert!(frame.is_some());
+            drop(body);
+        }
+        settled(&r).await;
+    }
+    assert!(
+        admitted(&closed_early) <= admitted(&read_to_end),
+        "closing streams early spends more: {closed_early:?} vs {read_to_end:?}"
+    );
+    assert!(closed_early[admitted(&closed_early)..]
+        .iter()
+        .all(|s| *s == StatusCode::TOO_MANY_REQUESTS));
+    let lines = report(&r, spending, "erin").await;
+    let charged = used(&lines, None, SpendingLimitKind::InputTokens, Some(86_400));
+    assert!(
+        charged >= 8_000 * admitted(&closed_early) as i64,
+        "each closed call is charged at least its prompt's bytes: {charged}"
+    );
+}
+
+#[tokio::test]
+async fn counts_written_behind_are_loaded_by_the_next_relay_on_the_same_database() {
+    let fake = FakeUpstream::start(vec![Reply::sse(chat_stream(Some((5, 7))))]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let spending = json!({ "windows": [ { "windowSeconds": 3600, "calls": 3 } ] });
+    let first = spending_relay(&fake, &db, spending.clone(), json!({})).await;
+    for _ in 0..2 {
+        assert_eq!(call(&first, "fay", "chat").await.0, StatusCode::OK);
+    }
+    settled(&first).await;
+    assert_eq!(
+        first.state.spending().close(Duration::from_secs(5)).await,
+        0
+    );
+    drop(first);
+    let second = spending_relay(&fake, &db, spending.clone(), json!({})).await;
+    assert_eq!(call(&second, "fay", "chat").await.0, StatusCode::OK);
+    let (status, _, body) = call(&second, "fay", "chat").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    let lines = report(&second, spending, "fay").await;
+    assert_eq!(used(&lines, None, SpendingLimitKind::Calls, Some(3600)), 3);
 }

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use crate::config::RelayConfig;
 use crate::spending::report::render;
-use crate::spending::{now_seconds, usage_report};
+use crate::spending::metrics::SpendingMetrics;
+use crate::spending::{now_seconds, Spending};
 use crate::store::Store;
 
 pub const USAGE: &str = "usage: patchbridge-relay usage --user ID [--config FILE]\n\
@@ -63,7 +64,12 @@ pub fn main(args: impl Iterator<Item = String>) -> ExitCode {
             Ok(s) => s,
             Err(e) => return fail(&e.to_string()),
         };
-        let lines = usage_report(&store, &spending, &user, now_seconds()).await;
+        let spending = Spending::new(
+            spending,
+            std::sync::Arc::new(store.clone()),
+            SpendingMetrics::register(&mut Default::default()),
+        );
+        let lines = spending.usage_report(&user, now_seconds()).await;
         store.close().await;
         match lines {
             Ok(lines) => {

@@ -9,6 +9,10 @@
 //! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
 
 pub(crate) mod fallbacks;
+//! - [`error`]: [`ConfigError`], the one error of every section (a leaf).
+//! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
+
+pub mod error;
 pub mod secret;
 pub mod strict_json;
 mod validate;
@@ -19,6 +23,8 @@ use patchbridge_protocol::InputKind;
 use patchbridge_providers::{ModelOptions, ProviderKind, ReasoningOptions};
 use serde::Deserialize;
 
+use error::err;
+pub use error::ConfigError;
 pub use secret::{Secret, SecretRef};
 pub use validate::{Validated, ValidatedIdentity, ValidatedModel};
 
@@ -363,21 +369,6 @@ impl ModelConfig {
             system_prompt: self.system_prompt.clone(),
             prompt_caching: self.prompt_caching,
         }
-    }
-}
-
-/// A configuration error: the path of the bad field and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("config error at `{path}`: {message}")]
-pub struct ConfigError {
-    pub path: String,
-    pub message: String,
-}
-
-fn err(path: impl Into<String>, message: impl Into<String>) -> ConfigError {
-    ConfigError {
-        path: path.into(),
-        message: message.into(),
     }
 }
 

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use patchbridge_providers::{ModelOptions, ProviderKind};
 
+use super::error::{err, ConfigError};
 use super::{
-    err, AuthScheme, ConfigError, DatabaseConfig, IdentityConfig, LimitsConfig, ModelConfig,
-    RelayConfig, Secret,
+    AuthScheme, DatabaseConfig, IdentityConfig, LimitsConfig, ModelConfig, RelayConfig, Secret,
 };
 
 /// A model after validation, with its secret resolved.

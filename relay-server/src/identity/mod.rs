@@ -7,7 +7,9 @@
 //!   document; [`discovery`]: the JWKS URL of an OIDC issuer; [`jwks_url`]: the fetched key set;
 //!   [`jwks_metrics`]: its fetches as Prometheus series.
 //! - [`proxy`]: a header set by an authenticating reverse proxy.
+//! - `build`: [`from_config`], the resolver a validated configuration names.
 
+mod build;
 pub mod development;
 pub mod discovery;
 pub mod fetch;
@@ -19,12 +21,10 @@ pub mod proxy;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 
 use axum::http::request::Parts;
 
-use crate::config::ValidatedIdentity;
-use crate::model::client::UpstreamClient;
+pub use build::from_config;
 
 /// An authenticated user id. Conversations are scoped to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -73,30 +73,6 @@ pub trait IdentityResolver: Send + Sync + 'static {
     /// it): a JWKS URL's key set past its stale bound, or not fetched yet. The default is always ready.
     fn status(&self) -> Result<(), String> {
         Ok(())
-    }
-}
-
-/// Builds the resolver for a validated identity configuration; a JWKS URL is fetched with `http` (the relay's
-/// upstream client), from a task spawned here, so this runs inside a Tokio runtime, and counted in `metrics`.
-pub fn from_config(
-    identity: &ValidatedIdentity,
-    http: &UpstreamClient,
-    metrics: &jwks_metrics::JwksMetrics,
-) -> Arc<dyn IdentityResolver> {
-    match identity {
-        ValidatedIdentity::Development {
-            header,
-            query_param,
-        } => Arc::new(development::DevelopmentResolver::new(
-            header.clone(),
-            query_param.clone(),
-        )),
-        ValidatedIdentity::Jwt(settings) => {
-            Arc::new(jwt::JwtResolver::new(settings.clone(), http, metrics))
-        }
-        ValidatedIdentity::TrustedProxy { header, trusted } => Arc::new(
-            proxy::TrustedProxyResolver::new(header.clone(), trusted.clone()),
-        ),
     }
 }
 

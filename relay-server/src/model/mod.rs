@@ -39,13 +39,24 @@ use crate::config::ValidatedModel;
 use crate::error::RelayError;
 use crate::extract::StrictJson;
 use crate::identity::UserId;
-use crate::spending;
+use crate::spending::{self, Refused};
 use crate::state::AppState;
 use crate::telemetry::model_call::CallInfo;
 use crate::telemetry::{ModelCallTrace, TraceParent};
 use registry::ModelEntry;
 use sse_body::SseBody;
 use stream::{adapter_error, error_event, StreamBounds};
+
+/// A spending refusal as the route answers it: the limit with its retry time (429), or, when the counters
+/// cannot be reached, an internal error (a relay that cannot count does not spend).
+impl From<Refused> for RelayError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Limit(r) => RelayError::spending_limit(r.limit, r.retry_after_seconds),
+            Refused::Unavailable(e) => RelayError::internal(format!("spending counters: {e}")),
+        }
+    }
+}
 
 pub async fn models(State(state): State<AppState>) -> Response {
     Json(state.inner.models.describe()).into_response()
@@ -91,7 +102,13 @@ pub async fn call(
             };
             let mut trace = ModelCallTrace::start(state.telemetry(), &parent, info);
             let ticket = trace
-                .admission(spending::admit(&state, &user.0, registry::SCRIPTED_ID))
+                .admission(async {
+                    state
+                        .spending()
+                        .admit(&user.0, registry::SCRIPTED_ID, &request)
+                        .await
+                        .map_err(RelayError::from)
+                })
                 .await?
                 .free();
             let events = state.heavy(move || scripted::respond(&request)).await?;
@@ -175,7 +192,13 @@ pub async fn call(
         // anything goes upstream: a refused call costs nothing. The ticket records the call's usage when it is
         // dropped, with the response (or on the way out of this function, when no response streams).
         let ticket = match trace
-            .admission(spending::admit(&state, &user.0, &serving.config.id))
+            .admission(async {
+                state
+                    .spending()
+                    .admit(&user.0, &serving.config.id, &request)
+                    .await
+                    .map_err(RelayError::from)
+            })
             .await
         {
             Ok(ticket) => ticket,

@@ -13,7 +13,7 @@ use crate::config::{Validated, ValidatedModel};
 use crate::error::RelayError;
 
 /// The id and provider name of the scripted demo model in `GET /models`.
-pub const SCRIPTED_ID: &str = "scripted";
+pub use super::scripted::SCRIPTED_ID;
 pub const SCRIPTED_PROVIDER: &str = "scripted-demo";
 
 #[derive(Clone)]

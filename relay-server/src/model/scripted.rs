@@ -19,6 +19,9 @@ use serde_json::{Map, Value};
 
 use patchbridge_providers::unique_message_id;
 
+/// The scripted model's id (`GET /models`, the spending limits).
+pub const SCRIPTED_ID: &str = "scripted";
+
 /// The first answer of every conversation starts with this, so nobody mistakes the demo for a model.
 pub const DISCLAIMER: &str = "[Scripted demo, not AI]";
 

@@ -1,105 +1,323 @@
 //! Per-user spending limits on model calls: calls, input tokens and output tokens over the windows an operator
 //! configures (`spending` in the configuration), concurrent calls, and a model's own limits on top.
 //!
-//! A call is admitted (or refused with `SPENDING_LIMIT_REACHED`, 429, before any upstream call) by one database
-//! transaction at its start, which also counts it and marks it running; a [`Ticket`] watches its events for the
-//! provider's reported usage and, when the response ends however it ends, records the tokens in one more
-//! transaction, spawned off the response. Nothing touches the database while the stream runs, and a limit reached
-//! mid-stream never cuts a running call: the next one is refused.
+//! A component with its own inputs: the rules ([`Policy`]), a counter store behind a port
+//! ([`port::CounterStore`], the relay's database implements it) and its metrics ([`SpendingMetrics`]). The model
+//! route asks [`Spending::admit`] before any upstream call; a refusal is a [`Refused`], which the route turns
+//! into its HTTP answer (`SPENDING_LIMIT_REACHED`, 429). A [`Ticket`] watches the call's events for the
+//! provider's reported usage and, when the response ends however it ends, records the tokens (without usage:
+//! the request's input bound, [`estimate`], and the model's output bound). A limit reached mid-stream never
+//! cuts a running call: the next one is refused.
 //!
-//! - [`config`]: the `spending` section and its validation into a [`Policy`].
+//! Where the counters live (docs/adr/013):
+//! - **one relay (SQLite)**: in memory ([`counters`]); an admission is a lock and a few additions, no database
+//!   round trip. Counts are written behind every [`FLUSH_INTERVAL`] and loaded at start, so a restart keeps
+//!   them; a SIGKILL forgets at most the counts of the last [`FLUSH_INTERVAL`] plus one write in progress
+//!   (under 2 s). Running calls are counted in memory only (the ticket is the guard): they end with the
+//!   process, so after a crash the user can call again at once. [`Spending::close`] (SIGTERM) waits for the
+//!   open calls to settle, then writes the last counts, before the store closes.
+//! - **replicas (PostgreSQL)**: in the database, so the limits hold across replicas: one transaction per
+//!   admission under the user's advisory lock, one per settlement. A running call's mark carries this relay's
+//!   instance id (random, chosen at start); the instance renews all its marks every [`RENEW_INTERVAL`], and a
+//!   mark expires [`MARK_LEASE_SECONDS`] after its last renewal, so a crashed relay's calls stop counting
+//!   within a minute.
+//!
+//! - [`counts`]: a user's counted usage as data (what the rules read).
 //! - [`policy`]: the rules as data and the pure decisions (admit or refuse, when to retry).
+//! - [`config`]: the `spending` section and its validation into a [`Policy`].
+//! - [`estimate`]: the input bound of a request.
+//! - [`counters`]: the in-memory counters of one relay.
+//! - [`port`]: the counter store's interface and what crosses it.
+//! - [`metrics`]: the `relay_spending_*` series.
+//! - this file: [`Spending`], [`Ticket`], and the operators' usage report ([`Spending::usage_report`]).
 //! - [`report`]: the `patchbridge-relay usage` subcommand.
-//! - this file: [`admit`], [`Ticket`], and the operators' usage report ([`usage_report`]).
-//!
-//! The counters live in the relay's database ([`crate::store::spending`]), so replicas on one PostgreSQL
-//! schema share them.
 
 pub mod config;
+pub mod counters;
+pub mod counts;
+pub mod estimate;
+pub mod metrics;
 pub mod policy;
+pub mod port;
 pub mod report;
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
-use patchbridge_protocol::{StreamEvent, Usage};
+use patchbridge_protocol::{ModelRequest, StreamEvent, Usage};
 
-use crate::error::RelayError;
-use crate::metrics::Metrics;
-use crate::state::AppState;
-use crate::store::spending::{Reserve, Reserved, Settle, Snapshot};
-use crate::store::Store;
 pub use config::SpendingConfig;
-pub use policy::{Policy, Refusal};
+use counters::Counters;
+use metrics::SpendingMetrics;
+pub use policy::{Policy, Refusal, UsageLine};
+use port::{CounterError, CounterStore, Reserve, Reserved, Settle};
+
+/// How often a relay that counts in memory writes its counts behind (and the most a SIGKILL forgets, plus
+/// one write in progress).
+pub const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+/// How long a running call's mark in a shared database lasts without renewal.
+pub const MARK_LEASE_SECONDS: i64 = 60;
+/// How often a relay renews the marks of its running calls in a shared database.
+pub const RENEW_INTERVAL: Duration = Duration::from_secs(20);
 
 /// Now in Unix seconds.
 pub fn now_seconds() -> i64 {
-    crate::store::now_micros() / 1_000_000
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(now.as_secs()).unwrap_or(i64::MAX)
 }
 
-/// Admits one call of `model` by `user`, or refuses it. A database failure refuses too (as an internal error):
-/// a relay that cannot count must not spend without limits.
-pub async fn admit(state: &AppState, user: &str, model: &str) -> Result<Ticket, RelayError> {
-    let policy = state.inner.spending.clone();
-    let now = now_seconds();
-    let call_id = uuid::Uuid::new_v4().to_string();
-    let slices = policy.slices(model);
-    let decide = {
-        let policy = policy.clone();
-        let model = model.to_owned();
-        Arc::new(move |snapshot: &Snapshot| policy.refusal(&model, snapshot, now).is_none())
-    };
-    let reserve = Reserve {
-        user: user.to_owned(),
-        call_id: call_id.clone(),
-        model: model.to_owned(),
-        now,
-        lease_until: now.saturating_add(i64::try_from(policy.lease_seconds).unwrap_or(i64::MAX)),
-        since: policy.oldest_needed(model, now),
-        read_running: policy.limits_running(model),
-        slices: slices.clone(),
-        admit: decide,
-    };
-    let began = std::time::Instant::now();
-    let reserved = state.store().spending_reserve(reserve).await;
-    state
-        .metrics()
-        .spending_admit
-        .observe(began.elapsed().as_secs_f64());
-    match reserved {
-        Ok(Reserved::Admitted) => Ok(Ticket {
-            store: state.store().clone(),
-            metrics: state.inner.metrics.clone(),
-            policy,
+/// Why a call was not admitted.
+#[derive(Debug)]
+pub enum Refused {
+    /// A limit refuses it (the user may try again after the refusal's `retry_after_seconds`).
+    Limit(Refusal),
+    /// The counters could not be read or written: a relay that cannot count must not spend without limits.
+    Unavailable(CounterError),
+}
+
+/// The spending limits of one relay: the rules, where the counters live, and the metrics. Cheap to clone.
+#[derive(Clone)]
+pub struct Spending {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    policy: Arc<Policy>,
+    store: Arc<dyn CounterStore>,
+    metrics: SpendingMetrics,
+    /// This relay instance (random, chosen at start): the running marks it writes carry it.
+    instance: String,
+    /// Whether admissions go through the store (shared by replicas) rather than [`Inner::counters`].
+    shared: bool,
+    counters: Counters,
+    /// Set once the stored counts are loaded and the background task runs.
+    started: tokio::sync::OnceCell<()>,
+    /// Tickets alive plus settlements not yet written (shared counters).
+    open: AtomicUsize,
+    settled: tokio::sync::Notify,
+}
+
+impl Spending {
+    pub fn new(policy: Policy, store: Arc<dyn CounterStore>, metrics: SpendingMetrics) -> Self {
+        let shared = store.shared();
+        Spending {
+            inner: Arc::new(Inner {
+                policy: Arc::new(policy),
+                store,
+                metrics,
+                instance: uuid::Uuid::new_v4().simple().to_string(),
+                shared,
+                counters: Counters::default(),
+                started: tokio::sync::OnceCell::new(),
+                open: AtomicUsize::new(0),
+                settled: tokio::sync::Notify::new(),
+            }),
+        }
+    }
+
+    /// The rules applied.
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
+    }
+
+    /// This relay instance's id (in the running marks it writes to a shared database).
+    pub fn instance(&self) -> &str {
+        &self.inner.instance
+    }
+
+    /// Calls admitted and not yet settled (tickets alive, and settlements still being written).
+    pub fn open_calls(&self) -> usize {
+        self.inner.open.load(Ordering::SeqCst)
+    }
+
+    /// Loads the stored counts (in memory) and starts the background task, once.
+    async fn start(&self) -> Result<(), CounterError> {
+        let inner = &self.inner;
+        inner
+            .started
+            .get_or_try_init(|| async {
+                if !inner.shared {
+                    let rows = inner
+                        .store
+                        .load(inner.policy.horizons(now_seconds()))
+                        .await?;
+                    inner.counters.load(&inner.policy, rows);
+                }
+                tokio::spawn(background(Arc::downgrade(inner)));
+                Ok::<(), CounterError>(())
+            })
+            .await?;
+        Ok(())
+    }
+
+    /// Admits one call of `model` by `user` for `request`, or refuses it.
+    pub async fn admit(
+        &self,
+        user: &str,
+        model: &str,
+        request: &ModelRequest,
+    ) -> Result<Ticket, Refused> {
+        self.start().await.map_err(Refused::Unavailable)?;
+        let inner = &self.inner;
+        let policy = &inner.policy;
+        let now = now_seconds();
+        let began = std::time::Instant::now();
+        let mut call_id = String::new();
+        let refused = if inner.shared {
+            call_id = uuid::Uuid::new_v4().to_string();
+            let decide = {
+                let policy = policy.clone();
+                let model = model.to_owned();
+                Arc::new(move |snapshot: &counts::Snapshot| {
+                    policy.refusal(&model, snapshot, now).is_none()
+                })
+            };
+            let reserve = Reserve {
+                user: user.to_owned(),
+                call_id: call_id.clone(),
+                instance: inner.instance.clone(),
+                model: model.to_owned(),
+                now,
+                lease_until: now.saturating_add(MARK_LEASE_SECONDS),
+                horizons: policy.horizons(now),
+                read_running: policy.limits_running(model),
+                slices: policy.slices(model),
+                admit: decide,
+            };
+            match inner.store.reserve(reserve).await {
+                Ok(Reserved::Admitted) => None,
+                // The rule refused inside the transaction; the same snapshot and time give the same answer.
+                Ok(Reserved::Refused(snapshot)) => {
+                    Some(policy.refusal(model, &snapshot, now).ok_or_else(|| {
+                        Refused::Unavailable("spending: a refusal without a limit".into())
+                    })?)
+                }
+                Err(e) => return Err(Refused::Unavailable(e)),
+            }
+        } else {
+            inner.counters.admit(policy, user, model, now).err()
+        };
+        inner.metrics.admit.observe(began.elapsed().as_secs_f64());
+        if let Some(refusal) = refused {
+            inner.metrics.refusal(&refusal);
+            return Err(Refused::Limit(refusal));
+        }
+        inner.open.fetch_add(1, Ordering::SeqCst);
+        Ok(Ticket {
+            spending: self.inner.clone(),
             user: user.to_owned(),
             call_id,
             model: model.to_owned(),
-            slices,
+            input_bound: estimate::input_bound(request),
             usage: None,
             streamed: false,
             free: false,
-        }),
-        Ok(Reserved::Refused(snapshot)) => {
-            // The rule refused inside the transaction; the same snapshot and time give the same answer.
-            let refusal = policy
-                .refusal(model, &snapshot, now)
-                .ok_or_else(|| RelayError::internal("spending: a refusal without a limit"))?;
-            state.metrics().spending_refusal(&refusal);
-            Err(RelayError::spending_limit(refusal))
+        })
+    }
+
+    /// Every configured limit with `user`'s usage of it at `now`, as this relay counts it.
+    pub async fn usage_report(&self, user: &str, now: i64) -> Result<Vec<UsageLine>, CounterError> {
+        self.start().await?;
+        let inner = &self.inner;
+        let snapshot = if inner.shared {
+            inner
+                .store
+                .snapshot(user, inner.policy.horizons(now), now)
+                .await?
+        } else {
+            inner.counters.snapshot(user, now)
+        };
+        Ok(inner.policy.usage(&snapshot, now))
+    }
+
+    /// Writes the counts counted in memory since the last write (nothing for shared counters).
+    pub async fn flush(&self) -> Result<(), CounterError> {
+        flush(&self.inner).await
+    }
+
+    /// Before the store closes (SIGTERM): waits up to `grace` for every open call to settle, then writes the
+    /// last counts. Returns the calls still open when the grace ended (their counts are lost with them).
+    pub async fn close(&self, grace: Duration) -> usize {
+        let inner = &self.inner;
+        let waited = tokio::time::timeout(grace, async {
+            loop {
+                let notified = inner.settled.notified();
+                if inner.open.load(Ordering::SeqCst) == 0 {
+                    break;
+                }
+                notified.await;
+            }
+        })
+        .await;
+        if let Err(e) = flush(inner).await {
+            tracing::warn!(error = %e, "spending counters: the last counts were not written");
         }
-        Err(e) => Err(RelayError::internal(format!("spending counters: {e}"))),
+        if waited.is_err() {
+            inner.open.load(Ordering::SeqCst)
+        } else {
+            0
+        }
+    }
+}
+
+async fn flush(inner: &Inner) -> Result<(), CounterError> {
+    if inner.shared {
+        return Ok(());
+    }
+    let now = now_seconds();
+    let deltas = inner.counters.take_pending(now);
+    if deltas.is_empty() {
+        return Ok(());
+    }
+    let began = std::time::Instant::now();
+    let written = inner
+        .store
+        .flush(deltas.clone(), inner.policy.horizons(now))
+        .await;
+    inner.metrics.settle.observe(began.elapsed().as_secs_f64());
+    if let Err(e) = written {
+        inner.metrics.write_errors.inc();
+        inner.counters.restore_pending(deltas);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Writes the counts behind (in memory) or renews the running marks (shared), until the relay is dropped.
+async fn background(inner: Weak<Inner>) {
+    let mut since_renewal = Duration::ZERO;
+    loop {
+        tokio::time::sleep(FLUSH_INTERVAL).await;
+        let Some(inner) = inner.upgrade() else { return };
+        if inner.shared {
+            since_renewal += FLUSH_INTERVAL;
+            if since_renewal >= RENEW_INTERVAL {
+                since_renewal = Duration::ZERO;
+                let until = now_seconds().saturating_add(MARK_LEASE_SECONDS);
+                if let Err(e) = inner.store.renew(&inner.instance, until).await {
+                    inner.metrics.write_errors.inc();
+                    tracing::warn!(error = %e, "spending counters: running calls were not renewed");
+                }
+            }
+        } else if let Err(e) = flush(&inner).await {
+            tracing::warn!(error = %e, "spending counters: counts not written yet (retried)");
+        }
     }
 }
 
 /// One admitted call: watches its events and records its usage when dropped (when the response ends, fails, or
-/// the browser goes away).
+/// the browser goes away). Until then it counts as running.
 pub struct Ticket {
-    store: Store,
-    metrics: Arc<Metrics>,
-    policy: Arc<Policy>,
+    spending: Arc<Inner>,
     user: String,
+    /// The running mark's id in a shared database (empty when counting in memory).
     call_id: String,
     model: String,
-    slices: Vec<(String, i64)>,
+    /// [`estimate::input_bound`] of the request: charged when the stream ends without usage.
+    input_bound: u64,
     /// The usage of the call's `message-stop`, when it reported any.
     usage: Option<Usage>,
     /// Whether the provider accepted the call (an event other than an error arrived).
@@ -130,13 +348,17 @@ impl Ticket {
     }
 
     /// `(input, output)` tokens to record: the reported usage; without it, nothing when the provider never
-    /// accepted the call, else the model's output bound (the most the call could have cost in output).
+    /// accepted the call, else the request's input bound and the model's output bound (the most the call could
+    /// have cost: the stream was cut, cancelled or closed by the browser before the provider said).
     fn tokens(&self) -> (u64, u64) {
         match (&self.usage, self.free, self.streamed) {
             (_, true, _) => (0, 0),
             (Some(usage), _, _) => (usage.input_tokens, usage.output_tokens),
             (None, _, false) => (0, 0),
-            (None, _, true) => (0, self.policy.fallback_output_tokens(&self.model)),
+            (None, _, true) => (
+                self.input_bound,
+                self.spending.policy.fallback_output_tokens(&self.model),
+            ),
         }
     }
 }
@@ -144,59 +366,46 @@ impl Ticket {
 impl Drop for Ticket {
     fn drop(&mut self) {
         let (input, output) = self.tokens();
+        let tokens = [
+            i64::try_from(input).unwrap_or(i64::MAX),
+            i64::try_from(output).unwrap_or(i64::MAX),
+        ];
         let now = now_seconds();
+        let inner = self.spending.clone();
+        if !inner.shared {
+            inner
+                .counters
+                .settle(&inner.policy, &self.user, &self.model, tokens, now);
+            inner.open.fetch_sub(1, Ordering::SeqCst);
+            inner.settled.notify_waiters();
+            return;
+        }
         let settle = Settle {
             user: std::mem::take(&mut self.user),
             call_id: std::mem::take(&mut self.call_id),
             now,
-            slices: std::mem::take(&mut self.slices),
-            input_tokens: i64::try_from(input).unwrap_or(i64::MAX),
-            output_tokens: i64::try_from(output).unwrap_or(i64::MAX),
-            forget_before: self.policy.forget_before(now),
+            slices: inner.policy.slices(&self.model),
+            input_tokens: tokens[0],
+            output_tokens: tokens[1],
+            horizons: inner.policy.horizons(now),
         };
-        let store = self.store.clone();
-        let metrics = self.metrics.clone();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             // Outside a runtime (a host dropping the body after its runtime ended): the lease ends the mark.
-            metrics.spending_write_errors.inc();
+            inner.metrics.write_errors.inc();
+            inner.open.fetch_sub(1, Ordering::SeqCst);
+            inner.settled.notify_waiters();
             return;
         };
         runtime.spawn(async move {
             let began = std::time::Instant::now();
-            let settled = store.spending_settle(settle).await;
-            metrics
-                .spending_settle
-                .observe(began.elapsed().as_secs_f64());
+            let settled = inner.store.settle(settle).await;
+            inner.metrics.settle.observe(began.elapsed().as_secs_f64());
             if let Err(e) = settled {
-                metrics.spending_write_errors.inc();
+                inner.metrics.write_errors.inc();
                 tracing::warn!(error = %e, "spending counters: a call's usage was not recorded");
             }
+            inner.open.fetch_sub(1, Ordering::SeqCst);
+            inner.settled.notify_waiters();
         });
     }
-}
-
-/// One line of [`usage_report`]: a limit, what the user used of it now, and the maximum.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageLine {
-    /// `None`: all models.
-    pub model: Option<String>,
-    pub kind: patchbridge_protocol::SpendingLimitKind,
-    /// `None` for concurrent calls.
-    pub window_seconds: Option<u64>,
-    pub sliding: bool,
-    pub used: i64,
-    pub max: u64,
-}
-
-/// Every configured limit with the user's usage of it at `now`, read from the same tables the relay counts in.
-pub async fn usage_report(
-    store: &Store,
-    policy: &Policy,
-    user: &str,
-    now: i64,
-) -> Result<Vec<UsageLine>, crate::store::StoreError> {
-    let snapshot = store
-        .spending_snapshot(user, policy.forget_before(now), now)
-        .await?;
-    Ok(policy.usage(&snapshot, now))
 }

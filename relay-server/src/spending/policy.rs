@@ -10,8 +10,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use patchbridge_protocol::{SpendingLimit, SpendingLimitKind};
 
-use super::config::SLICES_PER_SLIDING_WINDOW;
-use crate::store::spending::{SliceRow, Snapshot};
+use super::counts::{SliceRow, Snapshot};
+
+/// A sliding window is counted in this many slices (its length must divide by it).
+pub const SLICES_PER_SLIDING_WINDOW: u64 = 60;
 
 /// One window's limits (at least one is set).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +82,19 @@ pub struct Refusal {
     pub limit: SpendingLimit,
     pub kind: SpendingLimitKind,
     pub retry_after_seconds: u64,
+}
+
+/// One line of [`Policy::usage`]: a limit, what the user used of it now, and the maximum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageLine {
+    /// `None`: all models.
+    pub model: Option<String>,
+    pub kind: SpendingLimitKind,
+    /// `None` for concurrent calls.
+    pub window_seconds: Option<u64>,
+    pub sliding: bool,
+    pub used: i64,
+    pub max: u64,
 }
 
 /// How long a refused user is told to wait when too many of their calls are running: calls end at any moment.
@@ -160,6 +175,42 @@ impl Policy {
             .unwrap_or(now)
     }
 
+    /// How many slices of length `slice_seconds` the windows of `scope` (`""` or a model id) read at most:
+    /// sixty for a sliding window, one for a fixed one.
+    pub fn slots(&self, scope: &str, slice_seconds: i64) -> usize {
+        std::iter::once(&self.global)
+            .chain(self.models.values())
+            .filter(|s| s.key() == scope)
+            .flat_map(|s| s.windows.iter())
+            .filter(|w| w.slice_seconds() == slice_seconds)
+            .map(|w| {
+                if w.sliding {
+                    SLICES_PER_SLIDING_WINDOW as usize
+                } else {
+                    1
+                }
+            })
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// Per slice length, the oldest slice start any window of that length reads at `now`: what the stored
+    /// counters must keep (older slices are deleted) and what a start loads.
+    pub fn horizons(&self, now: i64) -> Vec<(i64, i64)> {
+        let mut out: Vec<(i64, i64)> = Vec::new();
+        for w in std::iter::once(&self.global)
+            .chain(self.models.values())
+            .flat_map(|s| s.windows.iter())
+        {
+            let (len, oldest) = (w.slice_seconds(), w.oldest_slice(now));
+            match out.iter_mut().find(|(l, _)| *l == len) {
+                Some((_, o)) => *o = (*o).min(oldest),
+                None => out.push((len, oldest)),
+            }
+        }
+        out
+    }
+
     /// Whether any scope of `model` limits concurrent calls.
     pub fn limits_running(&self, model: &str) -> bool {
         self.scopes(model).any(|s| s.max_concurrent.is_some())
@@ -220,11 +271,11 @@ impl Policy {
 
 impl Policy {
     /// Every limit (all models first, then each model's own) with what `snapshot` used of it at `now`.
-    pub fn usage(&self, snapshot: &Snapshot, now: i64) -> Vec<super::UsageLine> {
+    pub fn usage(&self, snapshot: &Snapshot, now: i64) -> Vec<UsageLine> {
         let mut out = Vec::new();
         for scope in std::iter::once(&self.global).chain(self.models.values()) {
             if let Some(max) = scope.max_concurrent {
-                out.push(super::UsageLine {
+                out.push(UsageLine {
                     model: scope.model.clone(),
                     kind: SpendingLimitKind::ConcurrentCalls,
                     window_seconds: None,
@@ -238,7 +289,7 @@ impl Policy {
                     let used = counted(snapshot, scope, window, now)
                         .map(|r| value(r, kind))
                         .sum();
-                    out.push(super::UsageLine {
+                    out.push(UsageLine {
                         model: scope.model.clone(),
                         kind,
                         window_seconds: Some(window.seconds),

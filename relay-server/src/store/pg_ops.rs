@@ -18,7 +18,8 @@
 
 use sqlx::PgPool;
 
-use super::{Quota, Row, StoreError};
+use super::error::StoreError;
+use super::rows::{Quota, Row};
 
 /// The CAS write. `$1` title (NULL keeps it), `$2` context, `$3` now (µs), `$4` user, `$5` id,
 /// `$6` expected revision, `$7` new context bytes, `$8` the user's byte quota.

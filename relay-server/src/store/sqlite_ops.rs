@@ -12,12 +12,15 @@
 
 use sqlx::SqliteConnection;
 
-use super::StoreError;
-use super::{
+use super::error::StoreError;
+use super::rows::{
     bytes_quota_error, conversations_quota_error, insert_conversation, row, Quota, Row,
     StoredConversation, WriteOutcome, DELETE_CONVERSATION, RELEASE_USAGE, SELECT_USAGE,
     SELECT_USED_BYTES,
 };
+use super::spending_sql::sqlite_steps;
+use crate::spending::counters::Delta;
+use crate::spending::port::{Horizons, Reserve, Reserved, Settle};
 
 /// One write, owning its inputs (it crosses to the writer task).
 #[derive(Debug)]
@@ -43,10 +46,14 @@ pub(super) enum WriteOp {
         user: String,
         id: String,
     },
-    /// A model call's admission ([`super::spending`]).
-    SpendingReserve(Box<super::spending::Reserve>),
-    /// A model call's end ([`super::spending`]).
-    SpendingSettle(super::spending::Settle),
+    /// A model call's admission ([`super::spending_sql`]).
+    SpendingReserve(Box<Reserve>),
+    /// A model call's end ([`super::spending_sql`]).
+    SpendingSettle(Settle),
+    /// The written-behind counters: deltas to add, and per slice length the oldest slice kept.
+    SpendingFlush(Vec<Delta>, Horizons),
+    /// Renews the running marks of one relay instance until the given time.
+    SpendingRenew(String, i64),
 }
 
 impl WriteOp {
@@ -55,7 +62,10 @@ impl WriteOp {
     pub(super) fn needs_fsync(&self) -> bool {
         !matches!(
             self,
-            WriteOp::SpendingReserve(_) | WriteOp::SpendingSettle(_)
+            WriteOp::SpendingReserve(_)
+                | WriteOp::SpendingSettle(_)
+                | WriteOp::SpendingFlush(..)
+                | WriteOp::SpendingRenew(..)
         )
     }
 }
@@ -66,8 +76,9 @@ pub(super) enum OpOutcome {
     Created(StoredConversation),
     Written(WriteOutcome),
     Deleted(bool),
-    SpendingReserved(super::spending::Reserved),
-    SpendingSettled,
+    SpendingReserved(Reserved),
+    /// A counter write other than an admission.
+    SpendingDone,
 }
 
 pub(super) type OpResult = Result<Result<OpOutcome, StoreError>, sqlx::Error>;
@@ -110,12 +121,18 @@ pub(super) async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> OpResult
         }
         WriteOp::Delete { user, id } => delete(conn, user, id).await,
         // A refused admission changes nothing, like the other refusals.
-        WriteOp::SpendingReserve(r) => super::spending::sqlite_steps::reserve(conn, r)
+        WriteOp::SpendingReserve(r) => sqlite_steps::reserve(conn, r)
             .await
             .map(|r| Ok(OpOutcome::SpendingReserved(r))),
-        WriteOp::SpendingSettle(s) => super::spending::sqlite_steps::settle(conn, s)
+        WriteOp::SpendingSettle(s) => sqlite_steps::settle(conn, s)
             .await
-            .map(|()| Ok(OpOutcome::SpendingSettled)),
+            .map(|()| Ok(OpOutcome::SpendingDone)),
+        WriteOp::SpendingFlush(deltas, horizons) => sqlite_steps::flush(conn, deltas, horizons)
+            .await
+            .map(|()| Ok(OpOutcome::SpendingDone)),
+        WriteOp::SpendingRenew(instance, until) => sqlite_steps::renew(conn, instance, *until)
+            .await
+            .map(|()| Ok(OpOutcome::SpendingDone)),
     }
 }
 
