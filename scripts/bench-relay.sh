@@ -8,7 +8,10 @@
 # database engine (and a baseline relay beside it, interleaved, when RELAY_BIN_BASE is set).
 #
 # Usage: scripts/bench-relay.sh            (about 2-3 minutes on 2 cores)
-# Env:   PHASES=streams,cas (which parts run)
+# Then the memory run (PHASES=rss): a fresh relay's RSS after each of RSS_ROUNDS rounds of RSS_STREAMS concurrent
+# streams from RSS_USERS users (defaults 20, 500, 50; RSS_CHUNKS=20 chunks each), printed, never asserted.
+#
+# Env:   PHASES=streams,cas,rss (which parts run)
 #        CAS_SECONDS=2 CAS_REPEATS=3 CAS_SQLITE_LEVELS=1,16 CAS_PG_LEVELS=1,16,64 CAS_CONTEXT_BYTES=1024
 #        CAS_PG_URL=postgres://postgres@127.0.0.1:5432/test (empty: skip PostgreSQL; a unique schema is created
 #        and dropped) CAS_PG_MAX_CONNECTIONS (the relay's database.maxConnections; default: the relay's)
@@ -35,7 +38,7 @@ HOLD="${HOLD:-1024}"
 PACED="${PACED:-64}"
 INTERVAL_US="${INTERVAL_US:-5000}"
 NGINX="${NGINX:-/usr/sbin/nginx}"
-PHASES="${PHASES:-streams,cas}"
+PHASES="${PHASES:-streams,cas,rss}"
 CAS_SECONDS="${CAS_SECONDS:-2}"
 CAS_REPEATS="${CAS_REPEATS:-3}"
 CAS_SQLITE_LEVELS="${CAS_SQLITE_LEVELS:-1,16}"
@@ -199,6 +202,31 @@ if [ "${CALLGRIND:-0}" = 1 ]; then
   echo "Functions by their own instructions:"
   sed -n '/file:function/,$p' "$WORK/relay.callgrind.txt" | sed -n '3,27p' | cut -c1-160
 fi
+fi
+
+# 3b. Memory under sustained load: its own upstream and relay, so the rounds start from a fresh process.
+if [[ ",$PHASES," == *,rss,* ]]; then
+RSS_CHUNKS="${RSS_CHUNKS:-20}"
+"$BENCH" upstream --bind 127.0.0.1:0 --chunks "$RSS_CHUNKS" --interval-us 0 >"$WORK/rss-upstream.log" 2>&1 &
+PIDS+=($!)
+RSS_UPSTREAM=$(wait_addr "$WORK/rss-upstream.log" "fake-upstream listening on" "${PIDS[-1]}")
+cat >"$WORK/rss-relay.json" <<CONF
+{
+  "server": { "bind": "127.0.0.1:0", "basePath": "/api" },
+  "identity": { "mode": "development" },
+  "database": { "url": "sqlite://$WORK/rss.sqlite3" },
+  "spending": { "windows": [ { "windowSeconds": 60, "sliding": true, "calls": 1000000000, "outputTokens": 1000000000000 } ],
+                "maxConcurrentCalls": 100000 },
+  "models": [ { "id": "bench", "provider": "openai-chat", "baseUrl": "http://$RSS_UPSTREAM/v1", "upstreamModel": "bench-model", "authScheme": "none" } ]
+}
+CONF
+"$RELAY" --config "$WORK/rss-relay.json" >"$WORK/rss-relay.out.log" 2>"$WORK/rss-relay.log" &
+PIDS+=($!)
+RSS_RELAY_PID=${PIDS[-1]}
+RSS_RELAY=$(wait_addr "$WORK/rss-relay.out.log" "patchbridge-relay listening on" "$RSS_RELAY_PID")
+echo
+"$BENCH" rss --relay "http://$RSS_RELAY" --relay-pid "$RSS_RELAY_PID" --rounds "${RSS_ROUNDS:-20}" \
+  --streams "${RSS_STREAMS:-500}" --users "${RSS_USERS:-50}" --chunks "$RSS_CHUNKS"
 fi
 
 # 4. The conversation write benchmark: relays in front of a fresh SQLite file / PostgreSQL schema each.

@@ -17,6 +17,14 @@ use patchbridge_relay::serve::{serve, Ended, ServeOptions};
 use patchbridge_relay::store::Store;
 use patchbridge_relay::{fdlimit, router, AppState};
 
+/// jemalloc, not the system allocator: glibc's malloc kept the memory of finished streams in its arenas, so the
+/// relay's RSS grew round after round of concurrent streams while its live heap stayed flat (measured with
+/// `scripts/bench-relay.sh`'s memory run, `relay-server/bench/README.md`). The binary only: the library leaves
+/// the allocator to its host. glibc targets only: the static musl build keeps musl's allocator.
+#[cfg(target_env = "gnu")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const USAGE: &str = "usage: patchbridge-relay [--config FILE] [--demo]\n\
   --config FILE   strict JSON configuration (default: $PATCHBRIDGE_CONFIG, else built-in defaults)\n\
   --demo          serve the scripted demo model when no model is configured\n\

@@ -7,6 +7,8 @@
 //!   [--levels 1,64,1024] [--hold 1024] [--paced 64]`: the load generator and the report ([`run`], [`report`]).
 //! - `cas --relays label=URL[,label=URL] --engine sqlite [--levels 1,16] [--seconds 2] [--repeats 3]
 //!   [--context-bytes 1024]`: the durable conversation write benchmark ([`cas`]); URLs include the base path.
+//! - `rss --relay URL --relay-pid PID [--rounds 20] [--streams 500] [--users 50] [--chunks 20]
+//!   [--settle-ms 500]`: the relay's RSS after each round of concurrent streams ([`rss`]).
 //! - `free-port`: prints a free loopback TCP port (for nginx's generated config).
 //!
 //! Layout: [`cas`] the conversation write benchmark; [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
@@ -20,6 +22,7 @@ mod client;
 mod metrics;
 mod procfs;
 mod report;
+mod rss;
 mod run;
 mod sse;
 mod stats;
@@ -32,6 +35,7 @@ const USAGE: &str = "usage:
   patchbridge-relay-bench upstream --bind 127.0.0.1:0 --chunks N [--interval-us 1000]
   patchbridge-relay-bench run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N [--levels 1,64,1024] [--hold 1024]
   patchbridge-relay-bench cas --relays label=URL[,label=URL] --engine NAME [--levels 1,16] [--seconds 2] [--repeats 3] [--context-bytes 1024]
+  patchbridge-relay-bench rss --relay URL --relay-pid PID [--rounds 20] [--streams 500] [--users 50] [--chunks 20] [--settle-ms 500]
   patchbridge-relay-bench free-port";
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Some("upstream") => flags(&args[1..]).and_then(upstream_cmd),
         Some("run") => flags(&args[1..]).and_then(run_cmd),
         Some("cas") => flags(&args[1..]).and_then(cas_cmd),
+        Some("rss") => flags(&args[1..]).and_then(rss_cmd),
         Some("free-port") => free_port(),
         _ => Err(USAGE.to_string()),
     };
@@ -151,6 +156,22 @@ fn run_cmd(f: HashMap<String, String>) -> Result<(), String> {
         paced: take(&f, "paced", Some(64))?,
     };
     runtime()?.block_on(run::run(options))
+}
+
+fn rss_cmd(f: HashMap<String, String>) -> Result<(), String> {
+    let options = rss::Options {
+        relay: take(&f, "relay", None)?,
+        relay_pid: take(&f, "relay-pid", None)?,
+        rounds: take(&f, "rounds", Some(20))?,
+        streams: take(&f, "streams", Some(500))?,
+        users: take(&f, "users", Some(50))?,
+        chunks: take(&f, "chunks", Some(20))?,
+        settle: std::time::Duration::from_millis(take(&f, "settle-ms", Some(500))?),
+    };
+    if options.streams == 0 || options.users == 0 {
+        return Err("--streams and --users must be at least 1".into());
+    }
+    runtime()?.block_on(rss::run(options))
 }
 
 fn free_port() -> Result<(), String> {

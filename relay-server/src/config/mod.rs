@@ -6,13 +6,11 @@
 //! - [`secret`]: `{"env": ..}` / `{"file": ..}` secret references.
 //! - `validate`: checks everything and resolves secrets into [`Validated`].
 //! - `fallbacks`: the checks of `models[].fallbacks` and `models[].stateGroup` (failover, `model/failover.rs`).
-//! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
-
-pub(crate) mod fallbacks;
 //! - [`error`]: [`ConfigError`], the one error of every section (a leaf).
 //! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
 
 pub mod error;
+pub(crate) mod fallbacks;
 pub mod secret;
 pub mod strict_json;
 mod validate;
