@@ -13,7 +13,7 @@ use futures::FutureExt;
 use patchbridge_agent::core::protocol::{
     ConversationContext, ModelRequest, StopReason, StreamEvent, Usage,
 };
-use patchbridge_agent::core::relay::encode_uri_component;
+use patchbridge_agent::core::relay::{encode_uri_component, traceparent};
 use patchbridge_agent::core::*;
 use serde_json::{json, Value};
 
@@ -26,6 +26,8 @@ struct Recorder {
     sent: RefCell<Vec<Sent>>,
     answers: RefCell<Vec<(u32, String)>>,
     events: RefCell<Option<Vec<StreamEvent>>>,
+    /// The `traceparent` of each streamed request.
+    traceparents: RefCell<Vec<Option<String>>>,
 }
 
 impl Recorder {
@@ -68,9 +70,11 @@ impl RelayTransport for Recorder {
         &self,
         path: &str,
         body: String,
+        traceparent: Option<String>,
         _signal: &AbortSignal,
         _what: &'static str,
     ) -> LocalBoxFuture<'static, Result<StreamAnswer, AgentError>> {
+        self.traceparents.borrow_mut().push(traceparent);
         let answer = self.record("POST", path, Some(body));
         let result = match self.events.borrow_mut().take() {
             Some(events) if (200..300).contains(&answer.status) => {
@@ -331,5 +335,90 @@ fn ids_and_cursors_are_encoded_like_encode_uri_component() {
         ("", ""),
     ] {
         assert_eq!(encode_uri_component(text), encoded, "{text:?}");
+    }
+}
+
+/// `00-<32 lower-case hex>-<16 lower-case hex>-01`, with neither id all zeros.
+fn is_w3c_traceparent(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    let hex = |s: &str, n: usize| {
+        s.len() == n
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            && s.bytes().any(|b| b != b'0')
+    };
+    parts.len() == 4
+        && parts[0] == "00"
+        && hex(parts[1], 32)
+        && hex(parts[2], 16)
+        && parts[3] == "01"
+}
+
+#[test]
+fn each_model_call_sends_the_executions_trace_as_a_w3c_traceparent() {
+    let stream = || {
+        vec![
+            StreamEvent::MessageStart {
+                id: Some("a1".into()),
+            },
+            StreamEvent::MessageStop {
+                stop_reason: StopReason::EndTurn,
+                usage: Usage::default(),
+                model_state: None,
+            },
+        ]
+    };
+    let transport = Recorder::answering(&[(200, ""), (200, "")]);
+    let runtime = support::runtime(
+        Rc::new(RelayModel::new(transport.clone())),
+        support::ManualPlatform::new(),
+    );
+    // A page's own W3C trace id (any case) is the trace of the relay's spans.
+    *transport.events.borrow_mut() = Some(stream());
+    let mut input = support::input(vec![support::user("hi")], support::no_tools());
+    input.trace_id = Some("4BF92F3577B34DA6A3CE929D0E0E4736".into());
+    let (result, _) = support::run_to_end(&runtime, input);
+    assert_eq!(result.unwrap().outcome, Outcome::Completed);
+    // Without one, the execution's own trace id (its id) is hashed into a trace id.
+    *transport.events.borrow_mut() = Some(stream());
+    let input = support::input(vec![support::user("hi")], support::no_tools());
+    let (result, _) = support::run_to_end(&runtime, input);
+    assert_eq!(result.unwrap().outcome, Outcome::Completed);
+
+    let sent = transport.traceparents.borrow().clone();
+    assert_eq!(sent.len(), 2);
+    let page = sent[0].clone().expect("a traceparent");
+    assert!(is_w3c_traceparent(&page), "{page}");
+    assert!(
+        page.starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-"),
+        "{page}"
+    );
+    assert_eq!(page, traceparent("4BF92F3577B34DA6A3CE929D0E0E4736", 1));
+    let own = sent[1].clone().expect("a traceparent");
+    assert!(is_w3c_traceparent(&own), "{own}");
+    assert_ne!(own[3..35], page[3..35], "another execution, another trace");
+}
+
+#[test]
+fn traceparents_keep_the_trace_across_calls_and_hash_ids_that_are_not_w3c() {
+    let first = traceparent("exec_7f3a", 1);
+    let second = traceparent("exec_7f3a", 2);
+    assert!(
+        is_w3c_traceparent(&first) && is_w3c_traceparent(&second),
+        "{first} {second}"
+    );
+    assert_eq!(first[..35], second[..35], "one trace per execution");
+    assert_ne!(first[36..52], second[36..52], "one parent id per call");
+    assert_eq!(first, traceparent("exec_7f3a", 1), "deterministic");
+    assert_ne!(first[3..35], traceparent("exec_7f3b", 1)[3..35]);
+    // Not a W3C trace id: all zeros, the wrong length, not hex.
+    for id in [
+        "00000000000000000000000000000000",
+        "4bf92f3577b34da6",
+        "zzf92f3577b34da6a3ce929d0e0e4736",
+    ] {
+        let value = traceparent(id, 1);
+        assert!(is_w3c_traceparent(&value), "{value}");
+        assert!(!value.contains(id), "{id} is hashed: {value}");
     }
 }

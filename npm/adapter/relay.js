@@ -35,13 +35,17 @@ export async function relayRequest(method, url, headersProvider, bodyText, signa
  * @param {Parameters<typeof resolveHeaders>[0]} headersProvider
  * @param {string} bodyText
  * @param {AbortSignal | null | undefined} signal
+ * @param {string | null | undefined} [traceparent] the execution's W3C trace context (docs/protocol.md §7); a
+ *   `traceparent` of the host's headers wins
  * @returns {Promise<[number, string | AsyncGenerator<string>]>}
  */
-export async function relayStream(url, headersProvider, bodyText, signal) {
+export async function relayStream(url, headersProvider, bodyText, signal, traceparent) {
   const headers = await resolveHeaders(headersProvider);
+  /** @type {Record<string, string>} */
+  const trace = traceparent ? { traceparent } : {};
   const response = await fetch(url, {
     method: 'POST',
-    headers: { accept: 'text/event-stream', ...headers, 'content-type': 'application/json' },
+    headers: { accept: 'text/event-stream', ...trace, ...headers, 'content-type': 'application/json' },
     body: bodyText,
     signal: signal ?? undefined,
   });

@@ -2,7 +2,8 @@
 //! (`opentelemetry-proto`'s prost messages) and the spans of a model call are checked: one GenAI span joining
 //! the browser's `traceparent`, its `admission` and upstream `POST` children, the conversation write, the
 //! documented attributes, the exporter's headers and resource, the flush at shutdown; prompt text and user ids
-//! only when opted in; errors as `error.type`; the CORS preflight allowing `traceparent`.
+//! only when opted in; errors as `error.type`; the CORS preflight allowing `traceparent`; and the binary
+//! configured by the standard `OTEL_*` variables alone, exporting what it queued when SIGTERM stops it.
 
 mod common;
 
@@ -359,4 +360,86 @@ async fn the_cors_preflight_allows_the_traceparent_header() {
         .to_ascii_lowercase();
     assert!(allowed.contains("traceparent"), "{allowed}");
     assert!(allowed.contains("tracestate"), "{allowed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_is_configured_by_the_otel_variables_and_exports_its_queued_spans_at_sigterm() {
+    use tokio::io::AsyncBufReadExt;
+    let (endpoint, received) = receiver().await;
+    let db = TestDb::new(Backend::Sqlite);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("relay.json");
+    std::fs::write(&path, base_config(&db, json!({})).to_string()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_patchbridge-relay"))
+        .arg("--config")
+        .arg(&path)
+        .env("PATCHBRIDGE_LOG", "warn")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "authorization=Bearer%20collector-key",
+        )
+        .env("OTEL_SERVICE_NAME", "relay-under-test")
+        // Ten minutes: nothing is exported on schedule, only by the flush at shutdown.
+        .env("OTEL_BSP_SCHEDULE_DELAY", "600000")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next_line().await.unwrap().expect("relay listening");
+        if let Some(url) = line.strip_prefix("patchbridge-relay listening on ") {
+            break url.to_owned();
+        }
+    };
+    let answer = reqwest::Client::new()
+        .post(format!("{url}/api/model"))
+        .header("origin", &url)
+        .header("content-type", "application/json")
+        .header("x-patchbridge-user", "alice")
+        .header("traceparent", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .body(first_turn_request("scripted").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    assert!(answer.text().await.unwrap().contains("message-stop"));
+    assert!(
+        received.lock().unwrap().is_empty(),
+        "nothing exported before the shutdown"
+    );
+
+    let pid = child.id().unwrap() as i32;
+    // SAFETY: signalling our own child process.
+    #[allow(unsafe_code)]
+    let signalled = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .expect("the relay stops")
+        .unwrap();
+    assert!(status.success(), "{status}");
+
+    let received = received.lock().unwrap();
+    assert_eq!(received.len(), 1, "one export, at shutdown");
+    let (headers, request) = &received[0];
+    assert_eq!(headers["authorization"], "Bearer collector-key");
+    let resource = request.resource_spans[0].resource.as_ref().unwrap();
+    assert!(matches!(attr(&resource.attributes, "service.name"),
+        Some(any_value::Value::StringValue(s)) if s == "relay-under-test"));
+    let spans: Vec<&Span> = request.resource_spans[0]
+        .scope_spans
+        .iter()
+        .flat_map(|s| &s.spans)
+        .collect();
+    let call = spans
+        .iter()
+        .find(|s| s.name == "chat scripted")
+        .expect("the call's span");
+    assert_eq!(hex(&call.trace_id), TRACE_ID);
+    assert_eq!(text(call, "gen_ai.provider.name"), "patchbridge.scripted");
+    assert!(spans
+        .iter()
+        .any(|s| s.name == "admission" && s.parent_span_id == call.span_id));
 }

@@ -65,7 +65,13 @@ extern "C" {
     /// `handle` is a `RustEventStream` (bindings/interceptors.rs) as a JS value.
     pub fn iterable_from_rust(handle: JsValue) -> JsValue;
     #[wasm_bindgen(js_name = relayStream)]
-    pub fn relay_stream(url: &str, headers: &JsValue, body: String, signal: &JsValue) -> Promise;
+    pub fn relay_stream(
+        url: &str,
+        headers: &JsValue,
+        body: String,
+        signal: &JsValue,
+        traceparent: Option<String>,
+    ) -> Promise;
     #[wasm_bindgen(js_name = relayRequest)]
     pub fn relay_request(
         method: &str,

@@ -78,11 +78,17 @@ impl RelayTransport for FetchTransport {
         &self,
         path: &str,
         body: String,
+        traceparent: Option<String>,
         signal: &AbortSignal,
         what: &'static str,
     ) -> LocalBoxFuture<'static, Result<StreamAnswer, AgentError>> {
-        let promise =
-            js::relay_stream(&self.url(path), &self.headers, body, &mirror_signal(signal));
+        let promise = js::relay_stream(
+            &self.url(path),
+            &self.headers,
+            body,
+            &mirror_signal(signal),
+            traceparent,
+        );
         async move {
             let pair = await_js(promise, ErrorCode::RelayError, what).await?;
             let (status, body) = status_and_body(&pair);

@@ -132,7 +132,9 @@ fn model_chain(
     poison: Poison,
 ) -> EventStream {
     let Some(interceptor) = runtime.options.model_interceptors.get(index).cloned() else {
-        return runtime.model.stream(request, signal);
+        return runtime
+            .model
+            .stream_traced(request, signal, &ctx.trace_id, ctx.model_call);
     };
     let next_runtime = runtime.clone();
     let next_poison = poison.clone();

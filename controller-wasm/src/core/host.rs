@@ -28,6 +28,20 @@ pub trait Model {
     /// Starts one model call. The stream yields the events of `docs/protocol.md` §3; `signal` aborts when
     /// the execution is cancelled, times out or fails.
     fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream;
+
+    /// [`stream`](Self::stream) for call number `model_call` (from 1) of the execution traced as `trace_id`
+    /// (`context.traceId` of hooks and interceptors). The relay client sends it as a W3C `traceparent`; other
+    /// models ignore it.
+    fn stream_traced(
+        &self,
+        request: Rc<CallRequest>,
+        signal: AbortSignal,
+        trace_id: &str,
+        model_call: u64,
+    ) -> EventStream {
+        let _ = (trace_id, model_call);
+        self.stream(request, signal)
+    }
 }
 
 /// A regular expression the host compiled (a `RegExp` in the page).

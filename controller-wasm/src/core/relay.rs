@@ -50,10 +50,12 @@ pub trait RelayTransport {
     ) -> LocalBoxFuture<'static, Result<HttpAnswer, AgentError>>;
 
     /// `POST path` with a JSON body, answered with a stream of events; `signal` aborts the request.
+    /// `traceparent`: a W3C `traceparent` header value to send with it (the host's own headers win).
     fn stream(
         &self,
         path: &str,
         body: String,
+        traceparent: Option<String>,
         signal: &AbortSignal,
         what: &'static str,
     ) -> LocalBoxFuture<'static, Result<StreamAnswer, AgentError>>;
@@ -113,12 +115,17 @@ impl<T: RelayTransport> RelayModel<T> {
     }
 }
 
-impl<T: RelayTransport> Model for RelayModel<T> {
-    fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
+impl<T: RelayTransport> RelayModel<T> {
+    fn call(
+        &self,
+        request: Rc<CallRequest>,
+        signal: AbortSignal,
+        traceparent: Option<String>,
+    ) -> EventStream {
         let body = text_of(&request);
-        let answer = self
-            .transport
-            .stream("/model", body, &signal, "relay request failed");
+        let answer =
+            self.transport
+                .stream("/model", body, traceparent, &signal, "relay request failed");
         stream::once(async move {
             match answer.await? {
                 StreamAnswer::Events(events) => Ok(events),
@@ -140,6 +147,57 @@ impl<T: RelayTransport> Model for RelayModel<T> {
         .try_flatten()
         .boxed_local()
     }
+}
+
+impl<T: RelayTransport> Model for RelayModel<T> {
+    fn stream(&self, request: Rc<CallRequest>, signal: AbortSignal) -> EventStream {
+        self.call(request, signal, None)
+    }
+
+    /// Sends the execution's trace as `traceparent` ([`traceparent`]), so the relay's spans join it.
+    fn stream_traced(
+        &self,
+        request: Rc<CallRequest>,
+        signal: AbortSignal,
+        trace_id: &str,
+        model_call: u64,
+    ) -> EventStream {
+        self.call(request, signal, Some(traceparent(trace_id, model_call)))
+    }
+}
+
+/// The W3C `traceparent` of model call `model_call` of the execution traced as `trace_id` (`docs/protocol.md`
+/// §7): version `00`; trace-id `trace_id` itself when it is 32 hex digits (a page's own W3C trace id, in
+/// lower case), else the FNV-1a 128-bit hash of its UTF-8 bytes; parent-id the FNV-1a 64-bit hash of
+/// `"{trace_id}/{model_call}"` (one per call, the same on a retry of the page); flags `01` (sampled). All-zero
+/// ids, which W3C forbids, become `…01`.
+pub fn traceparent(trace_id: &str, model_call: u64) -> String {
+    let is_w3c = trace_id.len() == 32
+        && trace_id.bytes().all(|b| b.is_ascii_hexdigit())
+        && trace_id.bytes().any(|b| b != b'0');
+    let trace = if is_w3c {
+        trace_id.to_ascii_lowercase()
+    } else {
+        format!("{:032x}", fnv1a_128(trace_id.as_bytes()).max(1))
+    };
+    let parent = fnv1a_64(format!("{trace_id}/{model_call}").as_bytes()).max(1);
+    format!("00-{trace}-{parent:016x}-01")
+}
+
+fn fnv1a_128(bytes: &[u8]) -> u128 {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    bytes.iter().fold(OFFSET, |hash, b| {
+        (hash ^ u128::from(*b)).wrapping_mul(PRIME)
+    })
+}
+
+fn fnv1a_64(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf29ce484222325;
+    const PRIME: u64 = 0x100000001b3;
+    bytes
+        .iter()
+        .fold(OFFSET, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(PRIME))
 }
 
 /// The relay's conversation API as a [`ConversationStore`].

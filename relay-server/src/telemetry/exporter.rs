@@ -19,8 +19,19 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 
 pub struct ExportClient {
     http: UpstreamClient,
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until dropped.
+    runtime: Option<tokio::runtime::Runtime>,
     timeout: Duration,
+}
+
+impl Drop for ExportClient {
+    /// Without waiting: the client may be dropped on an async worker (a failed exporter build), where a
+    /// runtime's blocking shutdown would panic.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl fmt::Debug for ExportClient {
@@ -41,7 +52,7 @@ impl ExportClient {
             .build()?;
         Ok(ExportClient {
             http,
-            runtime,
+            runtime: Some(runtime),
             timeout,
         })
     }
@@ -65,9 +76,10 @@ impl HttpClient for ExportClient {
             Ok::<_, HttpError>(Response::from_parts(parts, body))
         };
         // Awaiting the task's handle works from any executor (the SDK's export thread blocks on this future).
-        let task = self
-            .runtime
-            .spawn(async move { tokio::time::timeout(timeout, exchange).await });
+        let Some(runtime) = &self.runtime else {
+            return Err("the exporter is shut down".into());
+        };
+        let task = runtime.spawn(async move { tokio::time::timeout(timeout, exchange).await });
         match task.await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => Err(format!("no answer within {} ms", timeout.as_millis()).into()),

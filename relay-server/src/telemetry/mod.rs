@@ -82,6 +82,18 @@ impl Telemetry {
             (None, Some(base)) => format!("{}/v1/traces", base.trim_end_matches('/')),
             (None, None) => return Ok(Telemetry::off()),
         };
+        if !matches!(
+            endpoint
+                .parse::<axum::http::Uri>()
+                .ok()
+                .as_ref()
+                .and_then(|u| u.scheme_str()),
+            Some("http" | "https")
+        ) {
+            return Err(TelemetryError(format!(
+                "the OTLP traces endpoint `{endpoint}` is not an http(s) URL"
+            )));
+        }
         let protocol =
             set("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or(set("OTEL_EXPORTER_OTLP_PROTOCOL"));
         if let Some(p) = protocol.filter(|p| p.trim() != "http/protobuf") {
@@ -244,6 +256,12 @@ mod tests {
         );
         assert!(Telemetry::from_env(
             with("OTEL_EXPORTER_OTLP_HEADERS", "novalue"),
+            &options,
+            second
+        )
+        .is_err());
+        assert!(Telemetry::from_env(
+            with("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "collector:4318"),
             &options,
             second
         )
