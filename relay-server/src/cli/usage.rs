@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::config::RelayConfig;
-use crate::spending::report::render;
 use crate::spending::metrics::SpendingMetrics;
+use crate::spending::report::render;
 use crate::spending::{now_seconds, Spending};
 use crate::store::Store;
 

@@ -27,7 +27,9 @@ pub fn from_config(
             header.clone(),
             query_param.clone(),
         )),
-        ValidatedIdentity::Jwt(settings) => Arc::new(JwtResolver::new(settings.clone(), http, metrics)),
+        ValidatedIdentity::Jwt(settings) => {
+            Arc::new(JwtResolver::new(settings.clone(), http, metrics))
+        }
         ValidatedIdentity::TrustedProxy { header, trusted } => {
             Arc::new(TrustedProxyResolver::new(header.clone(), trusted.clone()))
         }

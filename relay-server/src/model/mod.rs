@@ -11,8 +11,8 @@
 //! - [`sse_body`]: the events encoded for the browser, batched into as few writes as the timing allows.
 
 pub mod client;
-pub mod inputs;
 pub mod failover;
+pub mod inputs;
 pub mod registry;
 pub mod retry;
 pub mod scripted;
@@ -218,7 +218,14 @@ pub async fn call(
             );
         }
         match call
-            .attempt(serving, &request, &upstream_request, decoder, has_next, &trace)
+            .attempt(
+                serving,
+                &request,
+                &upstream_request,
+                decoder,
+                has_next,
+                &trace,
+            )
             .await?
         {
             Attempted::Served { first, events } => {
