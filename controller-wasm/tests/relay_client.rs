@@ -360,6 +360,7 @@ fn each_model_call_sends_the_executions_trace_as_a_w3c_traceparent() {
         vec![
             StreamEvent::MessageStart {
                 id: Some("a1".into()),
+                model: None,
             },
             StreamEvent::MessageStop {
                 stop_reason: StopReason::EndTurn,
