@@ -20,25 +20,29 @@
 //! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
 //!   same behaviour and error texts).
 //!
-//! Requests are parsed strictly (`deny_unknown_fields`) so typos fail loudly; the protocol document says
+//! Requests are parsed strictly (an unknown key is refused) so typos fail loudly; the protocol document says
 //! clients ignore unknown keys in responses, which is why response-only types do not deny them.
 
+// `wire!` names serde through this crate (`#[serde(crate = "patchbridge_protocol::__private::serde")]`), here too.
+extern crate self as patchbridge_protocol;
+
 pub mod conversation;
+pub mod declare;
 pub mod error;
 pub mod event;
 mod fields;
 pub mod message;
 pub mod models;
 pub mod number;
-mod object;
 pub mod request;
 pub mod source;
 mod string_enum;
 mod tagged;
 pub mod unique;
+mod value;
 pub mod write;
 
-/// What [`string_enum!`] expands to refers to, so that crates using the macro need no direct dependency.
+/// What [`string_enum!`] and [`wire!`] expand to refer to, so that crates using the macro need no direct dependency.
 #[doc(hidden)]
 pub mod __private {
     pub use serde;

@@ -11,15 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::conversation::{
-    ConversationContext, ConversationPage, ConversationSummary, CreateConversation,
-    SaveConversation,
-};
-use crate::error::SpendingLimit;
-use crate::event::{BlockKind, StopReason, StreamEvent};
-use crate::message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
-use crate::request::ModelRequest;
-use crate::source::Source;
+use crate::event::StopReason;
+use crate::message::Role;
 
 /// A wire value as JSON, equal to `serde_json::to_value` of its derived `Serialize`.
 pub trait ToValue {
@@ -103,12 +96,52 @@ impl<T: ToValue + ?Sized> ToValue for std::rc::Rc<T> {
     }
 }
 
-fn text(value: &str) -> Value {
-    Value::String(value.to_owned())
+impl ToValue for String {
+    fn to_value(&self) -> Value {
+        Value::String(self.clone())
+    }
 }
 
-fn opt_text(value: &Option<String>) -> Option<Value> {
-    value.as_deref().map(text)
+impl ToValue for str {
+    fn to_value(&self) -> Value {
+        Value::String(self.to_owned())
+    }
+}
+
+impl ToValue for bool {
+    fn to_value(&self) -> Value {
+        Value::Bool(*self)
+    }
+}
+
+macro_rules! numbers {
+    ($($ty:ty),*) => {$(
+        impl ToValue for $ty {
+            fn to_value(&self) -> Value {
+                Value::from(*self)
+            }
+        }
+    )*};
+}
+
+// `f64` as serde_json writes it (`null` when not finite).
+numbers!(u32, u64, usize, f64);
+
+/// Pass-through JSON, as it is.
+impl ToValue for Value {
+    fn to_value(&self) -> Value {
+        self.clone()
+    }
+}
+
+impl ToValue for Map<String, Value> {
+    fn to_value(&self) -> Value {
+        Value::Object(self.clone())
+    }
+}
+
+fn text(value: &str) -> Value {
+    Value::String(value.to_owned())
 }
 
 impl ToValue for Role {
@@ -124,259 +157,5 @@ impl ToValue for Role {
 impl ToValue for StopReason {
     fn to_value(&self) -> Value {
         text(self.as_str())
-    }
-}
-
-impl ToValue for Message {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("id", text(&self.id))
-            .put("role", self.role.to_value())
-            .put("blocks", self.blocks.to_value())
-            .done()
-    }
-}
-
-impl ToValue for Source {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put_some("url", opt_text(&self.url))
-            .put_some("title", opt_text(&self.title))
-            .put_some("citedText", opt_text(&self.cited_text))
-            .done()
-    }
-}
-
-/// `sources`, skipped when empty.
-fn put_sources(object: &mut Object, sources: &[Source]) {
-    if !sources.is_empty() {
-        object.put("sources", sources.to_value());
-    }
-}
-
-impl ToValue for Block {
-    fn to_value(&self) -> Value {
-        match self {
-            Block::Text { text: t, sources } => {
-                let mut object = Object::tagged("text");
-                object.put("text", text(t));
-                put_sources(&mut object, sources);
-                object.done()
-            }
-            Block::Image { source } => Object::tagged("image")
-                .put("source", source.to_value())
-                .done(),
-            Block::Reasoning { text: t } => Object::tagged("reasoning").put("text", text(t)).done(),
-            Block::ToolCall {
-                call_id,
-                name,
-                input,
-            } => Object::tagged("tool-call")
-                .put("callId", text(call_id))
-                .put("name", text(name))
-                .put("input", Value::Object(input.clone()))
-                .done(),
-            Block::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => Object::tagged("tool-result")
-                .put("callId", text(call_id))
-                .put("content", text(content))
-                .put("isError", *is_error)
-                .done(),
-        }
-    }
-}
-
-impl ToValue for ImageSource {
-    fn to_value(&self) -> Value {
-        match self {
-            ImageSource::Url { url } => Object::tagged("url").put("url", text(url)).done(),
-            ImageSource::Base64 { media_type, data } => Object::tagged("base64")
-                .put("mediaType", text(media_type))
-                .put("data", text(data))
-                .done(),
-        }
-    }
-}
-
-impl ToValue for ModelState {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("format", text(&self.format))
-            .put("data", self.data.clone())
-            .done()
-    }
-}
-
-impl ToValue for Usage {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("inputTokens", self.input_tokens)
-            .put("outputTokens", self.output_tokens)
-            .put("reasoningTokens", self.reasoning_tokens)
-            .put("cacheReadTokens", self.cache_read_tokens)
-            .put("cacheWriteTokens", self.cache_write_tokens)
-            .done()
-    }
-}
-
-impl ToValue for ToolDefinition {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("name", text(&self.name))
-            .put("description", text(&self.description))
-            .put("inputSchema", self.input_schema.clone())
-            .done()
-    }
-}
-
-impl ToValue for StreamEvent {
-    fn to_value(&self) -> Value {
-        match self {
-            StreamEvent::MessageStart { id } => Object::tagged("message-start")
-                .put_some("id", opt_text(id))
-                .done(),
-            StreamEvent::BlockStart { index, block } => Object::tagged("block-start")
-                .put("index", *index)
-                .put("block", block.to_value())
-                .done(),
-            StreamEvent::BlockDelta { index, delta } => Object::tagged("block-delta")
-                .put("index", *index)
-                .put("delta", text(delta))
-                .done(),
-            StreamEvent::BlockStop { index, sources } => {
-                let mut object = Object::tagged("block-stop");
-                object.put("index", *index);
-                put_sources(&mut object, sources);
-                object.done()
-            }
-            StreamEvent::MessageStop {
-                stop_reason,
-                usage,
-                model_state,
-            } => Object::tagged("message-stop")
-                .put("stopReason", stop_reason.to_value())
-                .put("usage", usage.to_value())
-                .put("modelState", model_state.to_value())
-                .done(),
-            StreamEvent::Error {
-                code,
-                message,
-                retryable,
-            } => Object::tagged("error")
-                .put("code", text(code))
-                .put("message", text(message))
-                .put_some("retryable", *retryable)
-                .done(),
-        }
-    }
-}
-
-impl ToValue for BlockKind {
-    fn to_value(&self) -> Value {
-        match self {
-            BlockKind::Text => Object::tagged("text").done(),
-            BlockKind::Reasoning => Object::tagged("reasoning").done(),
-            BlockKind::ToolCall { call_id, name } => Object::tagged("tool-call")
-                .put("callId", text(call_id))
-                .put("name", text(name))
-                .done(),
-        }
-    }
-}
-
-impl ToValue for ModelRequest {
-    fn to_value(&self) -> Value {
-        model_request(
-            self.model.as_deref(),
-            &self.messages,
-            self.model_state.as_ref(),
-            &self.tools,
-            self.conversation_id.as_deref(),
-        )
-    }
-}
-
-/// A [`ModelRequest`]'s JSON from its parts (a caller holding the history shared rather than as one `Vec`
-/// writes the same object without copying it into a `ModelRequest` first).
-pub fn model_request(
-    model: Option<&str>,
-    messages: &[impl ToValue],
-    model_state: Option<&ModelState>,
-    tools: &[ToolDefinition],
-    conversation_id: Option<&str>,
-) -> Value {
-    Object::new()
-        .put_some("model", model.map(text))
-        .put("messages", messages.to_value())
-        .put("modelState", model_state.to_value())
-        .put("tools", tools.to_value())
-        .put_some("conversationId", conversation_id.map(text))
-        .done()
-}
-
-impl ToValue for ConversationContext {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("messages", self.messages.to_value())
-            .put("modelState", self.model_state.to_value())
-            .done()
-    }
-}
-
-impl ToValue for ConversationSummary {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("id", text(&self.id))
-            .put("title", text(&self.title))
-            .put("revision", self.revision)
-            .put("createdAt", text(&self.created_at))
-            .put("updatedAt", text(&self.updated_at))
-            .done()
-    }
-}
-
-impl ToValue for ConversationPage {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("items", self.items.to_value())
-            .put(
-                "nextCursor",
-                opt_text(&self.next_cursor).unwrap_or(Value::Null),
-            )
-            .done()
-    }
-}
-
-impl ToValue for CreateConversation {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put_some("title", opt_text(&self.title))
-            .put_some("context", self.context.as_ref().map(ToValue::to_value))
-            .done()
-    }
-}
-
-impl ToValue for SaveConversation {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("expectedRevision", self.expected_revision)
-            .put_some("title", opt_text(&self.title))
-            .put("context", self.context.to_value())
-            .done()
-    }
-}
-
-impl ToValue for SpendingLimit {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("kind", text(&self.kind))
-            .put("max", self.max)
-            .put_some("windowSeconds", self.window_seconds)
-            .put_some("sliding", self.sliding)
-            .put_some("model", opt_text(&self.model))
-            .done()
     }
 }

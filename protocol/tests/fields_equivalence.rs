@@ -151,7 +151,18 @@ mod reference {
         pub model: Option<String>,
     }
 
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(remote = "Self", rename_all = "camelCase", default)]
+    pub struct Usage {
+        pub input_tokens: u64,
+        pub output_tokens: u64,
+        pub reasoning_tokens: u64,
+        pub cache_read_tokens: u64,
+        pub cache_write_tokens: u64,
+    }
+
     objects_only!(
+        Usage,
         Message,
         ModelState,
         ToolDefinition,
@@ -464,4 +475,27 @@ fn error_envelopes_read_exactly_as_the_derive_reads_them() {
         .filter(|t| same::<p::ErrorEnvelope, reference::ErrorEnvelope>(t))
         .count();
     assert!(accepted > 10, "{accepted}");
+}
+
+#[test]
+fn usage_reads_exactly_as_the_derive_reads_it() {
+    let usages = mutations(
+        &[
+            ("inputTokens", "1"),
+            ("outputTokens", "2"),
+            ("reasoningTokens", "3"),
+            ("cacheReadTokens", "4"),
+            ("cacheWriteTokens", "18446744073709551615"),
+        ],
+        &[],
+    );
+    let accepted = usages
+        .iter()
+        .filter(|t| same::<p::Usage, reference::Usage>(t))
+        .count();
+    assert!(
+        accepted > 5 && accepted < usages.len(),
+        "{accepted} of {}",
+        usages.len()
+    );
 }

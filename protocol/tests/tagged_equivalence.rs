@@ -12,6 +12,15 @@ use serde_json::{Map, Value};
 mod reference {
     use super::*;
 
+    /// A key that must be present, null allowed (the protocol's former `required_nullable`).
+    fn required_nullable<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Option::<T>::deserialize(d)
+    }
+
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
     #[serde(deny_unknown_fields)]
@@ -91,7 +100,7 @@ mod reference {
             stop_reason: p::StopReason,
             #[serde(default)]
             usage: p::Usage,
-            #[serde(deserialize_with = "p::message::required_nullable")]
+            #[serde(deserialize_with = "required_nullable")]
             model_state: Option<p::ModelState>,
         },
         Error {

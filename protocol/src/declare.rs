@@ -1,0 +1,333 @@
+//! [`wire!`](crate::wire): one declaration per wire type, from which its reader, its writer and its TypeScript
+//! declaration are generated.
+//!
+//! A wire type is declared once, as a struct or an internally tagged enum (`{ "type": "…", … }`) whose every
+//! field names its JSON key and how it may be absent:
+//!
+//! ```text
+//! patchbridge_protocol::wire! {
+//!     strict, ts(feature = "ts");
+//!     /// The whole conversation so far plus this turn's tools.
+//!     #[derive(Debug, Clone, PartialEq)]
+//!     pub struct ModelRequest {
+//!         pub model: Option<String> = "model" optional,
+//!         pub messages: Vec<Message> = "messages",
+//!         pub tools: Vec<ToolDefinition> = "tools" default,
+//!     }
+//! }
+//! ```
+//!
+//! The header says how the type is read and whether it has a TypeScript declaration:
+//! - `strict`: read, an unknown key refused (requests, stored data); `lenient`: read, an unknown key skipped
+//!   (what a relay or a model answers, which a newer version may extend); `written`: not read here (the
+//!   runtime's own outputs, and [`Source`](crate::Source), whose reader checks its links by hand);
+//! - `+ value` (structs): also read from a `serde_json::Value` (a struct inside a tagged enum's variant);
+//! - `ts(cfg)`: derives ts-rs's `TS` when `cfg` holds (`feature = "ts"` here, `test` in the runtime), with the
+//!   keys and optional fields below; field attributes such as `ts(type = "JsonObject")` pass through.
+//!
+//! A field with no rule is required (an `Option` then reads `null` as `None` but a missing key is an error, as
+//! `modelState` must be) and always written; `optional` (an `Option`) may be absent, reads absent as `None`, is
+//! not written when `None`, and is `key?: T` in TypeScript; `default` may be absent, reads absent as
+//! `Default::default()` and is always written; `omit_empty` (a `Vec`) may be absent, reads absent as empty, is
+//! not written when empty, and is `key?: T` in TypeScript.
+//!
+//! What it generates, all from that one list:
+//! - the type itself, with a derived `Serialize` (what the relay writes text with) carrying the keys and skip
+//!   rules as serde attributes;
+//! - [`ToValue`](crate::ToValue) (what the browser runtime writes): the same keys, order and skip rules;
+//! - for `strict` and `lenient`, `Deserialize`: a struct through the one key loop of `fields.rs`, an enum
+//!   through the one tagged reader of `tagged.rs` (and `FromValue`, reading it from a `Value`); the error
+//!   texts are serde's derive's (`tests/fields_equivalence.rs`, `tests/tagged_equivalence.rs`);
+//! - for an enum, `TAGS` (the `type` names in declaration order) and `type_name()`.
+//!
+//! An enum's variants are `Name = "tag" { fields }`, or `Name = "tag"` for a variant without fields (which,
+//! like serde's internally tagged unit variants, ignores other keys).
+
+/// Declares a wire type (see the [module docs](crate::declare)).
+#[macro_export]
+macro_rules! wire {
+    // ---- Header: policy, extras, TypeScript cfg (absent: never).
+    ($policy:ident $(+ $extra:ident)* , ts($ts:meta); $($item:tt)*) => {
+        $crate::wire!(@item [$policy] [$($extra)*] [$ts] $($item)*);
+    };
+    ($policy:ident $(+ $extra:ident)* ; $($item:tt)*) => {
+        $crate::wire!(@item [$policy] [$($extra)*] [any()] $($item)*);
+    };
+
+    // ---- A struct.
+    (@item [$policy:ident] [$($extra:ident)*] [$ts:meta]
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal $($mode:ident)? ),* $(,)?
+        }
+    ) => {
+        $crate::wire!(@fields [$ts] [@struct_def [$ts] [$(#[$meta])* $vis struct $name]] []
+            $( $(#[$fmeta])* $fvis $field : $ty = $key $($mode)? , )*);
+
+        impl $crate::write::ToValue for $name {
+            fn to_value(&self) -> $crate::__private::Value {
+                let mut object = $crate::write::Object::new();
+                $( $crate::wire!(@put object $key (&self.$field) $($mode)?); )*
+                object.done()
+            }
+        }
+
+        $crate::wire!(@struct_read [$policy] $name { $( $field : $ty = $key $($mode)? ),* });
+        $crate::wire!(@struct_extra [$($extra)*] [$policy] $name { $( $field : $ty = $key $($mode)? ),* });
+    };
+
+    // ---- An internally tagged enum.
+    (@item [$policy:ident] [] [$ts:meta]
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $tag:literal $({
+                $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $key:literal $($mode:ident)? ),* $(,)?
+            })? ),* $(,)?
+        }
+    ) => {
+        $crate::wire!(@enum_def [$ts] [$(#[$meta])* $vis enum $name] []
+            $( $(#[$vmeta])* $variant = $tag $({ $( $(#[$fmeta])* $field : $ty = $key $($mode)? , )* })? , )*);
+
+        impl $name {
+            /// The `type` of each variant, in declaration order.
+            pub const TAGS: &'static [&'static str] = &[$($tag),*];
+
+            /// This value's `type`.
+            pub fn type_name(&self) -> &'static str {
+                match self {
+                    $( $name::$variant { .. } => $tag, )*
+                }
+            }
+        }
+
+        impl $crate::write::ToValue for $name {
+            fn to_value(&self) -> $crate::__private::Value {
+                let mut object = $crate::write::Object::tagged(self.type_name());
+                match self {
+                    $( $name::$variant $({ $($field),* })? => {
+                        $($( $crate::wire!(@put object $key ($field) $($mode)?); )*)?
+                    } )*
+                }
+                object.done()
+            }
+        }
+
+        $crate::wire!(@enum_read [$policy] $name { $( $variant $({ $( $field : $ty = $key $($mode)? ),* })? ),* });
+    };
+
+    // ---- Definitions: each field gets its serde and ts attributes from its rule (`@fields` munches the list
+    // into `[…]` and hands it to the continuation `[@…]`).
+    (@fields [$ts:meta] [$($then:tt)*] [$($done:tt)*]) => {
+        $crate::wire!($($then)* [$($done)*]);
+    };
+    (@fields [$ts:meta] [$($then:tt)*] [$($done:tt)*]
+        $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal , $($rest:tt)*
+    ) => {
+        $crate::wire!(@fields [$ts] [$($then)*] [$($done)*
+            $(#[$fmeta])* #[serde(rename = $key)] #[cfg_attr($ts, ts(rename = $key))]
+            $fvis $field : $ty,
+        ] $($rest)*);
+    };
+    (@fields [$ts:meta] [$($then:tt)*] [$($done:tt)*]
+        $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal default , $($rest:tt)*
+    ) => {
+        $crate::wire!(@fields [$ts] [$($then)*] [$($done)*
+            $(#[$fmeta])* #[serde(rename = $key)] #[cfg_attr($ts, ts(rename = $key))]
+            $fvis $field : $ty,
+        ] $($rest)*);
+    };
+    (@fields [$ts:meta] [$($then:tt)*] [$($done:tt)*]
+        $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal optional , $($rest:tt)*
+    ) => {
+        $crate::wire!(@fields [$ts] [$($then)*] [$($done)*
+            $(#[$fmeta])*
+            #[serde(rename = $key, skip_serializing_if = "Option::is_none")]
+            #[cfg_attr($ts, ts(rename = $key, optional))]
+            $fvis $field : $ty,
+        ] $($rest)*);
+    };
+    (@fields [$ts:meta] [$($then:tt)*] [$($done:tt)*]
+        $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty = $key:literal omit_empty , $($rest:tt)*
+    ) => {
+        $crate::wire!(@fields [$ts] [$($then)*] [$($done)*
+            $(#[$fmeta])*
+            #[serde(rename = $key, skip_serializing_if = "Vec::is_empty")]
+            #[cfg_attr($ts, ts(rename = $key, optional = nullable))]
+            $fvis $field : $ty,
+        ] $($rest)*);
+    };
+
+    (@struct_def [$ts:meta] [$($head:tt)*] [$($fields:tt)*]) => {
+        #[derive($crate::__private::serde::Serialize)]
+        #[serde(crate = "patchbridge_protocol::__private::serde")]
+        #[cfg_attr($ts, derive(ts_rs::TS))]
+        $($head)* { $($fields)* }
+    };
+
+    // Variants are munched one by one, each one's fields through `@fields`.
+    (@enum_def [$ts:meta] [$($head:tt)*] [$($done:tt)*]) => {
+        #[derive($crate::__private::serde::Serialize)]
+        #[serde(crate = "patchbridge_protocol::__private::serde", tag = "type")]
+        #[cfg_attr($ts, derive(ts_rs::TS))]
+        #[cfg_attr($ts, ts(tag = "type"))]
+        $($head)* { $($done)* }
+    };
+    (@enum_def [$ts:meta] [$($head:tt)*] [$($done:tt)*]
+        $(#[$vmeta:meta])* $variant:ident = $tag:literal , $($rest:tt)*
+    ) => {
+        $crate::wire!(@enum_def [$ts] [$($head)*] [$($done)*
+            $(#[$vmeta])* #[serde(rename = $tag)] #[cfg_attr($ts, ts(rename = $tag))] $variant,
+        ] $($rest)*);
+    };
+    (@enum_def [$ts:meta] [$($head:tt)*] [$($done:tt)*]
+        $(#[$vmeta:meta])* $variant:ident = $tag:literal { $($fields:tt)* } , $($rest:tt)*
+    ) => {
+        $crate::wire!(@fields [$ts]
+            [@enum_variant [$ts] [$($head)*] [$($done)*
+                $(#[$vmeta])* #[serde(rename = $tag)] #[cfg_attr($ts, ts(rename = $tag))] $variant
+            ] [$($rest)*]]
+            [] $($fields)*);
+    };
+    (@enum_variant [$ts:meta] [$($head:tt)*] [$($done:tt)*] [$($rest:tt)*] [$($fields:tt)*]) => {
+        $crate::wire!(@enum_def [$ts] [$($head)*] [$($done)* { $($fields)* },] $($rest)*);
+    };
+
+    // ---- Writing one field into `$object`.
+    (@put $object:ident $key:literal ($value:expr)) => {
+        $object.put($key, $crate::write::ToValue::to_value($value));
+    };
+    (@put $object:ident $key:literal ($value:expr) default) => {
+        $object.put($key, $crate::write::ToValue::to_value($value));
+    };
+    (@put $object:ident $key:literal ($value:expr) optional) => {
+        if let ::core::option::Option::Some(value) = $value {
+            $object.put($key, $crate::write::ToValue::to_value(value));
+        }
+    };
+    (@put $object:ident $key:literal ($value:expr) omit_empty) => {
+        if !$value.is_empty() {
+            $object.put($key, $crate::write::ToValue::to_value($value));
+        }
+    };
+
+    // ---- A field's value once its object was read: `$slot` is `Some` when the key was present.
+    (@take $slot:ident $key:literal) => {
+        $crate::fields::required($slot, $key)?
+    };
+    (@take $slot:ident $key:literal $mode:ident) => {
+        $slot.unwrap_or_default()
+    };
+
+    // ---- Reading a struct.
+    (@struct_read [written] $($rest:tt)*) => {};
+    (@struct_read [$policy:ident] $name:ident { $( $field:ident : $ty:ty = $key:literal $($mode:ident)? ),* }) => {
+        impl $crate::fields::ReadObject for $name {
+            const EXPECTING: &'static str = concat!("struct ", stringify!($name));
+
+            fn read<'de, A: $crate::__private::serde::de::MapAccess<'de>>(
+                mut map: A,
+            ) -> ::core::result::Result<Self, A::Error> {
+                #[allow(non_camel_case_types)]
+                enum Field { $($field),* }
+                $( let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None; )*
+                $crate::fields::fields(&mut map, &[$($key),*], $crate::wire!(@lenient $policy), &mut |i, map| {
+                    $( if i == Field::$field as usize {
+                        $field = ::core::option::Option::Some(
+                            $crate::__private::serde::de::MapAccess::next_value(map)?,
+                        );
+                    } else )* {}
+                    ::core::result::Result::Ok(())
+                })?;
+                ::core::result::Result::Ok($name { $( $field: $crate::wire!(@take $field $key $($mode)?), )* })
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::fields::object(deserializer)
+            }
+        }
+    };
+    (@struct_extra [] $($rest:tt)*) => {};
+    (@struct_extra [value] [$policy:ident] $name:ident { $( $field:ident : $ty:ty = $key:literal $($mode:ident)? ),* }) => {
+        impl $crate::value::FromValue for $name {
+            fn from_value<E: $crate::__private::serde::de::Error>(
+                value: $crate::__private::Value,
+            ) -> ::core::result::Result<Self, E> {
+                #[allow(non_camel_case_types)]
+                enum Field { $($field),* }
+                $( let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None; )*
+                let fields = $crate::value::object_value(value, concat!("struct ", stringify!($name)))?;
+                $crate::value::walk(fields, &[$($key),*], $crate::wire!(@lenient $policy), &mut |i, value| {
+                    $( if i == Field::$field as usize {
+                        $field = ::core::option::Option::Some($crate::value::FromValue::from_value(value)?);
+                    } else )* {}
+                    ::core::result::Result::Ok(())
+                })?;
+                ::core::result::Result::Ok($name { $( $field: $crate::wire!(@take $field $key $($mode)?), )* })
+            }
+        }
+    };
+
+    (@lenient strict) => { false };
+    (@lenient lenient) => { true };
+
+    // ---- Reading a tagged enum: the variant's fields from `(key, Value)` pairs.
+    (@enum_read [written] $($rest:tt)*) => {};
+    (@enum_read [$policy:ident] $name:ident { $( $variant:ident $({ $($fields:tt)* })? ),* }) => {
+        impl $crate::tagged::FromTagged for $name {
+            const EXPECTING: &'static str = concat!("internally tagged enum ", stringify!($name));
+            const TAGS: &'static [&'static str] = $name::TAGS;
+
+            fn from_tagged<E: $crate::__private::serde::de::Error>(
+                variant: usize,
+                fields: $crate::tagged::Fields,
+            ) -> ::core::result::Result<Self, E> {
+                #[allow(non_camel_case_types)]
+                enum Variant { $($variant),* }
+                const LAST: usize = [$(stringify!($variant)),*].len() - 1;
+                // The last variant's test is constant-true, so no fallback is compiled.
+                $( if variant == Variant::$variant as usize || Variant::$variant as usize == LAST {
+                    return $crate::wire!(@variant [$policy] $name $variant fields $({ $($fields)* })?);
+                } )*
+                unreachable!()
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::tagged::tagged(deserializer)
+            }
+        }
+
+        impl $crate::value::FromValue for $name {
+            fn from_value<E: $crate::__private::serde::de::Error>(
+                value: $crate::__private::Value,
+            ) -> ::core::result::Result<Self, E> {
+                $crate::tagged::tagged_value(value)
+            }
+        }
+    };
+    // A variant without fields ignores other keys (as serde's internally tagged unit variants do).
+    (@variant [$policy:ident] $name:ident $variant:ident $fields:ident) => {
+        ::core::result::Result::Ok($name::$variant)
+    };
+    (@variant [$policy:ident] $name:ident $variant:ident $fields:ident {
+        $( $field:ident : $ty:ty = $key:literal $($mode:ident)? ),*
+    }) => {{
+        #[allow(non_camel_case_types)]
+        enum Field { $($field),* }
+        $( let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None; )*
+        $crate::value::walk($fields, &[$($key),*], $crate::wire!(@lenient $policy), &mut |i, value| {
+            $( if i == Field::$field as usize {
+                $field = ::core::option::Option::Some($crate::value::FromValue::from_value(value)?);
+            } else )* {}
+            ::core::result::Result::Ok(())
+        })?;
+        ::core::result::Result::Ok($name::$variant { $( $field: $crate::wire!(@take $field $key $($mode)?), )* })
+    }};
+}
