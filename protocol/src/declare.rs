@@ -194,19 +194,19 @@ macro_rules! wire {
 
     // ---- Writing one field into `$object`.
     (@put $object:ident $key:literal ($value:expr)) => {
-        $object.put($key, $crate::write::ToValue::to_value($value));
+        $object.field($key, $value);
     };
     (@put $object:ident $key:literal ($value:expr) default) => {
-        $object.put($key, $crate::write::ToValue::to_value($value));
+        $object.field($key, $value);
     };
     (@put $object:ident $key:literal ($value:expr) optional) => {
         if let ::core::option::Option::Some(value) = $value {
-            $object.put($key, $crate::write::ToValue::to_value(value));
+            $object.field($key, value);
         }
     };
     (@put $object:ident $key:literal ($value:expr) omit_empty) => {
         if !$value.is_empty() {
-            $object.put($key, $crate::write::ToValue::to_value($value));
+            $object.field($key, $value);
         }
     };
 
@@ -229,9 +229,10 @@ macro_rules! wire {
             ) -> ::core::result::Result<Self, A::Error> {
                 #[allow(non_camel_case_types)]
                 enum Field { $($field),* }
+                const LAST: usize = [$($key),*].len() - 1;
                 $( let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None; )*
                 $crate::fields::fields(&mut map, &[$($key),*], $crate::wire!(@lenient $policy), &mut |i, map| {
-                    $( if i == Field::$field as usize {
+                    $( if i == Field::$field as usize || Field::$field as usize == LAST {
                         $field = ::core::option::Option::Some(
                             $crate::__private::serde::de::MapAccess::next_value(map)?,
                         );
@@ -258,10 +259,11 @@ macro_rules! wire {
             ) -> ::core::result::Result<Self, E> {
                 #[allow(non_camel_case_types)]
                 enum Field { $($field),* }
+                const LAST: usize = [$($key),*].len() - 1;
                 $( let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None; )*
                 let fields = $crate::value::object_value(value, concat!("struct ", stringify!($name)))?;
                 $crate::value::walk(fields, &[$($key),*], $crate::wire!(@lenient $policy), &mut |i, value| {
-                    $( if i == Field::$field as usize {
+                    $( if i == Field::$field as usize || Field::$field as usize == LAST {
                         $field = ::core::option::Option::Some($crate::value::FromValue::from_value(value)?);
                     } else )* {}
                     ::core::result::Result::Ok(())
@@ -321,9 +323,10 @@ macro_rules! wire {
     }) => {{
         #[allow(non_camel_case_types)]
         enum Field { $($field),* }
+        const LAST: usize = [$($key),*].len() - 1;
         $( let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None; )*
         $crate::value::walk($fields, &[$($key),*], $crate::wire!(@lenient $policy), &mut |i, value| {
-            $( if i == Field::$field as usize {
+            $( if i == Field::$field as usize || Field::$field as usize == LAST {
                 $field = ::core::option::Option::Some($crate::value::FromValue::from_value(value)?);
             } else )* {}
             ::core::result::Result::Ok(())

@@ -12,13 +12,14 @@
 //! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
 //! - [`number`]: JSON numbers compared and range-checked exactly from their text ([`number::Decimal`]).
 //! - [`unique`]: JSON values whose objects have unique keys and numbers a double holds (tool-call arguments).
-//! - [`write`](mod@write): [`ToValue`], the wire types as JSON values built by hand (what the runtime writes).
+//! - [`wire!`]: each wire type declared once (its keys, and how each may be absent), which generates its reader,
+//!   its writers and its TypeScript declaration ([`declare`]).
+//! - [`write`](mod@write): [`ToValue`], JSON values built by plain map inserts (what the runtime writes).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
-//! - `object` (private): wire structs are read from JSON objects only (`objects_only!`).
-//! - `fields` (private): hand-written `Deserialize` of the structs the runtime reads most (messages, conversations,
-//!   model requests): one key loop for all of them, same behaviour and error texts as the derive.
-//! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
-//!   same behaviour and error texts).
+//! - `fields` (private): the one key loop every wire struct is read through (objects only, the derive's errors).
+//! - `tagged` (private): the one reader of the internally tagged enums (smaller than serde's derive, same
+//!   behaviour and error texts).
+//! - `value` (private): reading the fields of a tagged enum's variant out of a `serde_json::Value`.
 //!
 //! Requests are parsed strictly (an unknown key is refused) so typos fail loudly; the protocol document says
 //! clients ignore unknown keys in responses, which is why response-only types do not deny them.

@@ -1,11 +1,11 @@
-//! The wire structs the browser runtime reads most (`Message`, `ModelState`, `ToolDefinition`, the conversation
-//! bodies, `ModelRequest`, the error envelope) deserialise by hand (`src/fields.rs`) instead of through serde's
-//! derive. This test pins that nothing observable changed: on generated inputs (each field of each struct
-//! replaced by values of every JSON kind, dropped, repeated, moved last, an unknown key added, nested structs
-//! mutated the same way, and non-objects), the hand-written impls accept exactly what the derive accepts (same
-//! values) and fail with exactly the same error text, serde_json's line and column included, read from text and
-//! from a `Value`, as reference types declared here with the derives (objects only, as `src/object.rs` reads
-//! them).
+//! The wire structs (`Message`, `ModelState`, `ToolDefinition`, the conversation bodies, `ModelRequest`, the
+//! error envelope, `Usage`) deserialise through the reader `wire!` generates over `src/fields.rs`'s key loop
+//! instead of through serde's derive. This test pins that nothing observable changed: on generated inputs (each
+//! field of each struct replaced by values of every JSON kind, dropped, repeated, moved last, an unknown key
+//! added, nested structs mutated the same way, and non-objects), the generated readers accept exactly what the
+//! derive accepts (same values) and fail with exactly the same error text, serde_json's line and column
+//! included, read from text and from a `Value`, as reference types declared here with the derives (objects only,
+//! as the protocol reads every struct).
 
 use patchbridge_protocol as p;
 use serde::de::DeserializeOwned;
@@ -15,7 +15,7 @@ use serde_json::Value;
 mod reference {
     use super::*;
 
-    /// Objects only, as the protocol's `objects_only!` reads a derived struct.
+    /// Objects only, as the protocol reads every struct (serde's derive would also read the array form).
     macro_rules! objects_only {
         ($($ty:ident),+) => {$(
             impl<'de> serde::Deserialize<'de> for $ty {
