@@ -250,7 +250,70 @@ macro_rules! wire {
                 $crate::fields::object(deserializer)
             }
         }
+
+        $crate::wire!(@mirror_fields [@struct_mirror [$policy] $name] [] $( $field : $ty = $key $($mode)? , )*);
     };
+    // ---- serde's derive over the same declaration (objects only), for the equivalence tests.
+    (@mirror_fields [$($then:tt)*] [$($done:tt)*]) => {
+        $crate::wire!($($then)* [$($done)*]);
+    };
+    (@mirror_fields [$($then:tt)*] [$($done:tt)*] $field:ident : $ty:ty = $key:literal , $($rest:tt)*) => {
+        $crate::wire!(@mirror_fields [$($then)*] [$($done)*
+            #[serde(rename = $key, deserialize_with = "patchbridge_protocol::__private::present")]
+            $field: $ty,
+        ] $($rest)*);
+    };
+    (@mirror_fields [$($then:tt)*] [$($done:tt)*]
+        $field:ident : $ty:ty = $key:literal $mode:ident , $($rest:tt)*
+    ) => {
+        $crate::wire!(@mirror_fields [$($then)*] [$($done)*
+            #[serde(rename = $key, default)]
+            $field: $ty,
+        ] $($rest)*);
+    };
+    (@struct_mirror [strict] $name:ident [$($fields:tt)*]) => {
+        $crate::wire!(@struct_mirror_impl $name [deny_unknown_fields] [$($fields)*]);
+    };
+    (@struct_mirror [lenient] $name:ident [$($fields:tt)*]) => {
+        $crate::wire!(@struct_mirror_impl $name [] [$($fields)*]);
+    };
+    (@struct_mirror_impl $name:ident [$($deny:ident)?] [$($fields:tt)*]) => {
+        impl $name {
+            /// serde's derived `Deserialize` for this declaration (objects only): the reference
+            /// `tests/fields_equivalence.rs` compares the generated reader with. Nothing else calls it.
+            #[doc(hidden)]
+            pub fn derived_reader<'de, D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                type Remote = $name;
+
+                #[derive($crate::__private::serde::Deserialize)]
+                #[serde(crate = "patchbridge_protocol::__private::serde", remote = "Remote" $(, $deny)?)]
+                #[allow(dead_code)]
+                struct Mirror { $($fields)* }
+
+                struct Objects;
+
+                impl<'de> $crate::__private::serde::de::Visitor<'de> for Objects {
+                    type Value = Remote;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($name)))
+                    }
+
+                    fn visit_map<A: $crate::__private::serde::de::MapAccess<'de>>(
+                        self,
+                        map: A,
+                    ) -> ::core::result::Result<Remote, A::Error> {
+                        Mirror::deserialize($crate::__private::serde::de::value::MapAccessDeserializer::new(map))
+                    }
+                }
+
+                $crate::__private::serde::Deserializer::deserialize_map(deserializer, Objects)
+            }
+        }
+    };
+
     (@struct_extra [] $($rest:tt)*) => {};
     (@struct_extra [value] [$policy:ident] $name:ident { $( $field:ident : $ty:ty = $key:literal $($mode:ident)? ),* }) => {
         impl $crate::value::FromValue for $name {

@@ -104,6 +104,15 @@ pub fn fields<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
+/// A struct field's value when it is present: `Option`'s value too, where serde's derive would take a missing
+/// `Option` field for `None` (the reference reader of `wire!` reads required fields with it).
+pub fn present<'de, D: Deserializer<'de>, T: serde::Deserialize<'de>>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    T::deserialize(deserializer)
+}
+
+/// A required field's value, or `missing_field` when its key was absent.
 pub fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
     slot.ok_or_else(|| E::missing_field(name))
 }

@@ -46,6 +46,7 @@ pub mod write;
 /// What [`string_enum!`] and [`wire!`] expand to refer to, so that crates using the macro need no direct dependency.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::fields::present;
     pub use serde;
     pub use serde_json::Value;
     pub use std::string::String;
