@@ -110,6 +110,12 @@ impl StopReason {
     }
 }
 
+impl crate::ToValue for StopReason {
+    fn to_value(&self) -> Value {
+        Value::String(self.as_str().to_owned())
+    }
+}
+
 /// `stopReason` as serde's derived enum reads it from a `Value`: a variant name, or an object whose one key is
 /// a variant name and whose value is `null` (the externally tagged form of a unit variant).
 impl FromValue for StopReason {

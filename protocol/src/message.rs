@@ -16,6 +16,19 @@ pub enum Role {
     Tool,
 }
 
+impl crate::ToValue for Role {
+    fn to_value(&self) -> Value {
+        Value::String(
+            match self {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+                Role::Tool => "tool",
+            }
+            .to_owned(),
+        )
+    }
+}
+
 crate::wire! {
     strict, ts(feature = "ts");
     /// One stable message: `{ id, role, blocks }`, blocks in produced order.

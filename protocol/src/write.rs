@@ -13,9 +13,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::event::StopReason;
-use crate::message::Role;
-
 /// A wire value as JSON, equal to `serde_json::to_value` of its derived `Serialize`.
 pub trait ToValue {
     /// The value as JSON.
@@ -146,25 +143,5 @@ impl ToValue for Value {
 impl ToValue for Map<String, Value> {
     fn to_value(&self) -> Value {
         Value::Object(self.clone())
-    }
-}
-
-fn text(value: &str) -> Value {
-    Value::String(value.to_owned())
-}
-
-impl ToValue for Role {
-    fn to_value(&self) -> Value {
-        text(match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-        })
-    }
-}
-
-impl ToValue for StopReason {
-    fn to_value(&self) -> Value {
-        text(self.as_str())
     }
 }
