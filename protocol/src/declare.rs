@@ -397,3 +397,121 @@ macro_rules! wire {
         ::core::result::Result::Ok($name::$variant { $( $field: $crate::wire!(@take $field $key $($mode)?), )* })
     }};
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::ToValue;
+
+    crate::wire! {
+        strict;
+        /// One field of each rule.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Sample {
+            pub required: String = "required",
+            pub nullable: Option<u64> = "nullableKey",
+            pub optional: Option<String> = "optional" optional,
+            pub default: u64 = "default" default,
+            pub list: Vec<String> = "list" omit_empty,
+        }
+    }
+
+    crate::wire! {
+        lenient;
+        /// A variant without fields and one with.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Shape {
+            Dot = "dot",
+            Line = "line" {
+                length: u32 = "length",
+                label: Option<String> = "label" optional,
+            },
+        }
+    }
+
+    fn read<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn each_field_rule_reads_and_writes_as_the_module_docs_say() {
+        let least = read::<Sample>(json!({"required": "r", "nullableKey": null})).unwrap();
+        assert_eq!(
+            least,
+            Sample {
+                required: "r".into(),
+                nullable: None,
+                optional: None,
+                default: 0,
+                list: Vec::new(),
+            }
+        );
+        // `optional` and an empty `omit_empty` are not written; a required `Option` and `default` always are.
+        let written = json!({"required": "r", "nullableKey": null, "default": 0});
+        assert_eq!(least.to_value(), written);
+        assert_eq!(serde_json::to_value(&least).unwrap(), written);
+
+        let most = json!({"required": "r", "nullableKey": 7, "optional": "o", "default": 3, "list": ["a"]});
+        let sample = read::<Sample>(most.clone()).unwrap();
+        assert_eq!(sample.to_value(), most);
+        assert_eq!(serde_json::to_string(&sample).unwrap(), most.to_string());
+
+        assert_eq!(
+            read::<Sample>(json!({"required": "r"})).unwrap_err(),
+            "missing field `nullableKey`"
+        );
+        assert_eq!(
+            read::<Sample>(json!({"required": "r", "nullableKey": 1, "extra": 1})).unwrap_err(),
+            "unknown field `extra`, expected one of `required`, `nullableKey`, `optional`, `default`, `list`"
+        );
+        assert_eq!(
+            read::<Sample>(json!(["r", null])).unwrap_err(),
+            "invalid type: sequence, expected struct Sample"
+        );
+        // The reference the equivalence tests use: serde's derive over the same declaration.
+        for value in [
+            most,
+            json!({"required": "r"}),
+            json!({"nullableKey": 1, "x": 1}),
+        ] {
+            let derived = Sample::derived_reader(value.clone()).map_err(|e| e.to_string());
+            assert_eq!(
+                format!("{derived:?}"),
+                format!("{:?}", read::<Sample>(value))
+            );
+        }
+    }
+
+    #[test]
+    fn a_tagged_enum_has_its_tags_and_reads_and_writes_its_variants() {
+        assert_eq!(Shape::TAGS, ["dot", "line"]);
+        // Lenient: unknown keys are skipped; a variant without fields ignores every other key.
+        let dot = read::<Shape>(json!({"type": "dot", "length": 1})).unwrap();
+        assert_eq!(
+            (dot.type_name(), dot.to_value()),
+            ("dot", json!({"type": "dot"}))
+        );
+        let line = read::<Shape>(json!({"length": 4, "type": "line", "newer": true})).unwrap();
+        assert_eq!(
+            line,
+            Shape::Line {
+                length: 4,
+                label: None
+            }
+        );
+        assert_eq!(line.to_value(), json!({"type": "line", "length": 4}));
+        assert_eq!(
+            serde_json::to_value(&line).unwrap(),
+            json!({"type": "line", "length": 4})
+        );
+        assert_eq!(
+            read::<Shape>(json!({"type": "line"})).unwrap_err(),
+            "missing field `length`"
+        );
+        assert_eq!(
+            read::<Shape>(json!({"type": "circle"})).unwrap_err(),
+            "unknown variant `circle`, expected `dot` or `line`"
+        );
+    }
+}
