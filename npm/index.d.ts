@@ -6,7 +6,7 @@
 
 import type { AgentError } from './errors.js';
 import type {
-  AgentState, Block, ConversationInfo, ConversationPage, ExecutionEvent, ExecutionResult, HookContext, HookEvent,
+  AgentState, Block, ConversationInfo, ConversationPage, Elicitation, ExecutionEvent, ExecutionResult, HookContext, HookEvent,
   HookFailure, InspectionSource, Interrupt, Limits, Message, ModelCallContext, ModelRequest, ModelState, Outcome,
   StreamEvent, ToolCallResult,
 } from './generated/types.js';
@@ -28,6 +28,15 @@ export type ReadonlyJsonObject = { readonly [key: string]: ReadonlyJsonValue };
 
 export type TextBlock = Extract<Block, { type: 'text' }>;
 export type ImageBlock = Extract<Block, { type: 'image' }>;
+/**
+ * A file the person attached (user messages only): a PDF as `{ type: 'base64', mediaType: 'application/pdf', data }`
+ * (standard base64, no `data:` prefix), a text file as `{ type: 'text', mediaType, text }` with `mediaType` one of
+ * `text/plain` (also source code), `text/markdown`, `text/csv`, `application/json`. `name` is the file name without
+ * a path (1 to 255 characters). Checked on `send` (README "Attachments").
+ */
+export type DocumentBlock = Extract<Block, { type: 'document' }>;
+/** What `send` and `editLastMessage` take: a string, or text, image and document blocks. */
+export type UserInput = string | Array<TextBlock | ImageBlock | DocumentBlock>;
 /** Reasoning the provider allows to be shown (private reasoning state lives in ModelState). */
 export type ReasoningBlock = Extract<Block, { type: 'reasoning' }>;
 /** A tool call whose `input` is a validated, complete JSON object. */
@@ -52,10 +61,27 @@ export declare const DEFAULT_LIMITS: Readonly<Limits>;
 // ---------------------------------------------------------------------------------------------------------------
 // Tools
 
+/** What a tool asks the person during its call (`context.elicit`): a small form, or a link to open. */
+export type ElicitationRequest =
+  | { mode?: 'form'; message: string; requestedSchema: ReadonlyJsonObject; source?: string }
+  | { mode: 'url'; message: string; url: string; elicitationId?: string; source?: string };
+
+/** The person's answer to an elicitation. */
+export type ElicitationAnswer =
+  | { action: 'accept'; content?: { [field: string]: string | number | boolean | string[] } }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
 export interface ToolContext {
   /** The execution's AbortSignal (aborted on cancel, deadline or failure). */
   readonly signal: AbortSignal;
   readonly callId: string;
+  /**
+   * Asks the person during the call: an `elicitation` interrupt of the execution (`state.pendingElicitation`),
+   * answered through `execution.respond` or `controller.answerElicitation`. Rejects once the execution ended
+   * (cancel, deadline, failure consume the question as they consume a confirmation); one question at a time.
+   */
+  elicit(request: ElicitationRequest): Promise<Readonly<ElicitationAnswer>>;
 }
 
 /**
@@ -63,9 +89,11 @@ export interface ToolContext {
  * `tool-confirmation` interrupt before they run. Return `isError: true` for expected failures the model should
  * see; a throw or rejection ends the execution (`AGENT_TOOL_FAILED`).
  *
- * `Args` types what `execute` receives: `AgentTool<{ text: string }>`. The runtime only checks that the model's
- * arguments are one complete JSON object; that they match `inputSchema` (and so `Args`) is the model's promise,
- * so a tool that must not trust it validates its input. The default is any JSON object.
+ * `Args` types what `execute` receives: `AgentTool<{ text: string }>`. The runtime checks the model's arguments
+ * against `inputSchema` before confirmation or execution (see `validateInput`; the checked keywords are listed in
+ * the package README, "Tool arguments"), so `execute` sees only arguments that match the checked keywords; a
+ * schema that relies on ignored keywords (`oneOf`, `patternProperties`, …), or `validateInput: false`, leaves
+ * those checks to the tool. The default is any JSON object.
  */
 export interface AgentTool<Args = JsonObject> {
   name: string;
@@ -77,8 +105,10 @@ export interface AgentTool<Args = JsonObject> {
   /**
    * Check every call's arguments against `inputSchema` before confirmation or execution (default `true`). A call
    * that does not match is neither confirmed nor run: the model gets an error result starting with
-   * `[invalid arguments] ` listing each violation, and may correct the call. `false` for tools that validate
-   * their arguments themselves (their schema is then not compiled, so any JSON object schema is accepted).
+   * `[invalid arguments] ` listing each violation, and may correct the call. A `pattern` whose `RegExp` throws
+   * while matching ends the execution with `AGENT_TOOL_FAILED` (`details: { callId, tool, pattern }`), never
+   * counted as a match or a mismatch. `false` for tools that validate their arguments themselves (their schema is
+   * then not compiled, so any JSON object schema is accepted).
    */
   validateInput?: boolean;
   /** `args` is the tool's own plain copy (mutable; changing it changes nothing else). */
@@ -163,14 +193,15 @@ export declare class AgentExecution {
   /** Resolves with the outcome; rejects with an AgentError (limits, protocol, deadline, host failures). */
   readonly result: Promise<Readonly<ExecutionResult>>;
   readonly settled: boolean;
-  readonly pendingInterrupt: Readonly<Interrupt> | null;
+  /** A pending confirmation, or a running tool's question (`kind: 'elicitation'`). */
+  readonly pendingInterrupt: Readonly<Interrupt> | Readonly<Elicitation> | null;
   /** Closes the terminal gate (outcome `cancelled`), then aborts the signal. True if this call decided it. */
   cancel(): boolean;
   /**
    * Throws AGENT_NO_PENDING_INTERRUPT, AGENT_INTERRUPT_MISMATCH or AGENT_INTERRUPT_ALREADY_RESOLVED. A rejection
    * is always accepted: its error tool result is cut to maxToolResultCharacters.
    */
-  respond(response: { interruptId: string; value: InterruptValue }): void;
+  respond(response: { interruptId: string; value: InterruptValue | ElicitationAnswer }): void;
   free(): void;
 }
 
@@ -201,7 +232,103 @@ export interface NewConversationOptions {
   keepMessages?: boolean;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// MCP servers (remote tool sources; the client chunk is loaded only when servers are set)
+
+export type McpHeaderValues = Record<string, string> | Headers;
+
+/**
+ * A remote MCP server (Streamable HTTP, protocol 2025-06-18 or 2025-11-25). Its tools join the registry as
+ * `mcp__<name>__<tool>`; every one asks for confirmation unless listed in `readOnly`.
+ */
+export interface McpServerOptions {
+  /** 1 to 24 letters, digits or `-` (part of the tool names the model sees). */
+  name: string;
+  /** The server's MCP endpoint, http: or https:. */
+  url: string | URL;
+  /** Sent with every request: an object, or a (possibly async) function called per request. */
+  headers?: McpHeaderValues | (() => McpHeaderValues | Promise<McpHeaderValues>);
+  /** Which of the server's tools the agent gets: an allow-list (array or `{ allow }`) or `{ deny }`. Default all. */
+  tools?: readonly string[] | { allow: readonly string[] } | { deny: readonly string[] };
+  /** The server's tool names the page vouches for: they run without confirmation (server hints never count). */
+  readOnly?: readonly string[];
+  /**
+   * For a server that answers 401 with the MCP authorization flow (protected-resource metadata, authorization
+   * server metadata, dynamic client registration or a known client, authorization code with PKCE): the page's
+   * OAuth client, the MCP SDK's `OAuthClientProvider` interface. The SDK calls `redirectToAuthorization(url)`;
+   * the page opens it (a popup, a redirect) and hands the code its redirect URL receives to
+   * `controller.finishMcpAuth(name, code)`. Tokens live where the provider keeps them (memory, sessionStorage),
+   * never in the conversation.
+   */
+  auth?: McpOAuthClientProvider;
+}
+
+/** The MCP SDK's `OAuthClientProvider` (1.x), as the client chunk calls it. */
+export interface McpOAuthClientProvider {
+  readonly redirectUrl: string | URL | undefined;
+  readonly clientMetadata: { redirect_uris: string[]; client_name?: string; grant_types?: string[]; response_types?: string[]; token_endpoint_auth_method?: string; scope?: string; [key: string]: unknown };
+  state?(): string | Promise<string>;
+  clientInformation(): { client_id: string; client_secret?: string; [key: string]: unknown } | undefined | Promise<{ client_id: string; client_secret?: string; [key: string]: unknown } | undefined>;
+  saveClientInformation?(info: { client_id: string; [key: string]: unknown }): void | Promise<void>;
+  tokens(): { access_token: string; token_type: string; refresh_token?: string; expires_in?: number; scope?: string } | undefined | Promise<{ access_token: string; token_type: string; refresh_token?: string; expires_in?: number; scope?: string } | undefined>;
+  saveTokens(tokens: { access_token: string; token_type: string; refresh_token?: string; expires_in?: number; scope?: string }): void | Promise<void>;
+  redirectToAuthorization(authorizationUrl: URL): void | Promise<void>;
+  saveCodeVerifier(codeVerifier: string): void | Promise<void>;
+  codeVerifier(): string | Promise<string>;
+}
+
+/** One server's status, on the JavaScript side of the controller (`getMcpServers()`, `subscribeMcp`). */
+export interface McpServerStatus {
+  readonly name: string;
+  readonly url: string;
+  readonly status: 'connecting' | 'ready' | 'failed';
+  /** Why it failed: `unreachable` (network or CORS), `unauthorized` (401), `http`, `headers`, `timeout`, `protocol`, `client`. */
+  readonly reason: 'unreachable' | 'unauthorized' | 'http' | 'headers' | 'timeout' | 'protocol' | 'client' | null;
+  readonly message: string | null;
+  /** The negotiated protocol version once connected. */
+  readonly protocolVersion: string | null;
+  /** The server's tool names the agent uses (after the allow/deny-list and the registry's checks). */
+  readonly tools: readonly string[];
+  /** Tools the registry refused (a schema the validator cannot use, a name clash), with the reason. */
+  readonly skipped: ReadonlyArray<{ readonly tool: string; readonly reason: string }>;
+}
+
+/** The server and tool behind a registry name, and the hints the server declares (shown, never trusted). */
+export interface McpToolInfo {
+  readonly server: string;
+  readonly tool: string;
+  readonly title: string | null;
+  /** Whether the page listed it in `readOnly` (the only thing that skips the confirmation). */
+  readonly readOnly: boolean;
+  readonly annotations: Readonly<{ readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }>;
+}
+
+/** The MCP members of a controller created with `mcpServers`. */
+export interface McpControllerMembers {
+  getMcpServers(): readonly McpServerStatus[];
+  subscribeMcp(listener: (servers: readonly McpServerStatus[]) => void): () => void;
+  describeMcpTool(name: string): McpToolInfo | null;
+  /** Replaces the servers (validated like the option); their tools change from the next turn. */
+  setMcpServers(servers: McpServerOptions[]): void;
+  /** Completes a server's OAuth flow with the code from the redirect URL; resolves once it was listed again. */
+  finishMcpAuth(name: string, code: string): Promise<void>;
+}
+
+/** MCP servers as tools for `DefaultAgentRuntime.start({ tools })` (`await createMcpToolSource(servers)`). */
+export interface McpToolSource {
+  /** Waits for pending listings (at most 5 s), then the tools the runtime's validator accepts. */
+  tools(): Promise<AnyAgentTool[]>;
+  servers(): readonly McpServerStatus[];
+  subscribe(listener: (servers: readonly McpServerStatus[]) => void): () => void;
+  describe(name: string): McpToolInfo | null;
+  close(): void;
+}
+
+export declare function createMcpToolSource(servers: McpServerOptions[], options?: { maxToolResultCharacters?: number }): Promise<McpToolSource>;
+
 export interface ControllerOptions {
+  /** Remote MCP servers whose tools join the registry (see McpServerOptions); adds McpControllerMembers. */
+  mcpServers?: McpServerOptions[];
   /** The relay base URL: model stream at `${endpoint}/model`, conversations at `${endpoint}/conversations`. */
   endpoint?: string;
   /** Auth for the relay: an object, or a (possibly async) function called before every request. */
@@ -212,6 +339,18 @@ export interface ControllerOptions {
   /** Load this stored conversation right away (failures appear in `state.error`). */
   conversationId?: string;
   runtime?: Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
+  /** The sizes `send` checks attached files and the conversation against (README "Attachments"). */
+  attachments?: AttachmentLimits;
+}
+
+/** Sizes in bytes, each a safe positive integer; absent keys keep their defaults. */
+export interface AttachmentLimits {
+  /** One file: a PDF's or image's decoded bytes, a text file's UTF-8 bytes (default 3145728, 3 MiB). */
+  maxFileBytes?: number;
+  /** The files of one message together, counted the same way (default 4194304, 4 MiB). */
+  maxMessageBytes?: number;
+  /** The JSON text of `{ messages, modelState }` with the new message (default 16777216, 16 MiB). */
+  maxConversationBytes?: number;
 }
 
 export interface ToolInspection {
@@ -219,7 +358,8 @@ export interface ToolInspection {
   source: InspectionSource;
   snapshot: {
     revision: number;
-    tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean; validateInput: boolean }>>;
+    /** `mcp`: the server and tool of an MCP tool (controllers created with `mcpServers`). */
+    tools: ReadonlyArray<Readonly<{ name: string; description: string; inputSchema: JsonObject; readOnly: boolean; requireConfirmation: boolean; validateInput: boolean; mcp?: Readonly<{ server: string; tool: string }> }>>;
   };
 }
 
@@ -228,8 +368,12 @@ export declare class AgentController {
   /** Listener gets coalesced snapshots (at most one per microtask); returns the unsubscribe function. */
   subscribe(listener: (state: AgentState) => void): () => void;
   getState(): AgentState;
-  /** Runs one turn; resolves with the outcome, rejects with an AgentError (also in `state.error`). */
-  send(input: string | Array<TextBlock | ImageBlock>): Promise<Outcome>;
+  /**
+   * Runs one turn; resolves with the outcome, rejects with an AgentError (also in `state.error`). Attached files are
+   * checked first (AGENT_ATTACHMENT_TYPE, AGENT_ATTACHMENT_INVALID, AGENT_ATTACHMENT_TOO_LARGE, AGENT_MESSAGE_TOO_LARGE,
+   * AGENT_CONVERSATION_TOO_LARGE): a refusal sends and adds nothing.
+   */
+  send(input: UserInput): Promise<Outcome>;
   /**
    * Runs the turn again from the stable messages without adding a user message (after a failed turn whose last
    * stable message is the person's or a tool result); AGENT_INVALID_INPUT when the model has already answered.
@@ -242,13 +386,15 @@ export declare class AgentController {
    */
   regenerate(): Promise<Outcome>;
   /** Replaces the last user message (and everything after it) with a new one and runs the turn, like `regenerate`. */
-  editLastMessage(input: string | Array<TextBlock | ImageBlock>): Promise<Outcome>;
+  editLastMessage(input: UserInput): Promise<Outcome>;
   /** Same shape as `runtime` of createAgentController; applies from the next turn (a running turn keeps its own). */
   setRuntimeOptions(runtime: ControllerOptions['runtime']): void;
   /** Cancels the running turn (nothing of it is saved); true if one was cancelled. */
   abort(): boolean;
   approveTool(): void;
   rejectTool(reason?: string): void;
+  /** Answers `state.pendingElicitation`; AGENT_NO_PENDING_INTERRUPT when none is pending. */
+  answerElicitation(answer: ElicitationAnswer | 'decline' | 'cancel'): void;
   /** Affects the next turn only; returns the registry revision. */
   registerTool<Args = JsonObject>(tool: AgentTool<Args>): number;
   unregisterTool(name: string): boolean;
@@ -275,4 +421,5 @@ export declare class AgentController {
   free(): void;
 }
 
+export declare function createAgentController(options: ControllerOptions & { mcpServers: McpServerOptions[] }): AgentController & McpControllerMembers;
 export declare function createAgentController(options: ControllerOptions): AgentController;

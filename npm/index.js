@@ -3,6 +3,8 @@
 // to this module, and bundlers see the literal `new URL('…', import.meta.url)` and emit the .wasm as an asset.
 // Top-level await means importers get a ready module; every export below is the Rust runtime.
 import init, * as wasm from './pkg/patchbridge_agent.js';
+import { AgentError } from './errors.js';
+import { withMcpServers } from './mcp/lazy.js';
 
 const wasmUrl = new URL('./pkg/patchbridge_agent_bg.wasm', import.meta.url);
 let wasmSource = wasmUrl;
@@ -21,8 +23,64 @@ await init({ module_or_path: wasmSource });
 /** The factory defaults that `runtime.limits` of createAgentController partially overrides. */
 export const DEFAULT_LIMITS = wasm.defaultLimits();
 
-/** `createAgentController(options)`: the stateful controller (relay endpoint or custom model). */
-export const createAgentController = wasm.createAgentController;
+/** The MCP client chunk (the official SDK bundled in), imported only once a page sets MCP servers. */
+const loadMcp = () => import('./mcp-client.js');
+
+/**
+ * `createAgentController(options)`: the stateful controller (relay endpoint or custom model). `mcpServers`
+ * (remote MCP servers as tool sources, ./mcp/) is taken here and never reaches the core, which sees their tools
+ * in its registry like any other JavaScript-executed tool.
+ * @param {any} options
+ */
+export function createAgentController(options) {
+  const servers = options !== null && typeof options === 'object' ? options.mcpServers : undefined;
+  if (servers === undefined) return wasm.createAgentController(options);
+  const { mcpServers: _, ...rest } = options;
+  const controller = /** @type {any} */ (wasm.createAgentController(rest));
+  try {
+    return withMcpServers(controller, servers, {
+      load: loadMcp, AgentError, limits: rest.runtime?.limits, defaultMaxCharacters: DEFAULT_LIMITS.maxToolResultCharacters,
+    });
+  } catch (error) {
+    controller.destroy();
+    throw error;
+  }
+}
+
+/**
+ * `await createMcpToolSource(servers, { maxToolResultCharacters? })`: MCP servers as a source of tools for
+ * `DefaultAgentRuntime.start({ tools })`. `tools()` waits for pending listings (bounded) and gives the tools the
+ * runtime's validator accepts; a refused one is skipped and reported in `servers()`.
+ * @param {unknown} servers
+ * @param {{ maxToolResultCharacters?: number }} [options]
+ */
+export async function createMcpToolSource(servers, options = {}) {
+  const chunk = await loadMcp();
+  const entries = chunk.checkMcpServers(servers, AgentError, 'createMcpToolSource');
+  const max = options.maxToolResultCharacters ?? DEFAULT_LIMITS.maxToolResultCharacters;
+  const source = new chunk.McpToolSource(entries, { AgentError, maxCharacters: () => max });
+  return Object.freeze({
+    servers: () => source.servers(),
+    subscribe: (/** @type {(servers: readonly any[]) => void} */ listener) => source.subscribe(listener),
+    describe: (/** @type {string} */ name) => source.describe(name),
+    close: () => source.close(),
+    async tools() {
+      await source.waiting();
+      // The registry of a scratch controller is the runtime's own validator: what it refuses start() would.
+      const scratch = /** @type {any} */ (wasm.createAgentController({ model: { stream: () => [] } }));
+      try {
+        return source.definitions().filter((tool) => {
+          try { scratch.registerTool(tool); return true; } catch (error) {
+            source.skip(tool.name, error instanceof Error ? error.message : String(error));
+            return false;
+          }
+        });
+      } finally {
+        scratch.destroy();
+      }
+    },
+  });
+}
 /** `new DefaultAgentRuntime(model, { limits, ... })`: the low-level runtime (all five limits required). */
 export const DefaultAgentRuntime = wasm.DefaultAgentRuntime;
 /** The handle `runtime.start()` returns (for `instanceof` checks; not constructible). */

@@ -4,7 +4,7 @@
 // describe both). Without a DOM (server-side rendering) importing is safe, defines nothing, and
 // `PatchBridgeAgentElement` is undefined.
 
-import type { AgentController, AgentError, AgentModel, AnyAgentTool, ConversationInfo, Interrupt, Outcome, RuntimeOptions, Limits } from './index.js';
+import type { AgentController, AgentError, AgentModel, AnyAgentTool, ConversationInfo, Interrupt, McpServerOptions, Outcome, RuntimeOptions, Limits } from './index.js';
 
 /** `runtimeOptions`: the contract's shape; `limits` is a partial override of the factory defaults. */
 export type WidgetRuntimeOptions = Partial<Omit<RuntimeOptions<Partial<Limits>>, 'limits'>> & { limits?: Partial<Limits> };
@@ -88,6 +88,8 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   runtimeOptions: WidgetRuntimeOptions | undefined;
   /** Page tools; a change applies from the next turn. */
   tools: AnyAgentTool[];
+  /** Remote MCP servers whose tools join the agent's; the MCP client loads only once some are set. */
+  mcpServers: McpServerOptions[];
   /** A custom model instead of the relay's, or a relay model id; a change restarts the element's controller. */
   model: AgentModel | string | undefined;
   /** Relay request headers: an object or a (possibly async) function, called per request. */
@@ -96,15 +98,30 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   strings: Record<string, string | ((...args: any[]) => string)> | undefined;
   /** Largest attachable image in bytes (default 3 MiB). */
   maxImageBytes: number;
+  /** Largest attachable document (PDF or text file) in bytes (default 3 MiB). */
+  maxFileBytes: number;
+  /** Files (images and documents) one message may carry (default 5). */
+  maxFiles: number;
   /** Starter prompts for the empty state, each sent on click; `null` falls back to the `suggestions` attribute. */
   suggestions: string[] | null;
   /** Custom tool views (generative UI), slotted from the light DOM so the page's styles apply. */
   toolViews: ToolViews | null;
-  /** Sends a message as if typed (queued until the runtime is ready). */
-  send(text: string, images?: Array<{ type: 'image'; source: { type: 'base64'; mediaType: string; data: string } }>): void;
+  /** Sends a message as if typed (queued until the runtime is ready), with images and documents. */
+  send(text: string, attachments?: Array<AttachedImage | AttachedDocument>): void;
   addEventListener<K extends keyof PatchBridgeEventMap>(type: K, listener: (event: PatchBridgeEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
+
+/** An image a message carries (`send`). */
+export type AttachedImage = { type: 'image'; source: { type: 'base64'; mediaType: string; data: string } };
+/** A document a message carries (`send`; docs/protocol.md): a PDF as base64, a text file as its UTF-8 text. */
+export type AttachedDocument = {
+  type: 'document';
+  name: string;
+  source:
+    | { type: 'base64'; mediaType: 'application/pdf'; data: string }
+    | { type: 'text'; mediaType: 'text/plain' | 'text/markdown' | 'text/csv' | 'application/json'; text: string };
+};
 
 /** Loads the WebAssembly runtime once (the element does this itself when it connects). */
 export declare function loadRuntime(): Promise<unknown>;

@@ -3,12 +3,14 @@
 #   cargo (wasm32-unknown-unknown, profile wasm-release: opt-level z + LTO) -> wasm-bindgen --target web (the CLI
 #   version must equal the wasm-bindgen crate's: pinned once, in controller-wasm/Cargo.toml, read from Cargo.lock)
 #   -> scripts/wasm-dead-float-display.mjs (std's float formatting, linked by an arm of serde's error text that is
-#   never taken, is dropped when the binary shows nothing else reaches it) -> scripts/wasm-dead-panic-formatting.mjs
-#   (the panic message formatting, read only by a panic hook the runtime never installs, is dropped when the
-#   binary shows a panic can only trap) -> wasm-opt -Oz from the npm package
-#   `binaryen` (never Debian's, whose version drifts) -> scripts/wasm-dead-locations.mjs (the panic locations no
-#   code names any more are zeroed in the data section, which wasm-opt leaves as it is); the glue and npm/adapter.js are minified beside it
+#   never taken, is dropped when the binary shows nothing else reaches it) -> wasm-opt's dead-code removal, names
+#   kept -> scripts/wasm-dead-panic-formatting.mjs (the panic message formatting, read only by a panic hook the
+#   runtime never installs, is dropped when the binary shows a panic can only trap) -> wasm-opt -Oz from the npm
+#   package `binaryen` (never Debian's, whose version drifts); the glue and npm/adapter.js are minified beside it
 #   (scripts/minify-js.mjs), and the glue's imports get short names (scripts/wasm-short-import-names.mjs).
+#   Each wasm-dead-* step asserts the versions it reasons about and stops the build when it cannot show its change
+#   is safe (their fixtures: scripts/tests/); the finished wasm must stay under its gzip ceiling
+#   (scripts/size-ceiling.json, scripts/check-size.mjs).
 # The build is reproducible and names no folder of the machine that built it: rustc remaps the cargo home, the
 # rustup home, the checkout and the target directory to fixed names (panic locations of dependencies carry source
 # paths into the wasm), so two builds of one commit on any machine give the same bytes.
@@ -25,7 +27,7 @@ OUT=npm/pkg
 STAMP=$OUT/.build-stamp
 
 if [ "${FORCE:-0}" != 1 ] && [ -f "$STAMP" ] && [ -f "$OUT/patchbridge_agent_bg.wasm" ] \
-  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-dead-locations.mjs scripts/wasm-module-text.mjs scripts/wasm-short-import-names.mjs npm/adapter.js -newer "$STAMP" -type f -print -quit)" ]; then
+  && [ -z "$(find controller-wasm protocol Cargo.toml Cargo.lock scripts/build-wasm.sh scripts/minify-js.mjs scripts/wasm-licenses.mjs scripts/wasm-dead-float-display.mjs scripts/wasm-dead-panic-formatting.mjs scripts/wasm-module-text.mjs scripts/check-size.mjs scripts/size-ceiling.json rust-toolchain.toml scripts/wasm-short-import-names.mjs npm/adapter.js npm/adapter -newer "$STAMP" -type f -print -quit)" ]; then
   echo "build-wasm: $OUT is up to date"
   exit 0
 fi
@@ -92,18 +94,18 @@ fs.writeFileSync(file, text);
 # The JS the runtime loads ships minified (pkg/patchbridge_agent.js, pkg/adapter.js), without source maps
 # (npm/README.md, "What is in the package", says why).
 node scripts/minify-js.mjs "$OUT.tmp"
-node scripts/wasm-dead-float-display.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
-node scripts/wasm-dead-panic-formatting.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
-# What wasm-opt reads is kept for scripts/wasm-dead-locations.mjs, which compares the constants before and after.
-BEFORE_OPT=$(mktemp)
-trap 'rm -f "$BEFORE_OPT"' EXIT
-cp "$OUT.tmp/patchbridge_agent_bg.wasm" "$BEFORE_OPT"
 # wasm-bindgen output uses bulk memory / sign-ext / nontrapping conversions when rustc emits them; enable the
 # features every supported engine (Node 20, evergreen browsers) has so wasm-opt keeps them.
-node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals
+  --enable-reference-types --enable-multivalue)
+node scripts/wasm-dead-float-display.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+# What the float step made dead goes before the panic step reads the module (names kept, -g): dead std code (the
+# float formatting's own tables) would otherwise hold numbers the panic step must count as addresses.
+node_modules/.bin/wasm-opt -g --remove-unused-module-elements "${FEATURES[@]}" \
   -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
-node scripts/wasm-dead-locations.mjs "$BEFORE_OPT" "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+node scripts/wasm-dead-panic-formatting.mjs "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
+node_modules/.bin/wasm-opt -Oz --strip-debug --strip-producers "${FEATURES[@]}" \
+  -o "$OUT.tmp/patchbridge_agent_bg.wasm" "$OUT.tmp/patchbridge_agent_bg.wasm"
 # The glue's ~75 imports get short names in the wasm and the glue alike (their `__wbg_…_<hash>` names do not
 # compress).
 node scripts/wasm-short-import-names.mjs "$OUT.tmp"
@@ -120,3 +122,5 @@ done
 raw=$(stat -c %s "$OUT/patchbridge_agent_bg.wasm")
 gz=$(gzip -9 -c "$OUT/patchbridge_agent_bg.wasm" | wc -c)
 echo "build-wasm: $OUT/patchbridge_agent_bg.wasm $raw bytes ($gz gzip)"
+# The size ceiling (scripts/size-ceiling.json): a wasm grown past it stops the build (and the next run builds again).
+node scripts/check-size.mjs wasm || { rm -f "$STAMP"; exit 1; }

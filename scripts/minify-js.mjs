@@ -2,7 +2,8 @@
 // the wasm is the bulk of a page load, but comments and long names were half of the ~17 KiB gzip of JS glue):
 //   <dir>/patchbridge_agent.js  the wasm-bindgen glue, minified in place (it is generated; tsc -p npm reads the
 //                               .d.ts beside it)
-//   <dir>/adapter.js            npm/adapter.js minified; the glue imports it as "./adapter.js" (raw_module in
+//   <dir>/adapter.js            npm/adapter.js and its modules (npm/adapter/*.js) bundled into one file and
+//                               minified; the glue imports it as "./adapter.js" (raw_module in
 //                               controller-wasm/src/bindings/js.rs), and it imports the package's own
 //                               ../errors.js, so AgentError stays one class for "." and "./errors"
 // without source maps: the package ships none (npm/README.md, "What is in the package", says why).
@@ -18,15 +19,19 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.resolve(process.argv[2] ?? path.join(root, 'npm', 'pkg'));
 
-/** Keeps the imports named by `map` as external imports with the given specifier (nothing is bundled in). */
-const external = (map) => ({
+/**
+ * Bundles the files under `inside` (the adapter's own modules); keeps the files named by `map` (absolute path →
+ * specifier in the output) as external imports; any other import stops the build.
+ */
+const external = (inside, map) => ({
   name: 'external',
   setup(b) {
     b.onResolve({ filter: /./ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
-      const target = map[args.path];
-      if (target === undefined) throw new Error(`unexpected import ${args.path} in ${args.importer}`);
-      return { path: target, external: true };
+      const resolved = path.resolve(path.dirname(args.importer), args.path);
+      if (map[resolved] !== undefined) return { path: map[resolved], external: true };
+      if (resolved.startsWith(inside + path.sep)) return { path: resolved };
+      throw new Error(`unexpected import ${args.path} in ${args.importer}`);
     });
   },
 });
@@ -46,7 +51,7 @@ await build({
   minify: true,
   entryPoints: [path.join(root, 'npm', 'adapter.js')],
   outfile: path.join(dir, 'adapter.js'),
-  plugins: [external({ './errors.js': '../errors.js' })],
+  plugins: [external(path.join(root, 'npm', 'adapter'), { [path.join(root, 'npm', 'errors.js')]: '../errors.js' })],
 });
 // The glue is transformed as one file rather than bundled: bundling renames a class that refers to itself
 // (`AgentController` became `_AgentController`), and the glue has no imports to resolve beyond ./adapter.js.

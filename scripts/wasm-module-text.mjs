@@ -2,9 +2,86 @@
 // scripts/wasm-dead-panic-formatting.mjs): a wasm-bindgen output that keeps its function names, read with binaryen,
 // its function bodies as text keyed by name, its indirect-call table slots and its initial memory. Each step
 // proves from these that a function body is unreachable (or only traps) before it replaces the body with
-// `unreachable`; wasm-opt -Oz then removes what became dead. scripts/wasm-dead-locations.mjs uses its data
-// segments and features after wasm-opt.
+// `unreachable`; wasm-opt -Oz then removes what became dead.
+//
+// Both steps reason about facts of particular versions (std's panicking code, serde_json's error text, binaryen's
+// printer), so each asserts those versions first (`assertVersions`), and a step that cannot apply is a build
+// failure (`refuse`), never a silent "kept": drift must be looked at, not paid for in bytes (or, for the float
+// step, risked as a trap). The fixtures in scripts/tests/ are modules each step must refuse.
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import binaryen from 'binaryen';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The version of a crate in Cargo.lock, or null when it is not there once. */
+export function lockedVersion(crate, lock = readFileSync(path.join(ROOT, 'Cargo.lock'), 'utf8')) {
+  const found = [...lock.matchAll(/\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"/g)]
+    .filter((m) => m[1] === crate).map((m) => m[2]);
+  return found.length === 1 ? found[0] : null;
+}
+
+/** The binaryen npm package's version (what reads, prints and rewrites the module). */
+export function binaryenVersion() {
+  return JSON.parse(readFileSync(path.join(ROOT, 'node_modules/binaryen/package.json'), 'utf8')).version;
+}
+
+/** `rustc --version`'s release (`1.95.0`): the compiler that built the module, pinned by rust-toolchain.toml. */
+export function rustcVersion() {
+  const text = execFileSync('rustc', ['--version'], { cwd: ROOT, encoding: 'utf8' });
+  return /^rustc (\S+)/.exec(text)?.[1] ?? null;
+}
+
+/**
+ * Fails the build unless the versions a step's reasoning was checked against are the ones in use: `crates`
+ * (Cargo.lock), `rustc` and `binaryen`. A new version is a reviewed change: read what the step's header says about
+ * it, then update the step's list.
+ */
+export function assertVersions(step, { crates = {}, rustc, binaryen: binaryenWanted }) {
+  const wrong = [];
+  for (const [crate, version] of Object.entries(crates)) {
+    const locked = lockedVersion(crate);
+    if (locked !== version) wrong.push(`${crate} ${locked ?? '(not locked once)'} in Cargo.lock, reviewed: ${version}`);
+  }
+  if (rustc !== undefined && rustcVersion() !== rustc) wrong.push(`rustc ${rustcVersion()}, reviewed: ${rustc}`);
+  if (binaryenWanted !== undefined && binaryenVersion() !== binaryenWanted) {
+    wrong.push(`binaryen ${binaryenVersion()}, reviewed: ${binaryenWanted}`);
+  }
+  if (wrong.length > 0) refuse(step, `its reasoning was checked against other versions: ${wrong.join('; ')}`);
+}
+
+/** The source file `file` of the locked `crate` in the cargo registry (what was compiled), or null. */
+export function crateSource(crate, file) {
+  const version = lockedVersion(crate);
+  const registry = path.join(process.env.CARGO_HOME ?? path.join(process.env.HOME ?? '', '.cargo'), 'registry', 'src');
+  if (version === null || !existsSync(registry)) return null;
+  for (const index of readdirSync(registry)) {
+    const candidate = path.join(registry, index, `${crate}-${version}`, file);
+    if (existsSync(candidate)) return readFileSync(candidate, 'utf8');
+  }
+  return null;
+}
+
+/**
+ * Whether serde_json's `src/error.rs` formats `de::Unexpected::Float` in `JsonUnexpected`'s Display itself, before
+ * the arm that hands every other kind to serde's Display (the fact scripts/wasm-dead-float-display.mjs rests on).
+ */
+export function jsonUnexpectedFormatsFloats(source) {
+  const impl = /impl<'a> Display for JsonUnexpected<'a> \{([\s\S]*?)\n\}/.exec(source);
+  if (!impl) return false;
+  const float = impl[1].indexOf('de::Unexpected::Float(value) =>');
+  const delegate = impl[1].indexOf('unexp => Display::fmt(&unexp, formatter)');
+  return float >= 0 && delegate >= 0 && float < delegate;
+}
+
+/** Stops the build: the step cannot show that its change is safe, so it makes none (exit status 1). */
+export function refuse(step, reason) {
+  console.error(`${step}: refused: ${reason}`);
+  console.error(`${step}: the step cannot show its change is safe here; see its header (scripts/${step}.mjs).`);
+  process.exit(1);
+}
 
 /** The features of the wasm-opt run in scripts/build-wasm.sh. */
 const F = binaryen.Features;
@@ -112,4 +189,42 @@ export function dataSegments(wasm) {
 /** Replaces the body of the named function with `unreachable`. */
 export function dropBody(module, name) {
   binaryen.Function.setBody(module.getFunction(name), module.unreachable());
+}
+
+/**
+ * Every 32-bit number a body writes as a constant, in any context: `i32.const`, each half of an `i64.const` (two
+ * 32-bit stores merged into one, a pointer beside its length or vtable), each lane of a `v128.const`. Unsigned.
+ */
+export function constants32(body) {
+  const found = [];
+  for (const m of body.matchAll(/\(i32\.const (-?\d+)\)/g)) found.push(Number(m[1]) >>> 0);
+  for (const m of body.matchAll(/\(i64\.const (-?\d+)\)/g)) {
+    const v = BigInt.asUintN(64, BigInt(m[1]));
+    found.push(Number(v & 0xffffffffn), Number(v >> 32n));
+  }
+  for (const m of body.matchAll(/\(v128\.const i32x4((?: 0x[0-9a-f]+)+)\)/g)) {
+    for (const lane of m[1].trim().split(' ')) found.push(Number(lane) >>> 0);
+  }
+  if (/\(v128\.const (?!i32x4)/.test(body)) throw new Error('a v128.const printed in another lane format');
+  return found;
+}
+
+/** The static load/store offsets (`offset=N`) of a body. */
+export function offsets(body) {
+  return [...body.matchAll(/offset=(\d+)/g)].map((m) => Number(m[1]));
+}
+
+/**
+ * The first address a body can reach from a constant that passes `test`, also through a local, or null: each
+ * constant at or above `base`, each such constant plus each load/store offset of the same body
+ * (`(local.set $p (i32.const A))` … `(i32.load offset=8 (local.get $p))` reads A+8, a number the text never
+ * holds), and each offset at or above `base` (a load from `(i32.const 0)` or from a small index). Constants at
+ * or above `limit` (the initial memory's end, where no static lies) are not addresses of statics.
+ */
+export function reachedAddress(body, base, limit, test) {
+  const bases = [...new Set(constants32(body).filter((n) => n >= base && n < limit))];
+  const offs = [0, ...new Set(offsets(body))];
+  for (const c of bases) for (const o of offs) if (test(c + o)) return c + o;
+  for (const o of offs) if (o >= base && test(o)) return o;
+  return null;
 }

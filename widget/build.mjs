@@ -7,6 +7,14 @@
 //                              package holds the wasm once and a page serves the package folder as it is
 //   npm/widget-highlight.js, npm/dist/patchbridge-highlight.js  the code highlighter, imported by the element
 //                              only when a fenced code block with a language appears
+//   npm/widget-files.js, npm/dist/patchbridge-files.js  what an attached file becomes (src/files.js), imported by
+//                              the element only when the person first attaches a file
+//   npm/widget-math.js, npm/dist/patchbridge-math.js  the MathML renderer (Temml), imported by the element only
+//                              when an answer has a formula (src/math.js, src/math-render.js)
+//   npm/widget-elicitation.js, npm/dist/patchbridge-elicitation.js  the question card of a running tool's
+//                              elicitation, imported by the element the first time one appears
+//   npm/mcp-client.js, npm/dist/patchbridge-mcp.js  the MCP client (npm/mcp/ with the official SDK bundled in),
+//                              imported by the package entry and the element only when a page sets `mcpServers`
 //   npm/widget-zh.js, npm/dist/patchbridge-zh.js  the Chinese strings, imported by the element only when it
 //                              shows Chinese (src/strings.js, loadStrings)
 // All are minified, without source maps (npm/README.md, "What is in the package", says why). Prints the sizes
@@ -114,16 +122,31 @@ const eagerRuntime = [
   "import __pbInit from './pkg/patchbridge_agent.js';",
   'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
 ].join('\n');
-await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_MATH_PATH__: '"./widget-math.js"', __PB_FILES_PATH__: '"./widget-files.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"', __PB_MCP_PATH__: '"./mcp-client.js"', __PB_ELICITATION_PATH__: '"./widget-elicitation.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
 await rm(path.join(npm, 'widget-highlight.js.map'), { force: true });
+await rm(path.join(npm, 'widget-math.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_MATH_PATH__: '"./patchbridge-math.js"', __PB_FILES_PATH__: '"./patchbridge-files.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"', __PB_MCP_PATH__: '"./patchbridge-mcp.js"', __PB_ELICITATION_PATH__: '"./patchbridge-elicitation.js"' } });
 const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });
+const filesEntry = path.join(root, 'widget', 'src', 'files.js');
+await build({ ...common, entryPoints: [filesEntry], outfile: path.join(npm, 'widget-files.js') });
+await build({ ...common, entryPoints: [filesEntry], outfile: path.join(npm, 'dist', 'patchbridge-files.js') });
+const mathEntry = path.join(root, 'widget', 'src', 'math-render.js');
+await build({ ...common, entryPoints: [mathEntry], outfile: path.join(npm, 'widget-math.js') });
+await build({ ...common, entryPoints: [mathEntry], outfile: path.join(npm, 'dist', 'patchbridge-math.js') });
+// The question card of a running tool's elicitation, imported the first time one appears.
+const elicitationEntry = path.join(root, 'widget', 'src', 'elicitation.js');
+await build({ ...common, ...elementOnly, entryPoints: [elicitationEntry], outfile: path.join(npm, 'widget-elicitation.js') });
+await build({ ...common, ...elementOnly, entryPoints: [elicitationEntry], outfile: path.join(npm, 'dist', 'patchbridge-elicitation.js') });
+// The MCP client (npm/mcp/, the official SDK bundled in), imported only once a page sets `mcpServers`.
+const mcpEntry = path.join(npm, 'mcp', 'chunk.js');
+await build({ ...common, entryPoints: [mcpEntry], outfile: path.join(npm, 'mcp-client.js') });
+await build({ ...common, entryPoints: [mcpEntry], outfile: path.join(npm, 'dist', 'patchbridge-mcp.js') });
 const zhEntry = path.join(root, 'widget', 'src', 'strings-zh.js');
 await build({ ...common, entryPoints: [zhEntry], outfile: path.join(npm, 'widget-zh.js') });
 await build({ ...common, entryPoints: [zhEntry], outfile: path.join(npm, 'dist', 'patchbridge-zh.js') });
@@ -141,7 +164,11 @@ const rows = [
   ['widget (npm/widget.js: element, styles, strings, Markdown)', path.join(npm, 'widget.js')],
   ['static script (npm/dist/patchbridge-agent.js: widget + runtime glue)', path.join(npm, 'dist', 'patchbridge-agent.js')],
   ['code highlighter, on demand (npm/widget-highlight.js)', path.join(npm, 'widget-highlight.js')],
+  ['MathML renderer, on demand (npm/widget-math.js)', path.join(npm, 'widget-math.js')],
+  ['attachments, on demand (npm/widget-files.js)', path.join(npm, 'widget-files.js')],
   ['Chinese strings, on demand (npm/widget-zh.js)', path.join(npm, 'widget-zh.js')],
+  ['question card, on demand (npm/widget-elicitation.js)', path.join(npm, 'widget-elicitation.js')],
+  ['MCP client, on demand (npm/mcp-client.js: npm/mcp/ + @modelcontextprotocol/sdk)', path.join(npm, 'mcp-client.js')],
   ['runtime glue (npm/pkg/patchbridge_agent.js, minified by scripts/minify-js.mjs)', gluePath],
   ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],
 ];

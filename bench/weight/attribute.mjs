@@ -7,10 +7,11 @@
 // as the shipped one; the build only keeps names):
 //   wasm-bindgen --keep-debug --target web --out-dir /tmp/wn "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/patchbridge_agent.wasm"
 //   node scripts/wasm-dead-float-display.mjs /tmp/wn/patchbridge_agent_bg.wasm /tmp/wn/patchbridge_agent_bg.wasm
+//   node_modules/.bin/wasm-opt -g --remove-unused-module-elements <the features of scripts/build-wasm.sh> \
+//     -o /tmp/wn/patchbridge_agent_bg.wasm /tmp/wn/patchbridge_agent_bg.wasm
 //   node scripts/wasm-dead-panic-formatting.mjs /tmp/wn/patchbridge_agent_bg.wasm /tmp/wn/patchbridge_agent_bg.wasm
 //   node_modules/.bin/wasm-opt -Oz -g --strip-dwarf --strip-producers <the features of scripts/build-wasm.sh> \
 //     -o /tmp/wn/named.wasm /tmp/wn/patchbridge_agent_bg.wasm
-//   node scripts/wasm-dead-locations.mjs /tmp/wn/patchbridge_agent_bg.wasm /tmp/wn/named.wasm /tmp/wn/named.wasm
 // (The shipped import section is smaller: scripts/wasm-short-import-names.mjs runs after wasm-opt.)
 // Usage: node bench/weight/attribute.mjs /tmp/wn/named.wasm [--top N]  (N largest functions as well)
 import { readFileSync } from 'node:fs';

@@ -26,7 +26,7 @@ fn args(value: Value) -> Map<String, Value> {
 /// The violation lines (`pointer: expected …; got …`) for `arguments` under `schema`.
 fn lines(schema: Value, arguments: Value) -> Vec<String> {
     let schema = Schema::compile(&schema, &EcmaRegexes).expect("a usable schema");
-    let (listed, _) = schema.check(&args(arguments));
+    let (listed, _) = schema.check(&args(arguments)).expect("no pattern threw");
     listed
         .iter()
         .map(|v| format!("{:?}: expected {}; got {}", v.pointer, v.expected, v.got))
@@ -424,7 +424,7 @@ fn openapi_nullable_true_adds_null_to_the_type_and_nothing_else() {
 fn the_error_text_lists_at_most_twenty_violations_and_fits_the_result_limit() {
     let schema = Schema::compile(&json!({ "additionalProperties": false }), &EcmaRegexes).unwrap();
     let many: Map<String, Value> = (0..25).map(|i| (format!("k{i}"), json!(i))).collect();
-    let (listed, total) = schema.check(&many);
+    let (listed, total) = schema.check(&many).expect("no pattern threw");
     assert_eq!((listed.len(), total), (20, 25));
     let text = invalid_arguments_text("todos.add", &listed, total, 100_000);
     let mut text_lines = text.lines();
@@ -824,4 +824,48 @@ fn a_number_beyond_a_double_fails_the_whole_batch_precheck() {
         error.message
     );
     assert_eq!(runs.get(), 0, "zero tools of the batch ran");
+}
+
+/// A host whose `RegExp` throws while matching (a page that replaced `RegExp.prototype.exec`).
+struct ThrowingRegexes;
+
+struct ThrowingRegex;
+
+impl HostRegex for ThrowingRegex {
+    fn is_match(&self, _text: &str) -> Result<bool, String> {
+        Err("RangeError: out of stack".to_owned())
+    }
+}
+
+impl RegexEngine for ThrowingRegexes {
+    fn compile_regex(&self, _source: &str) -> Result<Rc<dyn HostRegex>, String> {
+        Ok(Rc::new(ThrowingRegex))
+    }
+}
+
+#[test]
+fn a_pattern_whose_host_regex_throws_is_a_failure_of_the_check_never_a_match_or_a_mismatch() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "text": { "type": "string", "pattern": "^[a-z]+$" },
+            "either": { "anyOf": [{ "type": "string", "format": "email" }, { "type": "integer" }] }
+        }
+    });
+    let schema = Schema::compile(&schema, &ThrowingRegexes).expect("a usable schema");
+    let failure = schema
+        .check(&args(json!({ "text": "abc" })))
+        .expect_err("the check has no answer");
+    assert_eq!(failure.pattern, "^[a-z]+$");
+    assert_eq!(failure.reason, "RangeError: out of stack");
+    // Inside an `anyOf` branch too (a format's generated pattern), the failure is not read as "this branch fails".
+    let failure = schema
+        .check(&args(json!({ "either": "a@b.example" })))
+        .expect_err("the check has no answer");
+    assert_eq!(failure.reason, "RangeError: out of stack");
+    // Strings that meet no pattern are still checked.
+    assert_eq!(
+        schema.check(&args(json!({ "either": 5 }))).map(|r| r.1),
+        Ok(0)
+    );
 }

@@ -43,7 +43,8 @@ fn a_batch_yields_raw_deltas_and_json_events_in_order_split_by_utf16_lengths() {
     assert_eq!(
         events[0],
         Ok(StreamEvent::MessageStart {
-            id: Some("m1".into())
+            id: Some("m1".into()),
+            model: None
         })
     );
     assert_eq!(

@@ -13,6 +13,7 @@ fn events() -> Vec<StreamEvent> {
     vec![
         StreamEvent::MessageStart {
             id: Some("m1".into()),
+            model: None,
         },
         StreamEvent::BlockStart {
             index: 0,
@@ -73,7 +74,10 @@ fn the_aggregator_names_the_message_only_after_message_start_and_falls_back_with
     let mut aggregator = Aggregator::new("fallback".into(), 1_000);
     assert_eq!(aggregator.id(), None);
     aggregator
-        .accept(&StreamEvent::MessageStart { id: None })
+        .accept(&StreamEvent::MessageStart {
+            id: None,
+            model: None,
+        })
         .unwrap();
     assert_eq!(aggregator.id(), Some("fallback"));
 }

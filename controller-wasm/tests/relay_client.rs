@@ -255,6 +255,7 @@ fn the_model_posts_the_call_request_and_streams_its_events_or_maps_a_refusal() {
     *transport.events.borrow_mut() = Some(vec![
         StreamEvent::MessageStart {
             id: Some("a1".into()),
+            model: None,
         },
         StreamEvent::MessageStop {
             stop_reason: StopReason::EndTurn,

@@ -240,7 +240,10 @@ fn model_stream_error_rejects_result_with_that_error() {
 #[test]
 fn missing_message_id_is_generated() {
     let model = ScriptedModel::new(vec![vec![
-        ev(StreamEvent::MessageStart { id: None }),
+        ev(StreamEvent::MessageStart {
+            id: None,
+            model: None,
+        }),
         stop(StopReason::EndTurn),
     ]]);
     let rt = runtime(model, ManualPlatform::new());

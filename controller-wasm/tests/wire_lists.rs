@@ -1,6 +1,6 @@
 //! What still ties the npm package's hand-written JavaScript to the Rust core after the declarations of every wire
 //! and state type (and the error-code constants) are generated from the Rust types (`src/typescript/`): the
-//! numbers of the batch handoff between `npm/adapter.js` and the bindings, read from `adapter.js` and compared
+//! numbers of the batch handoff between `npm/adapter/streams.js` and the bindings, read from that file and compared
 //! natively, before any wasm is built. Also pinned: every closed set of stable strings parses back, and the texts
 //! Rust code uses for hook event types and stop reasons are their serialised forms.
 
@@ -26,7 +26,7 @@ fn number_constant(text: &str, name: &str) -> u64 {
     let line = text
         .lines()
         .find_map(|line| line.strip_prefix(prefix.as_str()))
-        .unwrap_or_else(|| panic!("no `{prefix}…` in adapter.js"));
+        .unwrap_or_else(|| panic!("no `{prefix}…` in adapter/streams.js"));
     line.trim_end_matches(';')
         .parse()
         .unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -43,7 +43,7 @@ fn assert_no_duplicates(what: &str, items: &[String]) {
 
 #[test]
 fn adapter_js_names_the_batch_numbers_the_bindings_read() {
-    let adapter = npm_file("adapter.js");
+    let adapter = npm_file("adapter/streams.js");
     assert_eq!(number_constant(&adapter, "META_FIELDS"), META_FIELDS as u64);
     assert_eq!(
         number_constant(&adapter, "PAYLOAD_JSON"),

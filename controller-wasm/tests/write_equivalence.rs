@@ -443,6 +443,17 @@ fn the_draft_and_the_controller_state_are_written_as_their_json_objects_were() {
                 Vec::new()
             }),
             pending_confirmation: full.then(|| interrupts()[1].clone()),
+            pending_elicitation: full.then(|| {
+                patchbridge_agent::core::Elicitation::new(
+                    "x:elicit:1".into(),
+                    "c1",
+                    "ask",
+                    patchbridge_agent::core::ElicitationRequest::from_json(&json!({
+                        "mode": "url", "message": "Sign in", "url": "https://example.com/a", "elicitationId": "e"
+                    }))
+                    .unwrap(),
+                )
+            }),
             last_outcome: full.then_some(Outcome::Completed),
             error: full.then(|| errors()[0].clone()),
             conversation: full.then(|| ConversationInfo {
@@ -458,6 +469,7 @@ fn the_draft_and_the_controller_state_are_written_as_their_json_objects_were() {
             "draft": state.draft.as_ref().map(|draft| draft.to_json()),
             "toolResults": &*state.tool_results,
             "pendingConfirmation": state.pending_confirmation,
+            "pendingElicitation": state.pending_elicitation,
             "lastOutcome": state.last_outcome,
             "error": state.error,
             "conversation": state.conversation,

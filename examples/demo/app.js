@@ -58,13 +58,25 @@ agent.headers = () => ({ 'x-patchbridge-user': userId });
 agent.tools = tools;
 
 // Custom tool views: the page shows "Add “milk” to the list" instead of the generic argument table, in the card
-// and in the confirmation. The nodes are slotted from the page's light DOM, so style.css styles them.
-const todoLine = (text) => Object.assign(document.createElement('p'), { className: 'todo-view', textContent: text });
-const ADDED = { done: 'Added', rejected: 'Not added', error: 'Could not add', 'not-run': 'Not added', invalid: 'Not added' };
+// and in the confirmation. The nodes are slotted from the page's light DOM, so style.css styles them (its colour
+// by the call's status: green once added, red when rejected or failed, neutral while pending or not run). The
+// element keeps the call's status (Done, Rejected, Failed…) beside the view.
+const TODO_LINES = {
+  done: (text) => `Added “${text}” to the list`,
+  rejected: (text) => `You declined adding “${text}”`,
+  error: (text) => `Could not add “${text}”`,
+  'not-run': (text) => `“${text}” was not added`,
+  invalid: (text) => `“${text}” was not added`,
+};
+const todoView = (text, status) => {
+  const line = Object.assign(document.createElement('p'), { className: 'todo-view', textContent: text });
+  line.dataset.status = status ?? 'pending';
+  return line;
+};
 agent.toolViews = {
   'todos.add': {
-    card: ({ arguments: args, status }) => todoLine(`${ADDED[status] ?? 'Adding'} “${args.text}” to the list`),
-    confirmation: ({ arguments: args }) => todoLine(`Add “${args.text}” to your todo list?`),
+    card: ({ arguments: args, status }) => todoView((TODO_LINES[status] ?? ((text) => `Adding “${text}” to the list`))(args.text), status),
+    confirmation: ({ arguments: args }) => todoView(`Add “${args.text}” to your todo list?`, 'waiting'),
   },
 };
 // `?model=<id>` picks one of the relay's models (GET /api/models); the relay's default otherwise.

@@ -119,6 +119,36 @@ export declare const AGENT_INVALID_TOOL: 'AGENT_INVALID_TOOL';
 export declare const AGENT_INVALID_INPUT: 'AGENT_INVALID_INPUT';
 
 /**
+ * An attached file's media type is not in the closed list, or travels in the wrong source (`details`:
+ * `name` or `image`, `mediaType`). Nothing was sent.
+ */
+export declare const AGENT_ATTACHMENT_TYPE: 'AGENT_ATTACHMENT_TYPE';
+
+/**
+ * An attached file is malformed: a document name that is empty, over 255 characters or a path, or data
+ * that is not standard base64 (of a PDF, for a PDF). Nothing was sent.
+ */
+export declare const AGENT_ATTACHMENT_INVALID: 'AGENT_ATTACHMENT_INVALID';
+
+/**
+ * An attached file is over `maxFileBytes` (`details`: `name` or `image`, `bytes`, `limit`). Nothing was
+ * sent.
+ */
+export declare const AGENT_ATTACHMENT_TOO_LARGE: 'AGENT_ATTACHMENT_TOO_LARGE';
+
+/**
+ * The files of one message together are over `maxMessageBytes` (`details`: `bytes`, `limit`). Nothing
+ * was sent.
+ */
+export declare const AGENT_MESSAGE_TOO_LARGE: 'AGENT_MESSAGE_TOO_LARGE';
+
+/**
+ * With the new message the conversation would be over `maxConversationBytes` (`details`: `bytes`,
+ * `limit`): nothing was sent; start a new conversation.
+ */
+export declare const AGENT_CONVERSATION_TOO_LARGE: 'AGENT_CONVERSATION_TOO_LARGE';
+
+/**
  * `<patchbridge-agent>` could not load the WebAssembly runtime. The element reports it (as an
  * `AgentError` whose `cause` is the reason); the runtime itself never produces it.
  */

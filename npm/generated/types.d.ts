@@ -17,6 +17,13 @@ export type ImageSource =
   | { "type": "base64"; mediaType: string; data: string };
 
 /**
+ * How a document's content travels: `base64` for PDF, `text` for the text types.
+ */
+export type DocumentSource =
+  | { "type": "base64"; mediaType: string; data: string }
+  | { "type": "text"; mediaType: string; text: string };
+
+/**
  * One source of a text block (`docs/protocol.md` §1): `{ url?, title?, citedText? }`, at least `url` or `title`,
  * none empty; `url` is an absolute http(s) URL, `citedText` at most 500 characters. Provider-private citation data
  * is never part of it.
@@ -46,7 +53,15 @@ export type Block =
      */
     input: JsonObject;
   }
-  | { "type": "tool-result"; callId: string; content: string; isError: boolean };
+  | { "type": "tool-result"; callId: string; content: string; isError: boolean }
+  | {
+    "type": "document";
+    /**
+     * The file name as the person picked it (no path).
+     */
+    name: string;
+    source: DocumentSource;
+  };
 
 /**
  * One stable message: `{ id, role, blocks }`, blocks in produced order.
@@ -113,7 +128,15 @@ export type BlockKind =
  * One event of a model stream: what the relay sends as SSE and what a custom model yields.
  */
 export type StreamEvent =
-  | { "type": "message-start"; id?: string }
+  | {
+    "type": "message-start";
+    id?: string;
+    /**
+     * Relay only: the id of the model that serves the message, when it is not the one the request named
+     * (the relay failed over to a fallback, `docs/protocol.md` §4).
+     */
+    model?: string;
+  }
   | { "type": "block-start"; index: number; block: BlockKind }
   | { "type": "block-delta"; index: number; delta: string }
   | {
@@ -255,6 +278,11 @@ export type AgentErrorCode =
   | "AGENT_SPENDING_LIMIT_REACHED"
   | "AGENT_INVALID_TOOL"
   | "AGENT_INVALID_INPUT"
+  | "AGENT_ATTACHMENT_TYPE"
+  | "AGENT_ATTACHMENT_INVALID"
+  | "AGENT_ATTACHMENT_TOO_LARGE"
+  | "AGENT_MESSAGE_TOO_LARGE"
+  | "AGENT_CONVERSATION_TOO_LARGE"
   | "AGENT_RUNTIME_LOAD_FAILED";
 
 /**
@@ -563,9 +591,9 @@ export type ModelCallContext = {
 };
 
 /**
- * The kinds of interrupt (only tool confirmation today).
+ * The kinds of interrupt: a tool confirmation, a running tool's question.
  */
-export type InterruptKind = "tool-confirmation";
+export type InterruptKind = "tool-confirmation" | "elicitation";
 
 /**
  * A pending human-in-the-loop question.
@@ -591,6 +619,62 @@ export type Interrupt = {
    * The validated arguments.
    */
   arguments: JsonObject;
+};
+
+/**
+ * How the person answers an elicitation: a small form, or a link to open.
+ */
+export type ElicitationMode = "form" | "url";
+
+/**
+ * The person's answer to an elicitation.
+ */
+export type ElicitationAction = "accept" | "decline" | "cancel";
+
+/**
+ * A pending elicitation: the question of a running tool call, awaiting the person.
+ */
+export type Elicitation = {
+  /**
+   * Stable id to pass to `respond`.
+   */
+  interruptId: string;
+  /**
+   * Always `elicitation`.
+   */
+  kind: InterruptKind;
+  /**
+   * The tool call that asks.
+   */
+  callId: string;
+  /**
+   * The tool name.
+   */
+  tool: string;
+  /**
+   * `form` or `url`.
+   */
+  mode: ElicitationMode;
+  /**
+   * The question.
+   */
+  message: string;
+  /**
+   * Form mode: the fields asked for.
+   */
+  requestedSchema: JsonObject | null;
+  /**
+   * URL mode: the link to open.
+   */
+  url: string | null;
+  /**
+   * URL mode: the server's id of this elicitation.
+   */
+  elicitationId: string | null;
+  /**
+   * Who asks (an MCP tool's server), when the tool said.
+   */
+  source: string | null;
 };
 
 /**
@@ -621,7 +705,14 @@ export type ExecutionEvent =
   | { "type": "message-completed"; message: Message }
   | { "type": "tool-result"; result: ToolCallResult }
   | { "type": "interrupt" } & Interrupt
-  | { "type": "interrupt-resolved"; interruptId: string; callId: string; approved: boolean };
+  | { "type": "interrupt-resolved"; interruptId: string; callId: string; approved: boolean }
+  | { "type": "elicitation" } & Elicitation
+  | {
+    "type": "elicitation-resolved";
+    interruptId: string;
+    callId: string;
+    action: ElicitationAction;
+  };
 
 /**
  * What `result` resolves with.
@@ -717,6 +808,10 @@ export type AgentState = {
    */
   toolResults: ReadonlyArray<Readonly<ToolCallResult>>;
   pendingConfirmation: Readonly<Interrupt> | null;
+  /**
+   * A running tool's question to the person (answer with `answerElicitation`).
+   */
+  pendingElicitation: Readonly<Elicitation> | null;
   lastOutcome: Outcome | null;
   /**
    * The last error (cleared when a new turn or load starts).

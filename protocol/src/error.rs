@@ -28,6 +28,9 @@ crate::string_enum! {
         ConversationCorrupt = "CONVERSATION_CORRUPT",
         /// 400: `model` is not an id of `GET {base}/models`.
         UnknownModel = "UNKNOWN_MODEL",
+        /// 400: the request carries an input kind (a PDF document, an image) the model does not take
+        /// (`capabilities.inputs`), refused before any upstream call.
+        UnsupportedInput = "UNSUPPORTED_INPUT",
         /// 400: the request's `modelState.format` belongs to another adapter.
         ModelStateFormatMismatch = "MODEL_STATE_FORMAT_MISMATCH",
         /// 400: the `modelState` entry of an assistant message no longer matches it; the error has `messageId`.
@@ -62,6 +65,7 @@ impl RelayErrorCode {
             RelayErrorCode::UnsupportedMediaType => 415,
             RelayErrorCode::InvalidRequest
             | RelayErrorCode::UnknownModel
+            | RelayErrorCode::UnsupportedInput
             | RelayErrorCode::ModelStateFormatMismatch
             | RelayErrorCode::ModelStateMismatch => 400,
             RelayErrorCode::PayloadTooLarge => 413,

@@ -15,6 +15,9 @@ crate::wire! {
     pub enum StreamEvent {
         MessageStart = "message-start" {
             id: Option<String> = "id" optional,
+            /// Relay only: the id of the model that serves the message, when it is not the one the request named
+            /// (the relay failed over to a fallback, `docs/protocol.md` §4).
+            model: Option<String> = "model" optional,
         },
         BlockStart = "block-start" {
             index: u32 = "index",

@@ -1,7 +1,10 @@
 //! The wire types of `docs/protocol.md`, shared by the browser runtime (`controller-wasm`) and the relay
 //! (`relay-server`) so that both sides agree by construction.
 //!
-//! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`ModelState`], [`Usage`], [`ToolDefinition`].
+//! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`DocumentSource`], [`ModelState`], [`Usage`],
+//!   [`ToolDefinition`].
+//! - [`document`]: the closed lists of attachment media types ([`DocumentMediaType`], [`ImageMediaType`]) and
+//!   the size of base64 data.
 //! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
 //! - [`source`]: [`Source`], what a text block cites (title, safe link, snippet).
 //! - [`request`]: [`ModelRequest`], the body of `POST {base}/model` and what a custom model receives.
@@ -29,6 +32,7 @@ extern crate self as patchbridge_protocol;
 
 pub mod conversation;
 pub mod declare;
+pub mod document;
 pub mod error;
 pub mod event;
 mod fields;
@@ -56,10 +60,13 @@ pub use conversation::{
     ConversationContext, ConversationPage, ConversationSnapshot, ConversationSummary,
     CreateConversation, SaveConversation,
 };
+pub use document::{DocumentMediaType, ImageMediaType};
 pub use error::{ErrorBody, ErrorEnvelope, RelayErrorCode, SpendingLimit, SpendingLimitKind};
 pub use event::{BlockKind, StopReason, StreamEvent};
-pub use message::{Block, ImageSource, Message, ModelState, Role, ToolDefinition, Usage};
-pub use models::{Capabilities, ModelInfo, ModelsDocument};
+pub use message::{
+    Block, DocumentSource, ImageSource, Message, ModelState, Role, ToolDefinition, Usage,
+};
+pub use models::{Capabilities, InputKind, ModelInfo, ModelsDocument};
 pub use request::ModelRequest;
 pub use source::Source;
 pub use write::ToValue;

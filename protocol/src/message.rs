@@ -69,6 +69,13 @@ crate::wire! {
             content: String = "content",
             is_error: bool = "isError",
         },
+        /// A file the person attached (user messages only): a PDF as base64, a text file as its text
+        /// (`docs/protocol.md` §1, ADR-015). The media type is one of [`DocumentMediaType`](crate::document::DocumentMediaType).
+        Document = "document" {
+            /// The file name as the person picked it (no path).
+            name: String = "name",
+            source: DocumentSource = "source",
+        },
     }
 }
 
@@ -94,6 +101,33 @@ crate::wire! {
             media_type: String = "mediaType",
             data: String = "data",
         },
+    }
+}
+
+crate::wire! {
+    strict, ts(feature = "ts");
+    /// How a document's content travels: `base64` for PDF, `text` for the text types.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum DocumentSource {
+        Base64 = "base64" {
+            media_type: String = "mediaType",
+            data: String = "data",
+        },
+        Text = "text" {
+            media_type: String = "mediaType",
+            text: String = "text",
+        },
+    }
+}
+
+impl DocumentSource {
+    /// The media type as written (checked against the closed list by [`crate::document`]).
+    pub fn media_type(&self) -> &str {
+        match self {
+            DocumentSource::Base64 { media_type, .. } | DocumentSource::Text { media_type, .. } => {
+                media_type
+            }
+        }
     }
 }
 

@@ -36,14 +36,32 @@ crate::wire! {
 
 crate::wire! {
     lenient;
-    /// What a model can take (from the configuration; default `tools: true, images: false, reasoning: false`).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    /// What a model can take (from the configuration; default `tools: true, inputs: ["text", "image"], reasoning:
+    /// false`).
+    #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Capabilities {
         /// Tool definitions and tool calls.
         pub tools: bool = "tools",
-        /// Image blocks in user messages.
+        /// The input kinds the model takes (`text` always; `image` for image blocks, `pdf` for PDF documents; text
+        /// documents need only `text`). A request with a kind the model does not take is refused with
+        /// `UNSUPPORTED_INPUT` before any upstream call.
+        pub inputs: Vec<InputKind> = "inputs",
+        /// The documented alias of `"image"` in `inputs` (kept for readers that predate `inputs`).
         pub images: bool = "images",
         /// Shown reasoning blocks.
         pub reasoning: bool = "reasoning",
+    }
+}
+
+crate::string_enum! {
+    /// An input kind a model takes (`capabilities.inputs`, closed set).
+    pub enum InputKind {
+        /// Text: text blocks, and documents of the text types (`text/plain`, `text/markdown`, `text/csv`,
+        /// `application/json`).
+        Text = "text",
+        /// Image blocks.
+        Image = "image",
+        /// PDF documents (`application/pdf`).
+        Pdf = "pdf",
     }
 }

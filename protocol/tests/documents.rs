@@ -157,7 +157,8 @@ fn the_models_document_reads_the_documented_example() {
     let doc: ModelsDocument = serde_json::from_value(json!({
         "protocolVersion": 1, "previewOnly": false, "defaultModel": "gpt-4.1-mini",
         "models": [ { "id": "gpt-4.1-mini", "provider": "openai-chat", "label": "GPT", "previewOnly": false,
-                      "capabilities": { "tools": true, "images": true, "reasoning": false } } ]
+                      "capabilities": { "tools": true, "inputs": ["text", "image", "pdf"], "images": true,
+                                        "reasoning": false } } ]
     }))
     .unwrap();
     assert_eq!(doc.protocol_version, PROTOCOL_VERSION);
@@ -165,6 +166,7 @@ fn the_models_document_reads_the_documented_example() {
         doc.models[0].capabilities,
         Capabilities {
             tools: true,
+            inputs: vec![InputKind::Text, InputKind::Image, InputKind::Pdf],
             images: true,
             reasoning: false
         }

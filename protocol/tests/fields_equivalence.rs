@@ -421,6 +421,7 @@ fn models_documents_read_exactly_as_the_derive_reads_them() {
     let capabilities = mutations(
         &[
             ("tools", "true"),
+            ("inputs", r#"["text","pdf"]"#),
             ("images", "false"),
             ("reasoning", "true"),
         ],

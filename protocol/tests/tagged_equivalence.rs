@@ -57,6 +57,20 @@ mod reference {
             content: String,
             is_error: bool,
         },
+        Document {
+            name: String,
+            source: DocumentSource,
+        },
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum DocumentSource {
+        #[serde(rename_all = "camelCase")]
+        Base64 { media_type: String, data: String },
+        #[serde(rename_all = "camelCase")]
+        Text { media_type: String, text: String },
     }
 
     #[derive(Debug, Deserialize)]
@@ -81,6 +95,8 @@ mod reference {
         MessageStart {
             #[serde(default)]
             id: Option<String>,
+            #[serde(default)]
+            model: Option<String>,
         },
         BlockStart {
             index: u32,
@@ -220,6 +236,20 @@ const BLOCKS: &[&str] = &[
     r#"{"type":"image","source":{"type":"base64","mediaType":"image/png"}}"#,
     r#"{"type":"image","source":{"type":"url","url":"x","alt":"y"}}"#,
     r#"{"type":"image"}"#,
+    r#"{"type":"document","name":"a.pdf","source":{"type":"base64","mediaType":"application/pdf","data":"JVBERi0x"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown","text":"A"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown","data":"A"}}"#,
+    r#"{"type":"document","name":"a.pdf","source":{"type":"base64","mediaType":"application/pdf","text":"x"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","text":"A"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"file","fileId":"f"}}"#,
+    r#"{"type":"document","name":"a.md","source":{"type":"text","mediaType":"text/markdown","text":"x","title":"t"}}"#,
+    r#"{"type":"document","source":{"type":"text","mediaType":"text/plain","text":"x"}}"#,
+    r#"{"type":"document","name":"a.txt"}"#,
+    r#"{"type":"document","name":7,"source":{"type":"text","mediaType":"text/plain","text":"x"}}"#,
+    r#"{"type":"document","name":"a","name":"b","source":{"type":"text","mediaType":"text/plain","text":"x"}}"#,
+    r#"{"type":"document","name":"a.txt","source":"x"}"#,
+    r#"{"type":"document","name":"a.txt","source":{"type":"text","mediaType":"text/plain","text":"x"},"size":1}"#,
     r#""text""#,
     r#"5"#,
     r#"null"#,
@@ -250,6 +280,9 @@ const EVENTS: &[&str] = &[
     r#"{"type":"message-start","id":null}"#,
     r#"{"type":"message-start","id":5}"#,
     r#"{"type":"message-start","extra":true}"#,
+    r#"{"type":"message-start","id":"m1","model":"fallback"}"#,
+    r#"{"type":"message-start","model":null}"#,
+    r#"{"type":"message-start","model":7}"#,
     r#"{"type":"block-start","index":0,"block":{"type":"text"}}"#,
     r#"{"type":"block-start","index":1,"block":{"type":"reasoning"}}"#,
     r#"{"type":"block-start","index":2,"block":{"type":"tool-call","callId":"c","name":"n"}}"#,
@@ -428,7 +461,10 @@ const FIELD_VALUES: &[&str] = &[
 
 /// One valid line per event type, as `(type, [(key, value)])`.
 const EVENT_SHAPES: &[(&str, &[(&str, &str)])] = &[
-    ("message-start", &[("id", r#""m1""#)]),
+    (
+        "message-start",
+        &[("id", r#""m1""#), ("model", r#""fallback""#)],
+    ),
     (
         "block-start",
         &[
@@ -582,6 +618,16 @@ fn generated_block_lines_read_exactly_as_the_derive_reads_them() {
         (
             "image",
             &[("source", r#"{"type":"url","url":"https://e.org/i.png"}"#)],
+        ),
+        (
+            "document",
+            &[
+                ("name", r#""a.txt""#),
+                (
+                    "source",
+                    r#"{"type":"text","mediaType":"text/plain","text":"x"}"#,
+                ),
+            ],
         ),
     ];
     for (kind, fields) in shapes {

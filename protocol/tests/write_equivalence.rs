@@ -141,6 +141,22 @@ fn blocks() -> Vec<p::Block> {
     for source in image_sources() {
         all.push(p::Block::Image { source });
     }
+    for text in texts() {
+        all.push(p::Block::Document {
+            name: text.clone(),
+            source: p::DocumentSource::Base64 {
+                media_type: "application/pdf".into(),
+                data: text.clone(),
+            },
+        });
+        all.push(p::Block::Document {
+            name: "notes.md".into(),
+            source: p::DocumentSource::Text {
+                media_type: "text/markdown".into(),
+                text,
+            },
+        });
+    }
     all
 }
 
@@ -216,7 +232,12 @@ fn tools() -> Vec<p::ToolDefinition> {
 fn events() -> Vec<p::StreamEvent> {
     let mut all = Vec::new();
     for id in options() {
-        all.push(p::StreamEvent::MessageStart { id });
+        for model in [None, Some("fallback".to_owned())] {
+            all.push(p::StreamEvent::MessageStart {
+                id: id.clone(),
+                model,
+            });
+        }
     }
     for index in [0, 1, u32::MAX] {
         for block in [

@@ -15,7 +15,8 @@ use crate::error::RelayError;
 use crate::extract::{Path, Query, StrictJson};
 use crate::identity::UserId;
 use crate::state::AppState;
-use crate::store::{Cursor, Quota, StoredConversation, StoredSummary, WriteOutcome};
+use crate::store::{Cursor, Quota, StoreError, StoredConversation, StoredSummary, WriteOutcome};
+use crate::telemetry::{conversation, TraceParent};
 
 /// Longest title accepted, in characters.
 pub const MAX_TITLE_CHARS: usize = 500;
@@ -66,6 +67,7 @@ pub async fn list(
 pub async fn create(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
+    trace: TraceParent,
     StrictJson(body): StrictJson<CreateConversation>,
 ) -> Result<Response, RelayError> {
     let title = check_title(body.title.unwrap_or_default())?;
@@ -76,10 +78,8 @@ pub async fn create(
     let text = encode_context(&state, &context)?;
     let id = format!("c_{}", uuid::Uuid::new_v4().simple());
     let quota = Quota::from_limits(&state.inner.limits);
-    let stored = state
-        .store()
-        .create(&user.0, &id, &title, &text, quota)
-        .await?;
+    let create = state.store().create(&user.0, &id, &title, &text, quota);
+    let stored = traced_write(&state, &trace, &id, create).await?;
     tracing::info!(conversation = %id, "conversation created");
     Ok((
         StatusCode::CREATED,
@@ -111,6 +111,7 @@ pub async fn read(
 pub async fn write(
     State(state): State<AppState>,
     Extension(user): Extension<UserId>,
+    trace: TraceParent,
     id: Path<String>,
     StrictJson(body): StrictJson<SaveConversation>,
 ) -> Result<Response, RelayError> {
@@ -123,18 +124,15 @@ pub async fn write(
             "expectedRevision is out of range",
         )
     })?;
-    match state
-        .store()
-        .write(
-            &user.0,
-            &id,
-            expected,
-            title.as_deref(),
-            &text,
-            Quota::from_limits(&state.inner.limits),
-        )
-        .await?
-    {
+    let write = state.store().write(
+        &user.0,
+        &id,
+        expected,
+        title.as_deref(),
+        &text,
+        Quota::from_limits(&state.inner.limits),
+    );
+    match traced_write(&state, &trace, &id, write).await? {
         WriteOutcome::Written(stored) => {
             Ok(Json(snapshot_of_parsed(stored, body.context)).into_response())
         }
@@ -163,6 +161,46 @@ pub async fn delete(
 /// Path ids that no stored conversation can have are not found before any query: a NUL byte would otherwise
 /// reach PostgreSQL (whose TEXT cannot hold it) and come back as a 500 instead of a 404. (An id that is not
 /// UTF-8 after percent-decoding never gets here: `Path` answers it with a 404 itself.)
+/// A conversation write inside its span ([`conversation::traced`]): `error.type` is the code the client gets.
+async fn traced_write<T: WriteResult>(
+    state: &AppState,
+    trace: &TraceParent,
+    id: &str,
+    write: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    let db = match state.store() {
+        crate::store::Store::Sqlite(_) => "sqlite",
+        crate::store::Store::Postgres(_) => "postgresql",
+    };
+    conversation::traced(state.telemetry(), trace, Some(id), db, write, |r| match r {
+        Ok(written) => written.refused(),
+        Err(StoreError::QuotaExceeded(_)) => Some(RelayErrorCode::QuotaExceeded.as_str()),
+        Err(_) => Some(RelayErrorCode::Internal.as_str()),
+    })
+    .await
+}
+
+/// What a store write answered that the client gets as an error.
+trait WriteResult {
+    fn refused(&self) -> Option<&'static str>;
+}
+
+impl WriteResult for StoredConversation {
+    fn refused(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl WriteResult for WriteOutcome {
+    fn refused(&self) -> Option<&'static str> {
+        match self {
+            WriteOutcome::Written(_) => None,
+            WriteOutcome::Conflict { .. } => Some(RelayErrorCode::RevisionConflict.as_str()),
+            WriteOutcome::NotFound => Some(RelayErrorCode::NotFound.as_str()),
+        }
+    }
+}
+
 fn storable_id(Path(id): Path<String>) -> Result<String, RelayError> {
     if id.is_empty() || id.len() > MAX_ID_BYTES || id.chars().any(char::is_control) {
         return Err(RelayErrorCode::NotFound.into());

@@ -67,6 +67,7 @@ fn standard_message(code: RelayErrorCode) -> &'static str {
         RelayErrorCode::RevisionConflict => "revision conflict",
         RelayErrorCode::ConversationCorrupt => "stored conversation is corrupt",
         RelayErrorCode::UnknownModel => "unknown model",
+        RelayErrorCode::UnsupportedInput => "the model does not take this kind of input",
         RelayErrorCode::ModelStateFormatMismatch => "modelState belongs to another adapter",
         RelayErrorCode::ModelStateMismatch => "modelState does not match its message",
         RelayErrorCode::SpendingLimitReached => "spending limit reached",

@@ -12,7 +12,7 @@
 //! - [`extract`]: the request extractors: bounded, strict JSON bodies; `Query` and `Path` answering with [`RelayError`].
 //! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
-//! - [`ops`], [`metrics`]: health, readiness, Prometheus.
+//! - [`ops`], [`metrics`]: health, readiness, Prometheus; [`telemetry`]: OpenTelemetry traces over OTLP.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
 //! - [`logging`]: escaped, bounded log output and request-id validation.
 //! - [`static_files`]: the `/npm/` and `/examples/` trees, confined to their directories; [`embedded_site`]: the
@@ -38,6 +38,7 @@ pub mod spending;
 pub mod state;
 pub mod static_files;
 pub mod store;
+pub mod telemetry;
 pub mod write_timeout;
 
 use axum::http::{header, HeaderName, HeaderValue, Method};

@@ -30,10 +30,8 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("demo") => return demo_main(args.split_off(1)),
         Some("healthcheck") => return healthcheck_main(args.split_off(1)),
-        // `usage --user ID`: an operator reads a user's spending (`patchbridge_relay::spending::report`).
-        Some("usage") => {
-            return patchbridge_relay::spending::report::main(args.split_off(1).into_iter())
-        }
+        // `usage --user ID`: an operator reads a user's spending (`patchbridge_relay::cli::usage`).
+        Some("usage") => return patchbridge_relay::cli::usage::main(args.split_off(1).into_iter()),
         _ => {}
     }
     let mut config_path: Option<PathBuf> =
@@ -247,7 +245,18 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         if let Some(setup) = &demo_setup {
             announce_demo(&addr, setup, site);
         }
+        let telemetry = state.telemetry().clone();
         let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
+        // The spans still queued are exported before the process ends (bounded like the store's close).
+        let flush = tokio::task::spawn_blocking(move || telemetry.shutdown());
+        if tokio::time::timeout(options.shutdown_grace, flush)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "OpenTelemetry spans were not exported within the shutdown grace period"
+            );
+        }
         // Bounded too: a database that does not answer must not keep the process alive after the grace.
         if tokio::time::timeout(options.shutdown_grace, store.close())
             .await

@@ -24,6 +24,8 @@ pub struct Metrics {
     pub http_requests: Family<Labels, Counter>,
     pub model_calls: Family<Labels, Counter>,
     pub upstream_retries: Counter,
+    /// Model calls that failed over, by the model that failed, the one tried next and the failure's code.
+    pub model_failovers: Family<Labels, Counter>,
     pub open_streams: Gauge,
     pub upstream_first_byte: Histogram,
     pub first_event: Histogram,
@@ -38,6 +40,8 @@ pub struct Metrics {
     pub spending_admit: Histogram,
     /// The settling transaction of each model call (after the response ended, off its path).
     pub spending_settle: Histogram,
+    /// The identity key set's fetches (`identity.jwksUrl` or OIDC discovery).
+    pub jwks: crate::identity::jwks_metrics::JwksMetrics,
     /// `http_requests` series by status, then route.
     http_request_series: SeriesCache<u16>,
     /// `model_calls` series by outcome, then model.
@@ -82,6 +86,7 @@ impl Metrics {
         let http_requests = Family::<Labels, Counter>::default();
         let model_calls = Family::<Labels, Counter>::default();
         let upstream_retries = Counter::default();
+        let model_failovers = Family::<Labels, Counter>::default();
         let open_streams = Gauge::default();
         // 10 µs .. ~42 s for latencies; 1 µs .. ~1 s for per-chunk processing.
         let upstream_first_byte = Histogram::new(exponential_buckets(0.00001, 2.0, 23));
@@ -129,6 +134,11 @@ impl Metrics {
             upstream_retries.clone(),
         );
         registry.register(
+            "model_failovers",
+            "Model calls that failed over to the next model (labels: from, to, code)",
+            model_failovers.clone(),
+        );
+        registry.register(
             "open_streams",
             "Model streams currently open",
             open_streams.clone(),
@@ -158,11 +168,15 @@ impl Metrics {
             "Conversation writes refused because of a stale revision",
             conversation_conflicts.clone(),
         );
+        let jwks = crate::identity::jwks_metrics::JwksMetrics::default();
+        jwks.register(&mut registry);
         Arc::new(Metrics {
             registry,
+            jwks,
             http_requests,
             model_calls,
             upstream_retries,
+            model_failovers,
             open_streams,
             upstream_first_byte,
             first_event,
@@ -194,6 +208,18 @@ impl Metrics {
                 ])
                 .clone()
         });
+    }
+
+    /// Counts a failover from `from` to `to` after a failure with `code`. The labels are configured model ids
+    /// and the few codes that fail over, so their number is bounded.
+    pub fn model_failover(&self, from: &str, to: &str, code: &str) {
+        self.model_failovers
+            .get_or_create(&vec![
+                ("from".into(), from.into()),
+                ("to".into(), to.into()),
+                ("code".into(), code.into()),
+            ])
+            .inc();
     }
 
     /// Counts a refusal by its limit. The labels come from the configuration (kind, window, the model of a

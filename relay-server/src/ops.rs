@@ -1,5 +1,6 @@
-//! Operations endpoints and layers: `/healthz` (process alive), `/readyz` (database answers), `/metrics`
-//! (Prometheus text format), and the per-request metrics middleware.
+//! Operations endpoints and layers: `/healthz` (process alive), `/readyz` (the identity resolver can verify
+//! requests, a JWKS key set is held, and the database answers), `/metrics` (Prometheus text format), and the
+//! per-request metrics middleware.
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, StatusCode};
@@ -12,7 +13,16 @@ pub async fn healthz() -> Response {
     (StatusCode::OK, "ok\n").into_response()
 }
 
+/// 200 `ready`, or 503 with the first reason it is not, in words (one line).
 pub async fn readyz(State(state): State<AppState>) -> Response {
+    if let Err(why) = state.identity_status() {
+        let line = crate::logging::escape(&why);
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("identity unavailable: {line}\n"),
+        )
+            .into_response();
+    }
     match state.store().ping().await {
         Ok(()) => (StatusCode::OK, "ready\n").into_response(),
         Err(e) => {

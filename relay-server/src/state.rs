@@ -27,6 +27,9 @@ pub enum StateError {
     /// The outgoing HTTP client (TLS roots, resolver) could not be set up.
     #[error("http client: {0}")]
     HttpClient(#[source] ClientSetupError),
+    /// The `OTEL_*` variables name an exporter that cannot be set up.
+    #[error(transparent)]
+    Telemetry(#[from] crate::telemetry::TelemetryError),
 }
 
 #[derive(Clone)]
@@ -49,6 +52,8 @@ pub(crate) struct Inner {
     pub models: ModelRegistry,
     pub http: UpstreamClient,
     pub metrics: Arc<Metrics>,
+    /// Traces (off unless the `OTEL_*` variables name an endpoint).
+    pub telemetry: crate::telemetry::Telemetry,
     /// Permits for CPU-heavy request work run off the async workers (see [`AppState::heavy`]).
     pub heavy: Arc<tokio::sync::Semaphore>,
 }
@@ -61,11 +66,17 @@ impl AppState {
         let http =
             UpstreamClient::from_env(Duration::from_millis(config.limits.connect_timeout_ms))
                 .map_err(StateError::HttpClient)?;
+        let metrics = Metrics::new();
         let identity = config
             .identity
             .as_ref()
-            .map(|identity| identity::from_config(identity, &http));
+            .map(|identity| identity::from_config(identity, &http, &metrics.jwks));
         let models = ModelRegistry::new(&config);
+        let telemetry = crate::telemetry::Telemetry::from_env(
+            |name| std::env::var(name).ok(),
+            &config.telemetry,
+            Duration::from_millis(config.limits.connect_timeout_ms),
+        )?;
         Ok(AppState {
             inner: Arc::new(Inner {
                 base_path: config.base_path,
@@ -79,7 +90,8 @@ impl AppState {
                 identity,
                 models,
                 http,
-                metrics: Metrics::new(),
+                metrics,
+                telemetry,
                 heavy: Arc::new(tokio::sync::Semaphore::new(heavy_permits())),
             }),
         })
@@ -94,6 +106,15 @@ impl AppState {
         }
     }
 
+    /// The identity resolver's readiness now ([`IdentityResolver::status`]); no resolver is ready (it refuses
+    /// every request, as configured).
+    pub fn identity_status(&self) -> Result<(), String> {
+        match &self.inner.identity {
+            Some(resolver) => resolver.status(),
+            None => Ok(()),
+        }
+    }
+
     /// Replaces the identity resolver (hosts plug in their own sessions).
     pub fn with_identity(self, resolver: Arc<dyn IdentityResolver>) -> Self {
         let inner = Arc::unwrap_or_clone(self.inner);
@@ -103,6 +124,18 @@ impl AppState {
                 ..inner
             }),
         }
+    }
+
+    /// Replaces the tracing set up from the environment (hosts with their own exporter settings, tests).
+    pub fn with_telemetry(self, telemetry: crate::telemetry::Telemetry) -> Self {
+        let inner = Arc::unwrap_or_clone(self.inner);
+        AppState {
+            inner: Arc::new(Inner { telemetry, ..inner }),
+        }
+    }
+
+    pub fn telemetry(&self) -> &crate::telemetry::Telemetry {
+        &self.inner.telemetry
     }
 
     /// Serves `site` at `/npm/` and `/examples/` where `server.npmDir` / `server.examplesDir` are not set, and

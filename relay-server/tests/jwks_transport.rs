@@ -11,7 +11,8 @@ use http_body_util::Full;
 use hyper::{Request, Response};
 use hyper_util::client::proxy::matcher::Matcher;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use patchbridge_relay::identity::jwks_url::{JwksUrlSettings, RemoteKeys};
+use patchbridge_relay::identity::jwks_metrics::JwksMetrics;
+use patchbridge_relay::identity::jwks_url::{JwksSource, JwksUrlSettings, RemoteKeys};
 use patchbridge_relay::model::client::UpstreamClient;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -40,7 +41,7 @@ fn client(proxies: Matcher, trust_test_ca: bool) -> UpstreamClient {
 
 fn settings(url: &str) -> JwksUrlSettings {
     JwksUrlSettings {
-        url: url.parse().unwrap(),
+        source: JwksSource::Url(url.parse().unwrap()),
         min_cache: Duration::from_secs(300),
         max_cache: Duration::from_secs(3600),
         unknown_kid_cooldown: Duration::from_secs(30),
@@ -93,12 +94,20 @@ async fn https_jwks() -> u16 {
 async fn the_key_set_comes_over_https_with_the_clients_roots() {
     let port = https_jwks().await;
     let url = format!("https://localhost:{port}/.well-known/jwks.json");
-    let trusted = RemoteKeys::start(settings(&url), client(Matcher::builder().build(), true));
+    let trusted = RemoteKeys::start(
+        settings(&url),
+        client(Matcher::builder().build(), true),
+        JwksMetrics::default(),
+    );
     trusted.ready().await.expect("fetched over TLS");
     assert_eq!(trusted.usable().expect("a key set").keys.len(), 1);
 
     // Without the CA among its roots the client refuses the certificate: no key set, and a reason.
-    let untrusting = RemoteKeys::start(settings(&url), client(Matcher::builder().build(), false));
+    let untrusting = RemoteKeys::start(
+        settings(&url),
+        client(Matcher::builder().build(), false),
+        JwksMetrics::default(),
+    );
     let error = untrusting.ready().await.expect_err("untrusted certificate");
     assert!(error.to_lowercase().contains("certificate"), "{error}");
     assert!(untrusting.usable().is_none());
@@ -118,6 +127,7 @@ async fn the_key_set_is_fetched_through_the_configured_proxy() {
     let keys = RemoteKeys::start(
         settings("http://idp.example.invalid/jwks.json"),
         client(proxies, true),
+        JwksMetrics::default(),
     );
     keys.ready().await.expect("fetched through the proxy");
     assert_eq!(keys.usable().expect("a key set").keys.len(), 1);

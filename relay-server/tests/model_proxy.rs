@@ -436,7 +436,7 @@ async fn models_lists_configured_models_and_default() {
     );
     assert_eq!(
         body["models"][0]["capabilities"],
-        json!({ "tools": true, "images": false, "reasoning": false })
+        json!({ "tools": true, "inputs": ["text", "image"], "images": true, "reasoning": false })
     );
     assert!(
         !body.to_string().contains(KEY) && !body.to_string().contains("127.0.0.1"),

@@ -2,7 +2,8 @@
 // running its scripted demo model: what a new user does first. The banner says it is not AI; a tool that changes
 // the page asks for approval (card focused, the page's own view of the call, nothing run before Approve); Reject leaves the
 // page alone; a reload shows the conversation again and the history panel lists it; Chinese strings, dark
-// theme and a 320 px wide window; `?theme=dark` darkens the page too; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
+// theme and a 320 px wide window (a file attached through the static script's chunk); at 320 × 568 with a confirmation open Approve and Reject are on screen and the
+// message log keeps some room, and the card shows what it asks; `?theme=dark` darkens the page too; a rejection reads as one in the page's own view; an axe-core scan. With UPDATE_SCREENSHOT=1 the README's pictures are refreshed.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -103,6 +104,47 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     await page.context().close();
   });
 
+  test('at 320 × 568 with a confirmation open, Approve and Reject are on screen and the message log keeps some room', async () => {
+    const context = await env.browser.newContext({ viewport: { width: 320, height: 568 }, hasTouch: true });
+    const page = await context.newPage();
+    await page.goto(`${env.relay.url}/examples/demo/?user=phone-${Date.now()}`);
+    await waitReady(page);
+    await sendInWidget(page, 'add todo buy milk');
+    await page.waitForSelector(sel.confirmation);
+    await artifact(page, 'demo-320x568-confirmation');
+    const layout = await page.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, height: r.height }; };
+      return {
+        height: innerHeight,
+        approve: box(root.querySelector('[part~=approve-button]')),
+        reject: box(root.querySelector('[part~=reject-button]')),
+        input: box(root.querySelector('textarea')),
+        log: box(root.querySelector('.scroller')),
+        body: box(root.querySelector('[part~=confirmation-body]')),
+        view: box(document.querySelector('patchbridge-agent > [slot=pb-confirm-view]')),
+      };
+    });
+    for (const name of ['approve', 'reject', 'input']) {
+      assert.ok(layout[name].top >= 0 && layout[name].bottom <= layout.height, `${name} is on screen (${layout[name].top}..${layout[name].bottom} of ${layout.height})`);
+    }
+    assert.ok(layout.log.height >= 72, `the message log keeps some room (${layout.log.height} px)`);
+    assert.ok(layout.view.top >= layout.body.top && layout.view.bottom <= layout.body.bottom + 0.5, `what is asked shows in the card (${layout.view.top}..${layout.view.bottom}, body ${layout.body.top}..${layout.body.bottom})`);
+    // Reject as it is shown (no scrolling first): the page's own view reads it as a rejection, in its own colour.
+    await page.click(sel.reject);
+    await waitIdle(page);
+    const view = await page.evaluate(() => {
+      const node = document.querySelector('patchbridge-agent > [slot^="pb-view-"] .todo-view');
+      return { text: node.textContent, status: node.dataset.status, background: getComputedStyle(node).backgroundColor };
+    });
+    assert.equal(view.text, 'You declined adding “buy milk”');
+    assert.equal(view.status, 'rejected');
+    assert.match(view.background, /^(color\(srgb 0\.86|rgba\(220, 38, 38)/, `a red tint, not the success colour (${view.background})`);
+    assert.equal(await page.textContent(`patchbridge-agent [part~=tool-card] .status`), 'Rejected');
+    assert.deepEqual(await todos(page), []);
+    await context.close();
+  });
+
   test('?theme=dark darkens the demo page with the element, whatever the system prefers; the Theme setting follows', async () => {
     const context = await env.browser.newContext({ viewport: { width: 1000, height: 700 }, colorScheme: 'light' });
     const page = await context.newPage();
@@ -155,6 +197,11 @@ describe('the demo page with <patchbridge-agent> on the scripted demo model', ()
     assert.equal(layout.small, 0, 'every button is at least 44 × 44 px');
     await page.click(sel.approve);
     await waitInPage(page, () => document.querySelectorAll('#todos li').length === 1);
+    // A text file attaches through the static script's own attachments chunk; its chip speaks Chinese.
+    await page.setInputFiles('patchbridge-agent input[type=file]', [{ name: 'notes.md', mimeType: '', buffer: Buffer.from('# 笔记\n') }]);
+    await page.waitForSelector('patchbridge-agent [part~=attachment]');
+    assert.equal(await page.getAttribute('patchbridge-agent [part~=attachment] button', 'aria-label'), '移除 notes.md');
+    assert.equal(await page.getAttribute(`${sel.input.replace('textarea[part~=input]', '[part~=attach-button]')}`, 'aria-label'), '添加文件');
     assert.deepEqual(problems, []);
     await context.close();
   });

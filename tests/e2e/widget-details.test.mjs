@@ -1,23 +1,29 @@
 // Smaller promises of <patchbridge-agent>, each checked in headless Chromium on a bare page under the strict CSP:
 // the CustomEvents (bubbling, composed), overridden strings, the `inherit` theme, reduced motion, image
-// attachments (bounded size, sent as an image block), a custom model instead of the relay, `headers` set only
+// attachments (bounded size, sent as an image block), document attachments (chips with name, type and size,
+// keyboard removal, refusals in plain words, only what the model takes), a custom model instead of the relay, `headers` set only
 // after the runtime is ready (the remembered conversation the relay refused without them opens once they are set),
 // `headers` set by a later module script (the first relay requests wait for the page's scripts),
 // and a runtime that does not load (an AgentError of the closed set, shown with Retry).
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 
 import { newPage, waitInPage } from './support/browser.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
+import { ROOT } from './support/relay.mjs';
 import { sel, sendInWidget, waitIdle, waitReady, widgetEnvironment } from './support/widget.mjs';
 
 const env = widgetEnvironment();
 
 /** A bare page with one element built by `setup` (a function body run in the page with `el`). */
-async function page(setup, { user = `d-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, emulate } = {}) {
+async function page(setup, { user = `d-${Date.now()}-${Math.random().toString(36).slice(2, 7)}`, emulate, models } = {}) {
   const p = await newPage(env.browser);
   if (emulate) await p.emulateMedia(emulate);
+  // `models`: what the relay's models endpoint reports to this page (the element reads the model's inputs there).
+  if (models) await p.route('**/api/models', (route) => route.fulfill({ json: models }));
   await p.goto(`${env.relay.url}/examples/bare.html`);
   await p.waitForFunction(() => customElements.get('patchbridge-agent'));
   await p.evaluate(({ body, user: u }) => {
@@ -224,6 +230,73 @@ describe('<patchbridge-agent> details', () => {
     const parts = Array.isArray(user.content) ? user.content : [];
     assert.ok(parts.some((c) => c.type === 'image_url' && c.image_url.url === `data:image/png;base64,${png.toString('base64')}`), JSON.stringify(user.content).slice(0, 300));
     assert.equal(await p.$$eval('patchbridge-agent .msg.user img', (l) => l.length), 1, 'the sent image shows in the log');
+    await p.context().close();
+  });
+
+  test('documents: chips with name, type and size, removed by keyboard; refusals say why; only what the model takes is offered', async () => {
+    const models = { protocolVersion: 1, previewOnly: false, defaultModel: 'openai-e2e', models: [{ id: 'openai-e2e', label: 'x', previewOnly: false, capabilities: { tools: true, images: true, inputs: ['text', 'image'] } }] };
+    const p = await page(`el.setAttribute('endpoint', '/api'); el.maxFileBytes = 4096; el.maxFiles = 3;`, { models });
+    const file = 'patchbridge-agent input[type=file]';
+    await waitInPage(p, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('input[type=file]').accept.includes('pdf'));
+    const notice = () => p.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').textContent);
+    await p.setInputFiles(file, [
+      { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Notes\n\nbuy milk\n') },
+      { name: 'main.ts', mimeType: 'video/mp2t', buffer: Buffer.from('export const x: number = 1;\n'.repeat(60)) },
+      { name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%%EOF\n') },
+      { name: 'archive.zip', mimeType: 'application/zip', buffer: Buffer.from('PK') },
+      { name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.alloc(5000, 97) },
+    ]);
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 2);
+    assert.equal(await notice(), [
+      '“report.pdf” cannot be attached: this model does not read PDF files.',
+      '“archive.zip” cannot be attached: only PDF, text, Markdown, CSV, JSON and source code files and PNG, JPEG, GIF and WebP images can.',
+      '“big.txt” is too large: files can be at most 4 KiB.',
+    ].join(' '));
+    const chips = () => p.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]')].map((c) => ({
+      text: c.querySelector('.chip-name').textContent, meta: c.querySelector('.chip-meta').textContent,
+      remove: c.querySelector('button').getAttribute('aria-label'), role: c.getAttribute('role'),
+    })));
+    assert.deepEqual(await chips(), [
+      { text: 'notes.md', meta: 'Markdown · 18 B', remove: 'Remove notes.md', role: 'listitem' },
+      { text: 'main.ts', meta: 'Text · 2 KiB', remove: 'Remove main.ts', role: 'listitem' },
+    ]);
+    assert.equal(await p.getAttribute('patchbridge-agent [part~=attachments]', 'aria-label'), 'Attachments');
+    // Too many: the limit is per message.
+    await p.setInputFiles(file, [
+      { name: 'a.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n1,2\n') },
+      { name: 'b.json', mimeType: 'application/json', buffer: Buffer.from('{"a":1}') },
+    ]);
+    await waitInPage(p, () => /At most 3 files/.test(document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=notice]').textContent));
+    assert.deepEqual((await chips()).map((c) => c.text), ['notes.md', 'main.ts', 'a.csv']);
+    // Keyboard: Remove on the first chip, by Enter; focus moves to the next chip's Remove.
+    await p.focus('patchbridge-agent [part~=attachment] button');
+    await p.keyboard.press('Enter');
+    assert.deepEqual((await chips()).map((c) => c.text), ['main.ts', 'a.csv']);
+    assert.equal(await p.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.activeElement?.getAttribute('aria-label')), 'Remove main.ts');
+    assert.deepEqual(await p.evaluate(() => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=attach-button]').getAttribute('aria-label')), 'Attach files');
+    // Drop on the input area and paste into the input attach too.
+    await p.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const files = new DataTransfer();
+      files.items.add(new File(['x,y\n'], 'dropped.csv', { type: 'text/csv' }));
+      root.querySelector('[part~=composer]').dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+    });
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 3);
+    await p.click('patchbridge-agent [part~=attachment] button');
+    await p.evaluate(() => {
+      const root = document.querySelector('patchbridge-agent').shadowRoot;
+      const files = new DataTransfer();
+      files.items.add(new File(['{"b":2}'], 'pasted.json', { type: 'application/json' }));
+      root.querySelector('textarea').dispatchEvent(new ClipboardEvent('paste', { clipboardData: files, bubbles: true, cancelable: true }));
+    });
+    await waitInPage(p, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=attachment]').length === 3);
+    assert.deepEqual((await chips()).map((c) => `${c.text} ${c.meta}`), ['a.csv CSV · 8 B', 'dropped.csv CSV · 4 B', 'pasted.json JSON · 7 B']);
+    // No serious accessibility violation with the chips and the refusal shown (axe-core, evaluated through the
+    // debugging protocol: the page's CSP refuses inline scripts).
+    await p.evaluate(readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+    const violations = await p.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+    assert.deepEqual(violations, []);
     await p.context().close();
   });
 

@@ -1,6 +1,7 @@
 // <patchbridge-agent> on small screens and by keyboard, in headless Chromium against the real relay and a fake
 // OpenAI upstream: at 320 × 568 with a tall confirmation card and a host page that overrides the element's
-// minimum height, the input and Stop stay on screen and the card scrolls inside the element; Stop is an icon
+// minimum height, the input, Stop, Approve and Reject stay on screen, the card's body scrolls inside the element
+// and the message log keeps some room; Stop is an icon
 // button with its label kept for assistive technology; every control a finger uses (code Copy, Remove image,
 // the Arguments / Result / Thoughts / raw-JSON expanders) is at least 44 × 44 px and the expanders show a
 // disclosure marker; the history panel is modal (focus stays inside, Escape closes it and focus returns to
@@ -44,6 +45,7 @@ describe('<patchbridge-agent> on a small phone and by keyboard', () => {
       const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height }; };
       const host = root.host.getBoundingClientRect();
       const slot = root.querySelector('.confirm-slot');
+      const body = root.querySelector('[part~=confirmation-body]');
       const stop = root.querySelector('[part~=stop-button]');
       return {
         viewport: { width: innerWidth, height: innerHeight },
@@ -53,7 +55,10 @@ describe('<patchbridge-agent> on a small phone and by keyboard', () => {
         stopName: stop.textContent.trim(),
         stopLabelVisible: stop.querySelector('.label').getBoundingClientRect().width > 2,
         slot: rect(slot),
-        slotScrolls: slot.scrollHeight > slot.clientHeight + 1,
+        bodyScrolls: body.scrollHeight > body.clientHeight + 1,
+        approve: rect(root.querySelector('[part~=approve-button]')),
+        reject: rect(root.querySelector('[part~=reject-button]')),
+        log: rect(root.querySelector('.scroller')),
         placeholderLines: Math.round(root.querySelector('textarea').getBoundingClientRect().height),
       };
     });
@@ -64,11 +69,16 @@ describe('<patchbridge-agent> on a small phone and by keyboard', () => {
     assert.equal(layout.stopLabelVisible, false, 'its label is visually hidden');
     assert.equal(layout.stopName, 'Stop', 'and kept as its accessible name');
     assert.ok(await page.getByRole('button', { name: 'Stop' }).isVisible(), 'Stop is found by its accessible name');
-    assert.ok(layout.slotScrolls, 'the card scrolls inside the element');
+    assert.ok(layout.bodyScrolls, "the card's body scrolls inside the element");
+    for (const name of ['approve', 'reject']) {
+      const r = layout[name];
+      assert.ok(r.top >= layout.slot.top && r.bottom <= layout.slot.bottom + 0.5 && r.bottom <= layout.input.top, `${name} stays in view without scrolling (${r.top}..${r.bottom}, card ${layout.slot.top}..${layout.slot.bottom})`);
+    }
+    assert.ok(layout.log.height >= 72, `the message log keeps some room (${layout.log.height} px)`);
     assert.ok(layout.slot.top >= layout.host.top && layout.slot.bottom <= layout.input.top, 'the card sits above the input, inside the element');
     assert.ok(layout.placeholderLines <= 46, `the placeholder stays on one line (${layout.placeholderLines} px)`);
 
-    // Approve is reached by scrolling the card, and the tool runs.
+    // Approve is on screen as it is, and the tool runs.
     await page.click(sel.approve);
     await waitInPage(page, () => window.calls.length === 1);
     await waitIdle(page);

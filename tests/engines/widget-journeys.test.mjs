@@ -97,7 +97,8 @@ for (const engine of selectedEngines()) {
           stopName: stop.textContent.trim(),
           stopLabelVisible: stop.querySelector('.label').getBoundingClientRect().width > 2,
           slot: rect(slot),
-          slotScrolls: slot.scrollHeight > slot.clientHeight + 1,
+          bodyScrolls: ((body) => body.scrollHeight > body.clientHeight + 1)(root.querySelector('[part~=confirmation-body]')),
+          approve: rect(root.querySelector('[part~=approve-button]')),
         };
       });
       assert.equal(Math.round(layout.host.width), 320, `the element is 320 px wide (in a ${layout.viewport.width} × ${layout.viewport.height} px page)`);
@@ -107,7 +108,8 @@ for (const engine of selectedEngines()) {
       assert.equal(Math.round(layout.stop.width), 44, 'Stop is an icon button at this width');
       assert.equal(layout.stopLabelVisible, false, 'its label is visually hidden');
       assert.equal(layout.stopName, 'Stop', 'and kept as its accessible name');
-      assert.ok(layout.slotScrolls, 'the card scrolls inside the element');
+      assert.ok(layout.bodyScrolls, "the card's body scrolls inside the element");
+      assert.ok(layout.approve.bottom <= layout.slot.bottom + 0.5 && layout.approve.bottom <= layout.input.top, 'Approve stays in view without scrolling');
       assert.ok(layout.slot.top >= layout.host.top && layout.slot.bottom <= layout.input.top, 'the card sits above the input, inside the element');
       assert.ok(layout.input.height <= 46, `the placeholder stays on one line (${layout.input.height} px)`);
 

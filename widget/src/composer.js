@@ -1,49 +1,50 @@
-// The input area: a growing textarea, image attachments (paste, drop or pick; bounded size), Send and Stop.
+// The input area: a growing textarea, attachments (images and documents: attach button, paste or drop; checked
+// and read by files.js, a chunk loaded with the first file, against the model's inputs and the limits, refusals
+// said in plain words), Send and Stop.
 // Enter sends, Shift+Enter adds a line, and nothing is sent while an IME composition is active (Chinese and
 // Japanese input confirm candidates with Enter).
-import { h, iconButton } from './dom.js';
+import { acceptList, documentBytes, formatBytes, typeLabel } from './attachments.js';
+import { h, icon, iconButton } from './dom.js';
+import { loadFiles } from './runtime.js';
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+/** @typedef {import('./files.js').Attachment} Attachment */
 
-/** @param {number} n */
-function formatBytes(n) {
-  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) ? 1 : 0)} MiB` : `${Math.round(n / 1024)} KiB`;
-}
-
-/**
- * @param {Blob} file
- * @returns {Promise<string>}
- */
-function readAsBase64(file) {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
+/** @param {any} block @returns {Attachment | null} */
+function attachmentOf(block) {
+  if (block?.type === 'image' && block.source?.type === 'base64') {
+    return { block, name: '', mediaType: block.source.mediaType, size: documentBytes(block), url: `data:${block.source.mediaType};base64,${block.source.data}` };
+  }
+  if (block?.type === 'document') return { block, name: block.name, mediaType: block.source?.mediaType, size: documentBytes(block) };
+  return null;
 }
 
 export class Composer {
-  /** @type {{ block: any, url: string }[]} */
-  #images = [];
+  /** @type {Attachment[]} */
+  #files = [];
+  /** The input kinds the model takes (`setInputs`); images and text files until the relay says. */
+  /** @type {Set<string>} */
+  #inputs = new Set(['text', 'image']);
   #composing = false;
+  /** The batch of files being attached (the next waits for it). */
+  #adding = Promise.resolve();
   #busy = false;
   #fileInput; #attachButton; #sendButton; #stopButton; #attachments; #editText; #editBar;
 
   /**
-   * @param {{ t: import('./model.js').Translate, onSend: (text: string, images: any[]) => void, onStop: () => void,
-   *           onProblem: (text: string) => void, maxImageBytes: number, signal: AbortSignal, dropZone: HTMLElement }} options
+   * @param {{ t: import('./model.js').Translate, onSend: (text: string, blocks: any[]) => void, onStop: () => void,
+   *           onProblem: (text: string) => void, maxImageBytes: number, maxFileBytes: number, maxFiles: number,
+   *           signal: AbortSignal, dropZone: HTMLElement }} options
    */
   constructor(options) {
     this.options = options;
     const { t, signal } = options;
     this.editing = false;
     this.input = h('textarea', { rows: 1, part: 'input', 'aria-label': t('inputLabel'), placeholder: t('inputPlaceholder'), enterKeyHint: 'send' });
-    this.#fileInput = h('input', { type: 'file', accept: IMAGE_TYPES.join(','), multiple: true, hidden: true });
-    this.#attachButton = iconButton('image', t('attachImage'), { part: 'attach-button' });
+    this.#fileInput = h('input', { type: 'file', accept: acceptList(this.#inputs), multiple: true, hidden: true });
+    this.#attachButton = iconButton('attach', t('attachFile'), { part: 'attach-button' });
     this.#sendButton = iconButton('send', t('send'), { part: 'send-button', className: 'primary' });
     this.#stopButton = iconButton('stop', t('stop'), { part: 'stop-button', hidden: true }, false);
-    this.#attachments = h('div', { className: 'attachments', hidden: true });
+    this.#attachments = h('div', { className: 'attachments', part: 'attachments', role: 'list', 'aria-label': t('attachments'), hidden: true });
     // Editing the last message: a line saying so, with Cancel (the element decides what sending then does).
     this.#editText = h('span', {}, t('editing'));
     this.#editBar = h('div', { className: 'editing', part: 'editing', role: 'status', hidden: true }, this.#editText,
@@ -64,7 +65,7 @@ export class Composer {
     on(this.#sendButton, 'click', () => this.#submit());
     on(this.#stopButton, 'click', () => options.onStop());
     on(this.#attachButton, 'click', () => this.#fileInput.click());
-    on(this.#fileInput, 'change', () => { void this.#addFiles([...(this.#fileInput.files ?? [])]); this.#fileInput.value = ''; });
+    on(this.#fileInput, 'change', () => { this.#addFiles([...(this.#fileInput.files ?? [])]); this.#fileInput.value = ''; });
     on(this.input, 'compositionstart', () => { this.#composing = true; });
     on(this.input, 'compositionend', () => { this.#composing = false; });
     on(this.input, 'keydown', (event) => {
@@ -75,19 +76,22 @@ export class Composer {
       this.#submit();
     });
     on(this.input, 'paste', (event) => {
-      const files = [...(event.clipboardData?.files ?? [])].filter((f) => f.type.startsWith('image/'));
-      if (files.length) { event.preventDefault(); void this.#addFiles(files); }
+      // Pasted files (a screenshot, files copied in a file manager); pasted text stays text.
+      const files = [...(event.clipboardData?.files ?? [])];
+      if (files.length) { event.preventDefault(); this.#addFiles(files); }
     });
-    const zone = options.dropZone;
-    on(zone, 'dragover', (event) => {
-      if ([...(event.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) { event.preventDefault(); zone.classList.add('drop-target'); }
-    });
-    on(zone, 'dragleave', () => zone.classList.remove('drop-target'));
-    on(zone, 'drop', (event) => {
-      zone.classList.remove('drop-target');
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (files.length) { event.preventDefault(); void this.#addFiles(files); }
-    });
+    // Files dropped on the conversation or on the input area are attached.
+    for (const zone of [options.dropZone, this.el]) {
+      on(zone, 'dragover', (event) => {
+        if ([...(event.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) { event.preventDefault(); zone.classList.add('drop-target'); }
+      });
+      on(zone, 'dragleave', () => zone.classList.remove('drop-target'));
+      on(zone, 'drop', (event) => {
+        zone.classList.remove('drop-target');
+        const files = [...(event.dataTransfer?.files ?? [])];
+        if (files.length) { event.preventDefault(); this.#addFiles(files); }
+      });
+    }
     this.#update();
   }
 
@@ -95,8 +99,9 @@ export class Composer {
   setTranslator(t) {
     this.options.t = t;
     this.input.setAttribute('aria-label', t('inputLabel'));
-    this.#attachButton.title = t('attachImage');
-    this.#attachButton.setAttribute('aria-label', t('attachImage'));
+    this.#attachButton.title = t('attachFile');
+    this.#attachButton.setAttribute('aria-label', t('attachFile'));
+    this.#attachments.setAttribute('aria-label', t('attachments'));
     this.#sendButton.title = t('send');
     this.#sendButton.setAttribute('aria-label', t('send'));
     this.#stopButton.title = t('stop');
@@ -107,37 +112,67 @@ export class Composer {
   /** @param {string} text */
   setPlaceholder(text) { this.input.placeholder = text; }
 
-  /** @param {File[]} files */
-  async #addFiles(files) {
-    const { t, maxImageBytes, onProblem } = this.options;
-    for (const file of files) {
-      if (!IMAGE_TYPES.includes(file.type)) { onProblem(t('imageNotSupported')); continue; }
-      if (file.size > maxImageBytes) { onProblem(t('imageTooLarge', formatBytes(maxImageBytes))); continue; }
-      const data = await readAsBase64(file);
-      const block = { type: 'image', source: { type: 'base64', mediaType: file.type, data } };
-      this.#images.push({ block, url: `data:${file.type};base64,${data}` });
-    }
-    this.#renderAttachments();
+  /**
+   * What the model takes (from the relay's models endpoint): the file picker offers only those files.
+   * @param {Set<string>} inputs
+   */
+  setInputs(inputs) {
+    this.#inputs = inputs;
+    this.#fileInput.accept = acceptList(inputs);
+  }
+
+  /**
+   * Attaches `files` (checked and read by the files chunk, loaded the first time); one batch after the other, so
+   * the limits count every file before it.
+   * @param {File[]} files
+   */
+  #addFiles(files) {
+    this.#adding = this.#adding.then(async () => {
+      const { t, maxImageBytes, maxFileBytes, maxFiles, onProblem } = this.options;
+      let result;
+      try {
+        const chunk = await loadFiles();
+        result = await chunk.readFiles(files, { t, inputs: this.#inputs, maxFileBytes, maxImageBytes, maxFiles, attached: this.#files });
+      } catch {
+        result = { added: [], problems: files.map((f) => t('fileUnreadable', f.name || t('image'))) };
+      }
+      this.#files.push(...result.added);
+      if (result.problems.length) onProblem(result.problems.join(' '));
+      this.#renderAttachments();
+    });
   }
 
   #renderAttachments() {
     const { t } = this.options;
-    this.#attachments.replaceChildren(...this.#images.map((image, index) => h('div', { className: 'thumb' },
-      h('img', { src: image.url, alt: t('image') }),
-      iconButton('close', t('removeImage'), { onclick: () => { this.#images.splice(index, 1); this.#renderAttachments(); } }))));
-    this.#attachments.hidden = this.#images.length === 0;
+    const remove = (/** @type {number} */ index) => {
+      this.#files.splice(index, 1);
+      this.#renderAttachments();
+      // Focus stays in the row (the next chip's Remove), else goes back to the input.
+      const next = /** @type {HTMLElement | null} */ (this.#attachments.querySelectorAll('button')[Math.min(index, this.#files.length - 1)] ?? null);
+      (next ?? this.input).focus();
+    };
+    this.#attachments.replaceChildren(...this.#files.map((file, index) => (file.url
+      ? h('div', { className: 'thumb', role: 'listitem' },
+        h('img', { src: file.url, alt: file.name ? `${t('image')}: ${file.name}` : t('image') }),
+        iconButton('close', t('removeImage'), { onclick: () => remove(index) }))
+      : h('div', { className: 'chip', part: 'attachment', role: 'listitem', 'data-type': file.mediaType },
+        icon('file'),
+        h('span', { className: 'chip-text' },
+          h('span', { className: 'chip-name', title: file.name }, file.name),
+          h('span', { className: 'chip-meta' }, `${typeLabel(file.mediaType)} · ${formatBytes(file.size)}`)),
+        iconButton('close', t('removeFile', file.name), { onclick: () => remove(index) })))));
+    this.#attachments.hidden = this.#files.length === 0;
     this.#update();
   }
 
   /**
-   * Puts a message back into the box (text and image blocks), e.g. one whose turn could not be saved.
+   * Puts a message back into the box (its text, image and document blocks), e.g. one whose turn could not be saved.
    * @param {string} text
-   * @param {any[]} [imageBlocks]
+   * @param {any[]} [blocks]
    */
-  restore(text, imageBlocks = []) {
+  restore(text, blocks = []) {
     this.input.value = text;
-    this.#images = imageBlocks.filter((b) => b.source?.type === 'base64')
-      .map((block) => ({ block, url: `data:${block.source.mediaType};base64,${block.source.data}` }));
+    this.#files = blocks.map(attachmentOf).filter((a) => a !== null);
     this.#renderAttachments();
     this.input.focus();
   }
@@ -154,12 +189,12 @@ export class Composer {
   #submit() {
     if (this.#busy) return;
     const text = this.input.value.trim();
-    if (!text && this.#images.length === 0) return;
-    const images = this.#images.map((i) => i.block);
+    if (!text && this.#files.length === 0) return;
+    const blocks = this.#files.map((f) => f.block);
     this.input.value = '';
-    this.#images = [];
+    this.#files = [];
     this.#renderAttachments();
-    this.options.onSend(text, images);
+    this.options.onSend(text, blocks);
   }
 
   /**

@@ -1,5 +1,5 @@
-// The confirmation card for a tool waiting for the person's approval: the tool's name and description, its
-// arguments as readable label/value pairs (raw JSON folded away), Approve and Reject. Focus moves to the card
+// The confirmation card for a tool waiting for the person's approval: the tool's name, its arguments as readable
+// label/value pairs (raw JSON folded away), its description, Approve and Reject. Focus moves to the card
 // when it appears so keyboard and screen-reader users meet it at once; it disappears once answered or cancelled.
 // A page's own view of the arguments (`toolViews[name].confirmation`) is placed in the element's light DOM and
 // shown through a slot, so the page's styles apply.
@@ -31,9 +31,12 @@ export function confirmationCard(pending, { t, description, onApprove, onReject,
   const reject = h('button', { type: 'button', className: 'danger', part: 'reject-button', onclick: onReject }, t('reject'));
   const card = h('section', { className: 'confirm', part: 'confirmation', role: 'group', 'aria-labelledby': titleId, tabIndex: -1, 'data-interrupt-id': pending.interruptId },
     h('h3', { id: titleId }, t('confirmTitle', pending.tool)),
-    h('p', {}, description ? `${t('confirmBody')} ${description}` : t('confirmBody')),
-    facts,
-    h('details', {}, h('summary', {}, t('confirmRaw')), h('pre', {}, valueText(pending.arguments ?? {}))),
+    // The body scrolls when the card is taller than the room left; the title and the actions stay on screen.
+    // What is asked (the arguments, or the page's view of them) comes first, where a short screen still shows it.
+    h('div', { className: 'body', part: 'confirmation-body' },
+      facts,
+      h('p', {}, description ? `${t('confirmBody')} ${description}` : t('confirmBody')),
+      h('details', {}, h('summary', {}, t('confirmRaw')), h('pre', {}, valueText(pending.arguments ?? {})))),
     h('div', { className: 'actions' }, reject, approve));
   return card;
 }

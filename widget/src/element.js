@@ -15,6 +15,8 @@ import { Composer } from './composer.js';
 import { ConfirmationDock } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
+import { AUTH_MESSAGE, applyMcpServers, mcpConfirmationText, McpStatusList, withPopupAuth } from './mcp.js';
+import { loadElicitation } from './runtime.js';
 import { loadRuntime } from './runtime.js';
 import { NoticeBar } from './notice.js';
 import { Recovery } from './recovery.js';
@@ -24,10 +26,12 @@ import { pickView } from './views.js';
 import { buildShell, followEnd, translateShell } from './shell.js';
 import { forgetConversation, rememberConversation, storedConversation } from './storage.js';
 import { EVENTS } from './events.js';
+import { h } from './dom.js';
 import {
-  DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, previewOnly, runtimeLoadError, suggestionList,
-  suggestionsAttribute, textOf, viewOf,
+  DEFAULT_MAX_IMAGE_BYTES, NOTHING_SEEN, follow, headersFrom, imageLimit, modelInputs, relayModels, runtimeLoadError,
+  suggestionList, suggestionsAttribute, textOf, viewOf,
 } from './model.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, attachmentLimits, positiveLimit } from './attachments.js';
 
 /** @typedef {import('../../npm/index.js').AgentController} AgentController */
 /** @typedef {import('../../npm/index.js').AgentState} AgentState */
@@ -39,12 +43,12 @@ import {
  * Everything one connection made, torn down together: the abort signal of its listeners, the controller, and
  * the demo check (`checks` counts them so only the latest answer counts; `preview` is that answer).
  * @typedef {{ abort: AbortController, controller: AgentController | null, unsubscribe: (() => void) | null,
- *             webmcp: { stop(): void } | null, endpoint: string | null, checks: number,
+ *             webmcp: { stop(): void } | null, mcp: Promise<unknown> | null, endpoint: string | null, checks: number,
  *             preview: boolean | 'refused' | null | undefined }} Session
  */
 
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'model', 'headers', 'strings', 'maxImageBytes', 'suggestions', 'toolViews'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'mcpServers', 'model', 'headers', 'strings', 'maxImageBytes', 'maxFileBytes', 'maxFiles', 'suggestions', 'toolViews'];
 
 /** @type {CSSStyleSheet | null} */
 let sheet = null;
@@ -93,6 +97,21 @@ export class PatchBridgeAgentElement extends Base {
   #runtimeOptions = undefined;
   /** @type {AnyAgentTool[]} */
   #tools = [];
+  /** @type {import('../../npm/index.js').McpServerOptions[]} */
+  #mcpServers = [];
+  #mcpStatus = new McpStatusList();
+  /**
+   * A running tool's question (`state.pendingElicitation`), answered through the controller. Its card's code
+   * (./elicitation.js) is imported the first time a question appears, never on the first load.
+   */
+  #elicitSlot = h('div', { className: 'elicit-slot' });
+  /** @type {import('./elicitation.js').ElicitationDock | null} */
+  #elicitation = null;
+  #elicitationLoading = false;
+  /** The runtime's default maxToolResultCharacters (read from the runtime once it has loaded). */
+  #defaultToolResult = 100_000;
+  /** @type {(() => void) | null} */
+  #mcpUnsubscribe = null;
   /** @type {any} */
   #model = undefined;
   /** @type {HeadersValue} */
@@ -100,6 +119,8 @@ export class PatchBridgeAgentElement extends Base {
   /** @type {Record<string, any> | undefined} */
   #strings = undefined;
   #maxImageBytes = DEFAULT_MAX_IMAGE_BYTES;
+  #maxFileBytes = DEFAULT_MAX_FILE_BYTES;
+  #maxFiles = DEFAULT_MAX_FILES;
   /** @type {string[] | null} set through the property; null: the attribute decides */
   #suggestions = null;
   /** @type {ToolViews | null} */
@@ -165,6 +186,7 @@ export class PatchBridgeAgentElement extends Base {
     log.views = (/** @type {string} */ name, /** @type {'card' | 'confirmation'} */ kind) => pickView(this.#toolViews, name, kind);
     log.onViewError = (/** @type {string} */ tool, /** @type {'card' | 'confirmation'} */ view, /** @type {unknown} */ error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
+    shell.dock.prepend(this.#mcpStatus.el, this.#elicitSlot);
     root.append(shell.header, shell.banner, shell.scroller, shell.dock);
     this.#awaitStrings();
     const self = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (this));
@@ -215,6 +237,17 @@ export class PatchBridgeAgentElement extends Base {
     this.#tools = next;
   }
 
+  /**
+   * Remote MCP servers `{ name, url, headers?, tools?, readOnly? }` whose tools join the agent's (the MCP client
+   * is loaded only once servers are set). Changes take effect from the next turn.
+   */
+  get mcpServers() { return this.#mcpServers; }
+  set mcpServers(value) {
+    this.#mcpServers = Array.isArray(value) ? [...value] : [];
+    const session = this.#session;
+    if (session?.controller) session.mcp = this.#attachMcp(session.controller);
+  }
+
   /** A custom model `{ stream(request, signal) }` instead of the relay, or a relay model id. Applies on (re)connect. */
   get model() { return this.#model; }
   set model(value) {
@@ -246,6 +279,20 @@ export class PatchBridgeAgentElement extends Base {
     if (this.#composer) this.#composer.options.maxImageBytes = this.#maxImageBytes;
   }
 
+  /** The largest document (PDF or text file) a person may attach, in bytes (default 3 MiB). */
+  get maxFileBytes() { return this.#maxFileBytes; }
+  set maxFileBytes(value) {
+    this.#maxFileBytes = positiveLimit(value, DEFAULT_MAX_FILE_BYTES);
+    if (this.#composer) this.#composer.options.maxFileBytes = this.#maxFileBytes;
+  }
+
+  /** How many files (images and documents) one message may carry (default 5). */
+  get maxFiles() { return this.#maxFiles; }
+  set maxFiles(value) {
+    this.#maxFiles = positiveLimit(value, DEFAULT_MAX_FILES);
+    if (this.#composer) this.#composer.options.maxFiles = this.#maxFiles;
+  }
+
   /**
    * Starter prompts shown while the conversation is empty (strings; a click sends one). The `suggestions`
    * attribute takes a JSON array of strings; the property, when set, wins over it.
@@ -269,11 +316,11 @@ export class PatchBridgeAgentElement extends Base {
   set toolViews(value) { this.#toolViews = value && typeof value === 'object' ? value : null; }
 
   /**
-   * Sends a message as if typed (queued until the runtime is ready).
+   * Sends a message as if typed (queued until the runtime is ready), with image and document blocks.
    * @param {string} text
-   * @param {any[]} [images]
+   * @param {any[]} [blocks]
    */
-  send(text, images = []) { this.#actions.send(String(text), images); }
+  send(text, blocks = []) { this.#actions.send(String(text), blocks); }
 
   // ---- lifecycle ------------------------------------------------------------------------------------------------
 
@@ -309,12 +356,13 @@ export class PatchBridgeAgentElement extends Base {
     const abort = new AbortController();
     const signal = abort.signal;
     /** @type {Session} */
-    const session = { abort, controller: null, unsubscribe: null, webmcp: null, endpoint: null, checks: 0, preview: undefined };
+    const session = { abort, controller: null, unsubscribe: null, webmcp: null, mcp: null, endpoint: null, checks: 0, preview: undefined };
     this.#session = session;
     this.#applyTheme();
     this.#applyLanguage();
     const composer = new Composer({
-      t: this.#t, signal, maxImageBytes: this.#maxImageBytes, dropZone: this.#shell.scroller,
+      t: this.#t, signal, maxImageBytes: this.#maxImageBytes, maxFileBytes: this.#maxFileBytes, maxFiles: this.#maxFiles,
+      dropZone: this.#shell.scroller,
       onSend: (text, images) => this.#actions.send(text, images),
       onStop: () => this.#controller?.abort(),
       onProblem: (text) => this.#notices.show('info', text),
@@ -375,6 +423,9 @@ export class PatchBridgeAgentElement extends Base {
     }
     if (this.#model !== undefined && this.#model !== null) options.model = this.#model;
     if (this.#runtimeOptions !== undefined) options.runtime = this.#runtimeOptions;
+    // The runtime checks attached files on `send` against the same limits the composer checks when they are
+    // attached (a larger maxFileBytes or maxImageBytes raises both).
+    options.attachments = attachmentLimits(this.#maxFileBytes, this.#maxImageBytes);
     /** @type {AgentController} */
     let controller;
     try {
@@ -389,6 +440,8 @@ export class PatchBridgeAgentElement extends Base {
     this.#controller = controller;
     session.unsubscribe = controller.subscribe((state) => this.#onState(state));
     session.webmcp = bridgeWebMcp(controller, (/** @type {unknown} */ error) => console.warn('patchbridge-agent: WebMCP tool skipped:', error));
+    this.#defaultToolResult = runtime.defaultLimits?.().maxToolResultCharacters ?? this.#defaultToolResult;
+    session.mcp = this.#mcpServers.length ? this.#attachMcp(controller) : null;
     this.#composer?.setPlaceholder(this.#t('inputPlaceholder'));
     // History lives in the relay: without an endpoint there is none to show.
     this.#shell.historyButton.hidden = !endpoint;
@@ -405,7 +458,61 @@ export class PatchBridgeAgentElement extends Base {
     for (const resolve of this.#readyWaiters.splice(0)) resolve(controller);
     this.#onState(controller.getState());
     // Messages typed while loading are sent once the open conversation is in place.
-    restore.finally(() => { if (this.#session === session) this.#actions.flushQueue(); });
+    Promise.all([restore, session.mcp]).finally(() => { if (this.#session === session) this.#actions.flushQueue(); });
+  }
+
+  /** @param {any} pending the state's pendingElicitation */
+  #renderElicitation(pending) {
+    if (this.#elicitation) { this.#elicitation.render(pending, this.#t); return; }
+    if (!pending || this.#elicitationLoading) return;
+    this.#elicitationLoading = true;
+    loadElicitation().then((module) => {
+      this.#elicitation = new module.ElicitationDock(this.#elicitSlot, (/** @type {any} */ answer) => {
+        try { this.#controller?.answerElicitation(answer); } catch (error) { this.#notices.show('info', String(error instanceof Error ? error.message : error)); }
+      });
+      this.#renderElicitation(this.#controller?.getState().pendingElicitation ?? null);
+    }, (error) => {
+      console.error('patchbridge-agent: the question form did not load:', error);
+    }).finally(() => { this.#elicitationLoading = false; });
+  }
+
+  /**
+   * Gives the controller the element's MCP servers and shows their status; a refusal (AGENT_INVALID_OPTIONS) or a
+   * chunk that did not load is reported like the controller's own construction errors.
+   * @param {any} controller
+   */
+  #attachMcp(controller) {
+    // Entries with `auth: { popup: callbackUrl }` get the element's own OAuth client ("Connect <server>").
+    const { entries, clients } = withPopupAuth(this.#mcpServers, () => {});
+    const signal = this.#session?.abort.signal;
+    if (clients.size) {
+      globalThis.addEventListener?.('message', (/** @type {MessageEvent} */ event) => {
+        const data = event.data;
+        if (event.origin !== globalThis.location?.origin || data?.type !== AUTH_MESSAGE) return;
+        const name = String(data.state ?? '').split(':')[0];
+        const client = clients.get(name);
+        if (!client || data.state !== client.state() || typeof data.code !== 'string') return;
+        client.pending = null;
+        controller.finishMcpAuth(name, data.code).catch((/** @type {unknown} */ error) => this.#dispatch(EVENTS.error, { error }));
+      }, { signal });
+    }
+    /** @param {string} name */
+    const connect = (name) => {
+      const client = clients.get(name);
+      const url = client?.pending;
+      return url ? () => { globalThis.open?.(url.href, 'patchbridge-mcp-auth', 'popup,width=520,height=680'); } : null;
+    };
+    return applyMcpServers(controller, entries, this.#runtimeOptions?.limits, this.#defaultToolResult).then(() => {
+      if (this.#controller !== controller || typeof controller.subscribeMcp !== 'function') return;
+      this.#mcpUnsubscribe?.();
+      const show = (/** @type {any} */ servers) => this.#mcpStatus.render(servers, this.#t, connect);
+      this.#mcpUnsubscribe = controller.subscribeMcp(show);
+      show(controller.getMcpServers());
+    }, (error) => {
+      if (this.#controller !== controller) return;
+      this.#recovery.show(error, null);
+      this.#dispatch(EVENTS.error, { error });
+    });
   }
 
   #stop() {
@@ -416,6 +523,10 @@ export class PatchBridgeAgentElement extends Base {
     session.abort.abort();
     session.unsubscribe?.();
     session.webmcp?.stop();
+    this.#mcpUnsubscribe?.();
+    this.#mcpUnsubscribe = null;
+    this.#mcpStatus.render([], this.#t);
+    this.#renderElicitation(null);
     try { session.controller?.destroy(); } catch { /* already destroyed */ }
     if (this.#frame) cancelAnimationFrame(this.#frame);
     this.#frame = 0;
@@ -459,12 +570,14 @@ export class PatchBridgeAgentElement extends Base {
   /** Shows the demo banner when the relay runs its scripted demo model (only the latest check counts). @param {Session} session */
   async #checkDemo(session) {
     const check = ++session.checks;
-    const answer = await previewOnly({
+    const { preview: answer, info } = await relayModels({
       endpoint: /** @type {string} */ (session.endpoint), headers: this.#headers, signal: session.abort.signal,
       fetch: globalThis.fetch.bind(globalThis),
     });
     if (this.#session !== session || check !== session.checks) return;
     session.preview = answer;
+    // The file picker offers only what the model in use takes.
+    this.#composer?.setInputs(modelInputs(info, this.#model));
     if (typeof answer !== 'boolean') return;
     this.#shell.banner.hidden = !answer;
     this.#shell.banner.textContent = this.#t('demoBanner');
@@ -492,8 +605,12 @@ export class PatchBridgeAgentElement extends Base {
     if (view.log) this.#log.render(state);
     this.#composer?.setBusy(view.inputBusy, view.canStop);
     this.#shell.title.textContent = view.title || t('title');
-    this.#confirmation.render(view.pending, () => this.#controller?.getToolInspectionSource()
-      ?.snapshot?.tools?.find((tool) => tool.name === view.pending?.tool)?.description, t);
+    this.#renderElicitation(state.pendingElicitation ?? null);
+    this.#confirmation.render(view.pending, () => {
+      const name = view.pending?.tool ?? '';
+      const description = this.#controller?.getToolInspectionSource()?.snapshot?.tools?.find((tool) => tool.name === name)?.description;
+      return mcpConfirmationText(this.#controller, name, description, t) ?? description;
+    }, t);
     // Notices: an error (with its code and a way forward), max-tokens (not an error), or cancelled.
     if (view.notice === 'error') {
       if (state.error !== this.#notices.shownError) this.#recovery.show(state.error, () => this.#actions.retry());

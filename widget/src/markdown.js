@@ -12,7 +12,13 @@
 // is skipped altogether (`content-visibility: auto` in the stylesheet), so the cost of a frame and of the end of an
 // answer stays flat as the answer grows. A group starts only before a block whose top margin is 0, so spacing is
 // the same as without groups (a finished group contains its last block's bottom margin).
+//
+// Math (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) is found in the source before the parser sees it (math.js): each formula
+// reaches the parser as a placeholder, which becomes a `.math` element showing its source until the on-demand
+// MathML renderer (math-render.js, loaded the first time an answer has a formula) replaces it.
 import * as smd from 'streaming-markdown';
+import { MATH_CLOSE, MATH_OPEN, MathSplitter, PLACEHOLDER } from './math.js';
+import { loadMath } from './runtime.js';
 
 /** @type {Record<number, keyof HTMLElementTagNameMap>} */
 const TAGS = {
@@ -56,19 +62,52 @@ export function safeImageUrl(value) {
 }
 
 /**
+ * The element of a formula: its source as text until the MathML renderer chunk has loaded and rendered it (a
+ * formula it cannot read stays as its source). The TeX stays on the element (`data-tex`) and in the MathML's
+ * annotation, for copying.
+ * @param {import('./math.js').Formula} formula
+ */
+function mathElement(formula) {
+  const el = document.createElement('span');
+  el.className = formula.display ? 'math display' : 'math';
+  el.dataset.tex = formula.tex;
+  el.textContent = formula.source;
+  loadMath().then((chunk) => chunk.renderMath(el, formula.tex, formula.display), () => { /* stays as source */ });
+  return el;
+}
+
+/**
  * A renderer for streaming-markdown that builds safe DOM under `root`.
  * @param {HTMLElement} root
  * @param {(pre: HTMLElement) => void} decorateCode  called when a code block is complete (adds the copy button)
+ * @param {import('./math.js').Formula[]} formulas  the formulas the placeholders in the text stand for
  * @returns {smd.Any_Renderer}
  */
-function safeRenderer(root, decorateCode) {
+function safeRenderer(root, decorateCode, formulas) {
   /** @type {HTMLElement[]} the open elements; the bottom one is where top-level blocks go (the root or a group) */
   const stack = [root];
   const top = () => stack[stack.length - 1];
   let blocks = 0; // top-level blocks in stack[0]
+  /** Text held back while a placeholder is split between two calls of add_text. */
+  let held = '';
+  /** @param {string} text */
+  const appendText = (text) => {
+    const el = top();
+    if (el instanceof HTMLImageElement) { el.alt += text.replace(PLACEHOLDER, (_m, n) => formulas[Number(n)]?.source ?? ''); return; }
+    let last = 0;
+    for (const m of text.matchAll(PLACEHOLDER)) {
+      if (m.index > last) el.appendChild(document.createTextNode(text.slice(last, m.index)));
+      const formula = formulas[Number(m[1])];
+      if (formula) el.appendChild(mathElement(formula));
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) el.appendChild(document.createTextNode(text.slice(last)));
+  };
+  const flushHeld = () => { if (held) { const text = held; held = ''; appendText(text); } };
   return {
     data: null,
     add_token(_data, type) {
+      flushHeld();
       if (type === smd.DOCUMENT) return;
       if (stack.length === 1) {
         if (blocks >= CHUNK && STARTS_CHUNK.has(type)) {
@@ -99,6 +138,7 @@ function safeRenderer(root, decorateCode) {
       stack.push(parent.appendChild(el));
     },
     end_token() {
+      flushHeld();
       const el = stack.pop();
       if (el && el.tagName === 'CODE' && el.parentElement?.tagName === 'PRE') decorateCode(el.parentElement);
       // A link that got no allowed URL (none, or javascript:, data:, …) is shown as the text it was written as.
@@ -111,9 +151,11 @@ function safeRenderer(root, decorateCode) {
       if (el instanceof HTMLImageElement && !el.hasAttribute('src')) el.replaceWith(`[${el.alt}]`);
     },
     add_text(_data, text) {
-      const el = top();
-      if (el instanceof HTMLImageElement) el.alt += text;
-      else el.appendChild(document.createTextNode(text));
+      let all = held + text;
+      held = '';
+      const open = all.lastIndexOf(MATH_OPEN);
+      if (open >= 0 && all.indexOf(MATH_CLOSE, open) < 0) { held = all.slice(open); all = all.slice(0, open); }
+      if (all) appendText(all);
     },
     set_attr(_data, type, value) {
       const el = top();
@@ -154,7 +196,8 @@ export class MarkdownView {
    */
   constructor(root, decorateCode) {
     this.root = root;
-    this.parser = smd.parser(safeRenderer(root, decorateCode));
+    this.math = new MathSplitter();
+    this.parser = smd.parser(safeRenderer(root, decorateCode, this.math.formulas));
     this.written = 0;
     this.ended = false;
   }
@@ -167,17 +210,17 @@ export class MarkdownView {
     const last = text.charCodeAt(end - 1);
     if (last >= 0xd800 && last <= 0xdbff) end -= 1;
     if (end <= this.written) return;
-    smd.parser_write(this.parser, text.slice(this.written, end));
+    const parsed = this.math.push(text.slice(0, end));
+    if (parsed) smd.parser_write(this.parser, parsed);
     this.written = end;
   }
 
   /** @param {string} text the final text */
   end(text) {
     if (this.ended) return;
-    if (text.length > this.written) {
-      smd.parser_write(this.parser, text.slice(this.written));
-      this.written = text.length;
-    }
+    const parsed = this.math.push(text, true);
+    if (parsed) smd.parser_write(this.parser, parsed);
+    this.written = text.length;
     smd.parser_end(this.parser);
     this.ended = true;
   }

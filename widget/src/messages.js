@@ -12,7 +12,8 @@
 //
 // A long stored text (a reload, a conversation opened from the history) renders in slices over several tasks
 // (see slices.js); a short one at once.
-import { h, iconButton } from './dom.js';
+import { documentBytes, formatBytes, typeLabel } from './attachments.js';
+import { h, icon, iconButton } from './dom.js';
 import { MarkdownView, safeImageUrl } from './markdown.js';
 import { loadHighlighter } from './runtime.js';
 import { Slices } from './slices.js';
@@ -47,6 +48,19 @@ function imageSource(source) {
   if (source.type === 'base64') return safeImageUrl(`data:${source.mediaType};base64,${source.data}`);
   if (source.type === 'url') return safeImageUrl(source.url);
   return null;
+}
+
+/**
+ * A document the person sent, in their message: its name, type and size (the contents are the model's to read).
+ * @param {any} block
+ * @param {Translate} t
+ */
+function documentCard(block, t) {
+  const type = typeLabel(String(block.source?.mediaType ?? ''));
+  const size = formatBytes(documentBytes(block));
+  return h('div', { className: 'chip sent', part: 'document', 'data-type': block.source?.mediaType, 'aria-label': `${t('document')}: ${block.name}, ${type}, ${size}` },
+    icon('file'),
+    h('span', { className: 'chip-text' }, h('span', { className: 'chip-name', title: block.name }, String(block.name ?? '')), h('span', { className: 'chip-meta' }, `${type} · ${size}`)));
 }
 
 /** @param {unknown} value */
@@ -281,6 +295,8 @@ export class MessageLog {
       else if (block.type === 'image') {
         const src = imageSource(block.source);
         if (src) bubble.append(h('img', { className: 'attached', src, alt: this.t('image') }));
+      } else if (block.type === 'document') {
+        bubble.append(documentCard(block, this.t));
       }
     }
     const el = h('div', { className: `msg user${queued ? ' queued' : ''}`, part: 'message message-user', 'aria-busy': queued ? 'true' : undefined },

@@ -5,6 +5,7 @@
 // accepts. element.js applies these to the DOM; every agent rule stays with the controller.
 import { AgentError, AGENT_RUNTIME_LOAD_FAILED } from '../../npm/errors.js';
 import { EVENTS } from './events.js';
+import { inputsOf } from './attachments.js';
 
 /** @typedef {import('../../npm/index.js').AgentState} AgentState */
 /** @typedef {import('../../npm/index.js').ControllerStatus} ControllerStatus */
@@ -179,22 +180,50 @@ export async function headersFrom(/** @type {HeadersValue} */ value) {
 }
 
 /**
- * Asks the relay whether it runs the scripted demo model (`GET {endpoint}/models`, `previewOnly`). Resolves
- * `true` / `false`, `'refused'` when the relay refused the credentials (401: asked again when `headers` change),
- * or null when it could not tell (the banner is informative only).
+ * Asks the relay about its models (`GET {endpoint}/models`): whether it runs the scripted demo model
+ * (`previewOnly`) and what the model in use takes. `preview` is `true` / `false`, `'refused'` when the relay
+ * refused the credentials (401: asked again when `headers` change), or null when it could not tell (the banner is
+ * informative only); `info` is the answer (null without one).
+ * @param {{ endpoint: string, headers: HeadersValue, fetch: typeof globalThis.fetch, signal?: AbortSignal }} options
+ * @returns {Promise<{ preview: boolean | 'refused' | null, info: any }>}
+ */
+export async function relayModels({ endpoint, headers, fetch, signal }) {
+  try {
+    const response = await fetch(`${endpoint.replace(/\/+$/, '')}/models`, { headers: await headersFrom(headers), signal });
+    if (response.status === 401) return { preview: 'refused', info: null };
+    if (!response.ok) return { preview: null, info: null };
+    const info = await response.json();
+    return { preview: info?.previewOnly === true, info: info && typeof info === 'object' ? info : null };
+  } catch {
+    return { preview: null, info: null };
+  }
+}
+
+/**
+ * Whether the relay runs the scripted demo model (see `relayModels`).
  * @param {{ endpoint: string, headers: HeadersValue, fetch: typeof globalThis.fetch, signal?: AbortSignal }} options
  * @returns {Promise<boolean | 'refused' | null>}
  */
-export async function previewOnly({ endpoint, headers, fetch, signal }) {
-  try {
-    const response = await fetch(`${endpoint.replace(/\/+$/, '')}/models`, { headers: await headersFrom(headers), signal });
-    if (response.status === 401) return 'refused';
-    if (!response.ok) return null;
-    const info = await response.json();
-    return info?.previewOnly === true;
-  } catch {
-    return null;
-  }
+export async function previewOnly(options) {
+  return (await relayModels(options)).preview;
+}
+
+/**
+ * The input kinds the person may attach for: the relay model in use (`model`, else the relay's `defaultModel`)
+ * as its models answer reports it (attachments.js `inputsOf`: `capabilities.inputs`, `images` as its alias). When
+ * that is unknown — no answer, a custom model, a relay that reports no `inputs` — images and text files, as the
+ * element always offered (PDF only where the relay says a model reads it).
+ * @param {any} info the models answer, or null
+ * @param {unknown} model the element's `model` property
+ * @returns {Set<string>}
+ */
+export function modelInputs(info, model) {
+  const fallback = new Set(['text', 'image']);
+  if (!info || !Array.isArray(info.models) || (model != null && typeof model !== 'string')) return fallback;
+  const id = typeof model === 'string' ? model : info.defaultModel;
+  const entry = info.models.find((/** @type {any} */ m) => m?.id === id);
+  if (!entry || !Array.isArray(entry.capabilities?.inputs)) return fallback;
+  return inputsOf(entry);
 }
 
 // ---- property values -----------------------------------------------------------------------------------------

@@ -43,7 +43,9 @@ export class NoticeBar {
    * @param {NoticeAction[]} [actions]
    */
   show(style, text, reason = 'problem', actions = []) {
-    if (this.kind === reason && !actions.length) return;
+    // A notice that follows the state (max-tokens, cancelled…) is not re-rendered on every snapshot; a problem with
+    // the person's input (a refused file) is news each time.
+    if (this.kind === reason && reason !== 'problem' && !actions.length) return;
     const buttons = actions.map((a) => h('button', { type: 'button', className: a.primary ? 'primary' : '', part: a.part, onclick: a.onClick }, a.label));
     this.#render(style, reason, [text], buttons);
   }

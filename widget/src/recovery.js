@@ -87,6 +87,6 @@ export class Recovery {
     if (!mine || !composer) return;
     // Nothing to put back when the message made it into the stored conversation after all.
     if ((host.controller()?.getState().messages ?? []).some((m) => m.id === mine.id)) return;
-    composer.restore(textOf(mine), mine.blocks.filter((b) => b.type === 'image'));
+    composer.restore(textOf(mine), mine.blocks.filter((b) => b.type === 'image' || b.type === 'document'));
   }
 }

@@ -41,3 +41,58 @@ export function loadHighlighter() {
   }
   return highlighter;
 }
+
+/** @type {Promise<any> | null} */
+let elicitation = null;
+
+/**
+ * The question card's chunk (`elicitation.js` built beside the widget), imported the first time a running tool
+ * asks the person (`state.pendingElicitation`); never part of the first load. `__PB_ELICITATION_PATH__` is set by
+ * widget/build.mjs.
+ */
+export function loadElicitation() {
+  if (!elicitation) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_ELICITATION_URL ?? new URL(__PB_ELICITATION_PATH__, import.meta.url);
+    elicitation = import(/* @vite-ignore */ String(url));
+    elicitation.catch(() => { elicitation = null; });
+  }
+  return elicitation;
+}
+
+/** @type {Promise<any> | null} */
+let mathRenderer = null;
+
+/**
+ * The MathML renderer chunk (`math-render.js` built beside the widget, Temml inside), imported the first time an
+ * answer has a formula; never part of the first load. `__PB_MATH_PATH__` is set by widget/build.mjs like the
+ * highlighter's path.
+ */
+export function loadMath() {
+  if (!mathRenderer) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_MATH_URL ?? new URL(__PB_MATH_PATH__, import.meta.url);
+    mathRenderer = import(/* @vite-ignore */ String(url));
+    // A failed load may be retried by the next formula; formulas stay readable as their source meanwhile.
+    mathRenderer.catch(() => { mathRenderer = null; });
+  }
+  return mathRenderer;
+}
+
+/** @type {Promise<any> | null} */
+let files = null;
+
+/**
+ * The attachments chunk (`files.js` built beside the widget: what a picked file becomes), imported the first time
+ * the person attaches a file. `__PB_FILES_PATH__` is set by widget/build.mjs like the highlighter's path.
+ */
+export function loadFiles() {
+  if (!files) {
+    // @ts-ignore: replaced at build time by a string literal.
+    const url = globalThis.PATCHBRIDGE_FILES_URL ?? new URL(__PB_FILES_PATH__, import.meta.url);
+    files = import(/* @vite-ignore */ String(url));
+    // A failed load may be retried by the next attachment (this one is refused as unreadable).
+    files.catch(() => { files = null; });
+  }
+  return files;
+}

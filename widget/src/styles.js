@@ -106,7 +106,7 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 }
 /* The conversation takes what is left (down to nothing on a tiny host); the dock below keeps the input on screen at
    any host size and lets a tall confirmation card scroll inside it, whatever min-height the page gives the host. */
-.scroller { flex: 1 1 0; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
+.scroller { flex: 1 1 0; min-height: min(96px, 18%); overflow-y: auto; overscroll-behavior: contain; }
 .log { display: flex; flex-direction: column; gap: var(--pb-gap); padding: 14px; max-width: 900px; margin: 0 auto; }
 .empty { color: var(--pb-text-muted); text-align: center; margin: 20% 0 0; }
 .msg { display: flex; flex-direction: column; gap: 8px; min-width: 0; max-width: 100%; }
@@ -139,6 +139,10 @@ header h2 { margin: 0; font-size: 1em; font-weight: 600; flex: 1; min-width: 0; 
 .md th, .md td { border: 1px solid var(--pb-border); padding: 4px 8px; text-align: left; }
 .md img { max-width: 100%; height: auto; border-radius: 6px; }
 .md hr { border: none; border-top: 1px solid var(--pb-border); }
+/* Formulas (MathML from the on-demand renderer; their source until it has loaded). */
+.md .math.display { display: block; margin: 0.4em 0; overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+.md .math.display math { display: block math; }
+.md math { font-size: 1.05em; }
 .cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--pb-text-muted); }
 @keyframes blink { 50% { opacity: 0; } }
 
@@ -170,18 +174,33 @@ details.reasoning .md { margin-top: 4px; }
 .status[data-status="done"] { color: var(--pb-ok); border-color: currentColor; }
 .status[data-status="error"], .status[data-status="rejected"] { color: var(--pb-danger); border-color: currentColor; }
 .status[data-status="waiting"] { color: var(--pb-warn); border-color: currentColor; }
-/* A page's own view of the call (slotted from the light DOM) replaces the generic card. */
-.tool.custom { border: none; background: none; border-radius: 0; overflow: visible; }
-.tool.custom > :not(slot) { display: none; }
+/* A page's own view of the call (slotted from the light DOM) replaces the generic card's body; the call's status
+   stays beside it, shown and announced (the tool's name stays for assistive technology only). */
+.tool.custom { border: none; background: none; border-radius: 0; overflow: visible; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
+.tool.custom > :not(slot, .head) { display: none; }
+.tool.custom > slot { display: block; flex: 1 1 12em; min-width: 0; }
+.tool.custom > .head { order: 1; flex: none; padding: 0; background: none; margin-left: auto; }
+.tool.custom > .head .name { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; min-width: 0; }
 .tool details { padding: 0 12px; }
 .tool details summary { font-size: 0.88em; color: var(--pb-text-muted); }
 .tool pre { margin: 0 0 10px; font-family: var(--pb-font-mono); font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px; overflow: auto; background: var(--pb-surface); padding: 8px; border-radius: 6px; }
 
 .dock { flex: 0 1 auto; min-height: 0; container-type: inline-size; display: flex; flex-direction: column; gap: 8px; padding: 8px 12px calc(10px + env(safe-area-inset-bottom, 0px)); border-top: 1px solid var(--pb-border); background: var(--pb-bg); }
-.confirm-slot { flex: 0 1 auto; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
+/* A tall confirmation card shrinks to the room left: its body scrolls, its title stays at the top and Approve and
+   Reject at the bottom, always on screen. */
+.confirm-slot { flex: 0 1 auto; min-height: 0; display: flex; flex-direction: column; }
 .confirm-slot:empty { display: none; }
 .dock > .notice, .dock > .composer-wrap { flex: none; }
-.confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); }
+.mcp-servers { flex: none; margin: 0; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--pb-text); opacity: .8; }
+.mcp-servers [data-status=failed] { color: var(--pb-danger); }
+.elicit .field { display: flex; flex-direction: column; gap: 4px; margin: 0 0 8px; border: 0; padding: 0; }
+.elicit .check { display: flex; flex-direction: row; align-items: center; gap: 6px; }
+.elicit input:not([type=checkbox]), .elicit select { font: inherit; padding: 6px 8px; border: 1px solid var(--pb-border); border-radius: 6px; background: var(--pb-bg); color: var(--pb-text); }
+.elicit small { opacity: .8; }
+.confirm { border: 2px solid var(--pb-primary); border-radius: var(--pb-radius); padding: 12px; background: var(--pb-bg); display: flex; flex-direction: column; min-height: 0; flex: 0 1 auto; }
+.confirm > .body { flex: 0 1 auto; min-height: 0; overflow-y: auto; overscroll-behavior: contain; }
+.confirm > h3, .confirm > .actions { flex: none; }
+.confirm > .body > slot { display: block; margin: 0 0 8px; }
 .confirm:focus { outline: none; box-shadow: 0 0 0 3px color-mix(in srgb, var(--pb-primary) 35%, transparent); }
 .confirm h3 { margin: 0 0 4px; font-size: 1em; overflow-wrap: anywhere; }
 .confirm p { margin: 0 0 8px; color: var(--pb-text-muted); font-size: 0.92em; }
@@ -213,6 +232,14 @@ details.reasoning .md { margin-top: 4px; }
 .attachments button { position: absolute; top: -14px; right: -14px; width: 44px; height: 44px; padding: 0; border: none; background: transparent; }
 .attachments button:hover:not(:disabled) { background: transparent; }
 .attachments button svg { width: 28px; height: 28px; padding: 5px; border-radius: 50%; background: var(--pb-surface-strong); border: 1px solid var(--pb-border); }
+/* A document: a chip with its name, type and size (in the composer with Remove, in a sent message without). */
+.chip { display: inline-flex; align-items: center; gap: 8px; min-width: 0; max-width: min(100%, 320px); padding: 4px 4px 4px 10px; border: 1px solid var(--pb-border); border-radius: 10px; background: var(--pb-surface); white-space: normal; }
+.chip.sent { padding: 6px 10px; margin: 4px 0; background: var(--pb-bg); display: flex; }
+.chip > svg { flex: none; color: var(--pb-text-muted); }
+.chip-text { display: flex; flex-direction: column; min-width: 0; line-height: 1.25; }
+.chip-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-size: 0.9em; }
+.chip-meta { font-size: 0.78em; color: var(--pb-text-muted); }
+.attachments .chip button { position: static; flex: none; }
 .drop-target { outline: 3px dashed var(--pb-primary); outline-offset: -6px; }
 
 .panel {

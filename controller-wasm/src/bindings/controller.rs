@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use js_sys::{Array, Function, Promise};
+use js_sys::{Function, Promise};
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::Block;
 use wasm_bindgen::prelude::*;
@@ -24,17 +24,18 @@ use super::values::{from_host, frozen, get, is_missing};
 use crate::core::json::to_text;
 use crate::core::relay::{RelayModel, RelayStore};
 use crate::core::{
-    AgentError, Controller, ControllerOptions, ControllerState, ConversationStore,
-    DefaultAgentRuntime, ErrorCode, Model, Outcome,
+    AgentError, AttachmentLimits, Controller, ControllerOptions, ControllerState,
+    ConversationStore, DefaultAgentRuntime, ErrorCode, Model, Outcome,
 };
 
-const OPTION_KEYS: [&str; 6] = [
+const OPTION_KEYS: [&str; 7] = [
     "endpoint",
     "headers",
     "model",
     "tools",
     "conversationId",
     "runtime",
+    "attachments",
 ];
 
 struct Shared {
@@ -68,7 +69,7 @@ impl Shared {
             .collect();
         for listener in listeners {
             if let Err(thrown) = listener.call1(&JsValue::NULL, &state) {
-                js::console_error2("@patchbridge/agent: a state subscriber threw", &thrown);
+                let _ = js::console_error2("@patchbridge/agent: a state subscriber threw", &thrown);
             }
         }
     }
@@ -154,6 +155,16 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
     };
     let runtime_options =
         options::runtime_options(&get(options, "runtime"), false, "options.runtime")?;
+    let raw_attachments = get(options, "attachments");
+    let attachments = if is_missing(&raw_attachments) {
+        AttachmentLimits::DEFAULT
+    } else {
+        AttachmentLimits::from_partial_json(&from_host::<serde_json::Value>(
+            &raw_attachments,
+            "options.attachments",
+            ErrorCode::InvalidOptions,
+        )?)?
+    };
     let runtime = DefaultAgentRuntime::new(model, runtime_options, Rc::new(JsPlatform))?;
     let store: Option<Rc<dyn ConversationStore>> =
         relay.map(|relay| Rc::new(RelayStore::new(relay)) as Rc<dyn ConversationStore>);
@@ -163,18 +174,18 @@ fn build_controller(options: &JsValue) -> Result<JsController, AgentError> {
         ControllerOptions {
             store,
             model: model_id,
+            attachments,
         },
     );
 
     let tools = get(options, "tools");
     if !is_missing(&tools) {
-        if !Array::is_array(&tools) {
-            return Err(AgentError::new(
-                ErrorCode::InvalidTool,
-                "options.tools must be an array of tool definitions",
-            ));
-        }
-        for def in Array::from(&tools).iter() {
+        let tools = options::array_of(
+            &tools,
+            "options.tools (an array of tool definitions)",
+            ErrorCode::InvalidTool,
+        )?;
+        for def in tools {
             let (spec, handler) = options::tool(&def)?;
             core.register_tool(spec, handler)?;
         }
@@ -239,10 +250,10 @@ fn user_blocks(input: &JsValue) -> Result<Vec<Block>, AgentError> {
     if let Some(text) = input.as_string() {
         return Ok(vec![Block::text(text)]);
     }
-    if !Array::is_array(input) {
+    if !js::is_array(input) {
         return Err(AgentError::new(
             ErrorCode::InvalidInput,
-            "send expects a string or an array of text/image blocks",
+            "send expects a string or an array of text, image and document blocks",
         ));
     }
     from_host(input, "send: blocks", ErrorCode::InvalidInput)
@@ -267,7 +278,7 @@ fn new_conversation_options(options: &JsValue) -> Result<bool, AgentError> {
     if is_missing(options) {
         return Ok(false);
     }
-    if !options.is_object() || Array::is_array(options) {
+    if !options.is_object() || js::is_array(options) {
         return Err(invalid_input(
             "newConversation expects nothing or an options object { keepMessages }".into(),
         ));
@@ -291,7 +302,7 @@ fn list_options(options: &JsValue) -> Result<(Option<u32>, Option<String>), Agen
     if is_missing(options) {
         return Ok((None, None));
     }
-    if !options.is_object() || Array::is_array(options) {
+    if !options.is_object() || js::is_array(options) {
         return Err(invalid_input(
             "listConversations expects nothing or an options object { limit, cursor }".into(),
         ));
@@ -344,6 +355,7 @@ const RENAME_CONVERSATION: u32 = 16;
 const DELETE_CONVERSATION: u32 = 17;
 const GET_MODEL_STATE: u32 = 18;
 const DESTROY: u32 = 19;
+const ANSWER_ELICITATION: u32 = 20;
 
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
@@ -388,6 +400,21 @@ impl JsController {
                 self.destroy();
                 JsValue::UNDEFINED
             }
+            ANSWER_ELICITATION => {
+                let value: serde_json::Value = js::try_to_json(&a)
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .ok_or_else(|| {
+                        to_js(&AgentError::new(
+                            ErrorCode::InvalidInput,
+                            "answerElicitation expects { action, content? }",
+                        ))
+                    })?;
+                self.shared
+                    .core
+                    .answer_elicitation(&value)
+                    .map_err(|e| to_js(&e))?;
+                JsValue::UNDEFINED
+            }
             _ => JsValue::UNDEFINED,
         })
     }
@@ -425,7 +452,7 @@ impl JsController {
         self.shared.current()
     }
 
-    /// Sends a user message (a string, or an array of text/image blocks) and runs one turn. Resolves with the
+    /// Sends a user message (a string, or an array of text, image and document blocks) and runs one turn. Resolves with the
     /// outcome (`completed`, `max-tokens`, `cancelled`); rejects with an `AgentError` (also in `state.error`).
     fn send(&self, input: JsValue) -> Promise {
         let blocks = match user_blocks(&input) {

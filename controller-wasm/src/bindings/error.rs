@@ -51,6 +51,14 @@ pub fn from_js(value: &JsValue, fallback: ErrorCode, what: &str) -> AgentError {
     }
 }
 
+/// The text of a thrown JS value (`Name: message` for an `Error`), for failures the core keeps as text.
+pub fn thrown_text(value: &JsValue) -> String {
+    js::describe_error(value)
+        .get(1)
+        .as_string()
+        .unwrap_or_default()
+}
+
 /// Shorthand for a JS `AgentError` built from a code and message (argument validation in the bindings).
 pub fn js_error(code: ErrorCode, message: &str) -> JsValue {
     to_js(&AgentError::new(code, message))

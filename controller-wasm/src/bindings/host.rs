@@ -10,6 +10,7 @@ use futures::FutureExt;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 
 use super::error;
 use super::js;
@@ -18,9 +19,9 @@ use super::stream::PumpStream;
 use super::values::{await_js, frozen, is_thenable, method};
 use crate::core::json::{map_text, text_of};
 use crate::core::{
-    AbortSignal, AgentError, AgentHook, CallRequest, ErrorCode, EventStream, HookContext,
-    HookEvent, HookFailure, HostRegex, Model, OnHookError, Platform, RegexEngine, ToolContext,
-    ToolHandler, ToolOutput,
+    AbortSignal, AgentError, AgentHook, CallRequest, ElicitationRequest, ErrorCode, EventStream,
+    HookContext, HookEvent, HookFailure, HostRegex, Model, OnHookError, Platform, RegexEngine,
+    ToolContext, ToolHandler, ToolOutput,
 };
 
 /// Timers (`setTimeout` via gloo-timers, cleared when the future is dropped), `performance.now()`,
@@ -31,8 +32,10 @@ pub struct JsPlatform;
 struct JsRegex(JsValue);
 
 impl HostRegex for JsRegex {
-    fn is_match(&self, text: &str) -> bool {
-        js::regex_test(&self.0, text)
+    /// A throw while matching (a page's replaced `RegExp.prototype.exec`, an engine out of stack) is caught at
+    /// the import (`catch`) and handed to the core as its text, which ends the execution with it.
+    fn is_match(&self, text: &str) -> Result<bool, String> {
+        js::regex_test(&self.0, text).map_err(|thrown| error::thrown_text(&thrown))
     }
 }
 
@@ -56,7 +59,7 @@ impl Platform for JsPlatform {
     }
 
     fn console_error(&self, failure: &HookFailure) {
-        js::console_error2(
+        let _ = js::console_error2(
             "@patchbridge/agent: a hook threw on the terminal event",
             &hook_failure_js(failure),
         );
@@ -84,11 +87,13 @@ pub fn on_hook_error(callback: Function) -> OnHookError {
     Rc::new(move |failure: &HookFailure| {
         let failure = hook_failure_js(failure);
         match callback.call1(&JsValue::NULL, &failure) {
-            Err(thrown) => js::console_error3(
-                "@patchbridge/agent: onHookError threw while reporting a hook failure",
-                &failure,
-                &thrown,
-            ),
+            Err(thrown) => {
+                let _ = js::console_error3(
+                    "@patchbridge/agent: onHookError threw while reporting a hook failure",
+                    &failure,
+                    &thrown,
+                );
+            }
             // Diagnostics should be synchronous; a returned promise's rejection is logged, not left unhandled.
             Ok(returned) if is_thenable(&returned) => js::log_rejection(
                 &returned,
@@ -128,7 +133,7 @@ impl AgentHook for JsHook {
         // Hooks observe synchronously: a promise's rejection could neither fail the turn nor reach onHookError
         // in time, so returning one is itself the failure (and the promise is marked handled).
         if is_thenable(&returned) {
-            let _handled = js::quiet(&Promise::resolve(&returned));
+            let _handled = js::quiet(&js::to_promise(&returned));
             return Err(AgentError::new(
                 ErrorCode::HookFailed,
                 "onEvent returned a promise: hooks must be synchronous (push asynchronous work to a host queue)",
@@ -240,14 +245,40 @@ impl ToolHandler for JsTool {
     fn execute(&self, input: Rc<Map<String, Value>>, ctx: ToolContext) -> ToolOutput {
         // The tool gets its own plain, mutable copy (`args.limit ??= 10` must work); hooks and interceptors see
         // frozen data, and nothing the tool does to its copy reaches the stored tool call.
+        // `context.elicit(request)`: a promise of the person's answer. The function lives as long as the call's
+        // output is pending; a tool that calls it later gets a thrown error (the call is over).
+        let asker = ctx.asker.clone();
+        let elicit = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |request: JsValue| {
+            let asker = asker.clone();
+            js::quiet(&future_to_promise(async move {
+                let request = js::try_to_json(&request)
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                    .ok_or_else(|| {
+                        AgentError::new(ErrorCode::InvalidInput, "elicit expects a JSON object")
+                    })
+                    .and_then(|value| ElicitationRequest::from_json(&value))
+                    .map_err(|e| error::to_js(&e))?;
+                match asker.ask(request).await {
+                    Ok(response) => Ok(frozen(&response)),
+                    Err(e) => Err(error::to_js(&e)),
+                }
+            }))
+        });
         let returned = js::call_tool(
             &self.object,
             &self.execute,
             &map_text(&input),
             &mirror_signal(&ctx.signal),
             &ctx.call_id,
+            elicit.as_ref(),
         );
-        settle_js(returned, ErrorCode::ToolFailed, "tool threw")
+        let output = settle_js(returned, ErrorCode::ToolFailed, "tool threw");
+        async move {
+            let result = output.await;
+            drop(elicit);
+            result
+        }
+        .boxed_local()
     }
 }
 
@@ -265,7 +296,7 @@ pub fn settle_js(
             futures::future::ready(Err(error::from_js(&thrown, code, what))).boxed_local()
         }
         Ok(value) if is_thenable(&value) => {
-            let promise = Promise::resolve(&value);
+            let promise = js::to_promise(&value);
             async move {
                 let value = await_js(promise, code, what).await?;
                 tool_result_json(&value)

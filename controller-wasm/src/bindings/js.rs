@@ -104,7 +104,8 @@ extern "C" {
     /// `Object.freeze({ ...data, signal })`.
     #[wasm_bindgen(js_name = withSignal)]
     pub fn with_signal(data: &JsValue, signal: &JsValue) -> JsValue;
-    /// `execute.call(object, JSON.parse(argsJson), toolContext(signal, callId))`: one crossing per tool call.
+    /// `execute.call(object, JSON.parse(argsJson), toolContext(signal, callId, elicit))`: one crossing per tool
+    /// call.
     #[wasm_bindgen(js_name = callTool, catch)]
     pub fn call_tool(
         object: &JsValue,
@@ -112,25 +113,43 @@ extern "C" {
         args_json: &str,
         signal: &JsValue,
         call_id: &str,
+        elicit: &JsValue,
     ) -> Result<JsValue, JsValue>;
+    /// `Promise.resolve(value)`, a throw (a promise's `constructor` getter) turned into the rejection.
+    #[wasm_bindgen(js_name = toPromise)]
+    pub fn to_promise(value: &JsValue) -> Promise;
     /// A promise, or an object or function with a callable `then` (a throwing `then` getter counts as none).
     #[wasm_bindgen(js_name = isThenable)]
     pub fn is_thenable(value: &JsValue) -> bool;
 
+    /// A dense copy of an array (`None` when `value` is not one); `catch`: its getters and a Proxy's traps are
+    /// page code.
+    #[wasm_bindgen(js_name = arrayCopy, catch)]
+    pub fn array_copy(value: &JsValue) -> Result<Option<Array>, JsValue>;
+    /// `Array.isArray(value)`, false for a revoked Proxy (where `Array.isArray` throws).
+    #[wasm_bindgen(js_name = isArray)]
+    pub fn is_array(value: &JsValue) -> bool;
+    /// `Object.keys(value)`; `catch`: a Proxy's `ownKeys` trap is page code.
+    #[wasm_bindgen(js_name = ownKeys, catch)]
+    pub fn own_keys(value: &JsValue) -> Result<Array, JsValue>;
+
     /// `new RegExp(source, 'u')`, or the engine's reason (a string) when it refuses the pattern.
     #[wasm_bindgen(js_name = compileRegex)]
     pub fn compile_regex(source: &str) -> JsValue;
-    /// `regex.test(text)` for a regex from `compile_regex`.
-    #[wasm_bindgen(js_name = regexTest)]
-    pub fn regex_test(regex: &JsValue, text: &str) -> bool;
+    /// `regex.test(text)` for a regex from `compile_regex`; `catch`: a `RegExp` that throws while matching must
+    /// not unwind through the schema check (the core ends the execution with the reason instead).
+    #[wasm_bindgen(js_name = regexTest, catch)]
+    pub fn regex_test(regex: &JsValue, text: &str) -> Result<bool, JsValue>;
 }
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    pub fn console_error2(label: &str, value: &JsValue);
-    #[wasm_bindgen(js_namespace = console, js_name = error)]
-    pub fn console_error3(label: &str, first: &JsValue, second: &JsValue);
+    /// `catch`: a page's replaced `console.error` that throws must not unwind through the runtime (the caller
+    /// has nowhere else to report, so the throw is dropped).
+    #[wasm_bindgen(js_namespace = console, js_name = error, catch)]
+    pub fn console_error2(label: &str, value: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_namespace = console, js_name = error, catch)]
+    pub fn console_error3(label: &str, first: &JsValue, second: &JsValue) -> Result<(), JsValue>;
 
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     pub fn performance_now() -> f64;

@@ -30,7 +30,7 @@ mod stream;
 mod values;
 
 /// The wasm's allocator: talc instead of std's dlmalloc, for its size: −2.8 KiB gzip for ~3% more instructions
-/// per tool-loop step and per streamed delta (bench/README.md, eighth round). Page weight is what a person waits
+/// per tool-loop step and per streamed delta (bench/README.md, "Where the bytes go now"). Page weight is what a person waits
 /// for on a slow network; a few percent of a step that takes microseconds is not. Freed blocks are coalesced and
 /// reused, so a long page session does not grow memory for work it has finished; like every wasm allocator it
 /// never gives pages back to the engine.

@@ -3,11 +3,12 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object};
+use js_sys::Function;
 use patchbridge_protocol::{Message, ModelState};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use super::error;
 use super::host::{on_hook_error, JsHook, JsTool};
 use super::interceptors::{JsModelInterceptor, JsToolInterceptor};
 use super::js;
@@ -31,7 +32,8 @@ pub fn check_keys(
     if !object.is_object() {
         return Ok(());
     }
-    let keys = Object::keys(object.unchecked_ref::<Object>());
+    // A Proxy's `ownKeys` trap (or a throwing getter) is page code: its throw is the option's failure.
+    let keys = js::own_keys(object).map_err(|e| error::from_js(&e, code, what))?;
     for key in keys.iter() {
         let key = key.as_string().unwrap_or_default();
         if !allowed.contains(&key.as_str()) {
@@ -52,14 +54,17 @@ pub fn check_keys(
     Ok(())
 }
 
-fn array_of(value: &JsValue, what: &str) -> Result<Vec<JsValue>, AgentError> {
+/// The elements of the optional array `value` (`what` in errors; `code` for a value that is not an array or
+/// whose reading threw: a page's getter or Proxy trap is caught at the boundary).
+pub fn array_of(value: &JsValue, what: &str, code: ErrorCode) -> Result<Vec<JsValue>, AgentError> {
     if is_missing(value) {
         return Ok(Vec::new());
     }
-    if !Array::is_array(value) {
-        return Err(invalid(format!("{what} must be an array")));
+    match js::array_copy(value) {
+        Ok(Some(array)) => Ok(array.iter().collect()),
+        Ok(None) => Err(AgentError::new(code, format!("{what} must be an array"))),
+        Err(thrown) => Err(error::from_js(&thrown, code, what)),
     }
-    Ok(Array::from(value).iter().collect())
 }
 
 /// Adapts each element of the optional array `runtime[key]` with `make(element, index)`; the index names the
@@ -69,11 +74,15 @@ fn adapt_each<T>(
     key: &str,
     make: impl Fn(JsValue, u32) -> Result<T, AgentError>,
 ) -> Result<Vec<T>, AgentError> {
-    array_of(&get(options, key), &format!("runtime.{key}"))?
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| make(v, i as u32))
-        .collect()
+    array_of(
+        &get(options, key),
+        &format!("runtime.{key}"),
+        ErrorCode::InvalidOptions,
+    )?
+    .into_iter()
+    .enumerate()
+    .map(|(i, v)| make(v, i as u32))
+    .collect()
 }
 
 const RUNTIME_KEYS: [&str; 5] = [

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Function, Promise};
 use patchbridge_protocol::StreamEvent;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -16,8 +16,7 @@ use super::options;
 use super::values::{frozen, get, is_missing};
 use crate::core::json::to_text;
 use crate::core::{
-    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, InterruptResponse, Limits,
-    Observer, ToolRegistry,
+    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, Limits, Observer, ToolRegistry,
 };
 
 /// The factory defaults (`DEFAULT_LIMITS` in npm/index.js).
@@ -44,7 +43,8 @@ pub fn observer(callback: Option<Function>) -> Observer {
                     .map(|_| ()),
             };
             if let Err(thrown) = outcome {
-                js::console_error2("@patchbridge/agent: an execution observer threw", &thrown);
+                let _ =
+                    js::console_error2("@patchbridge/agent: an execution observer threw", &thrown);
             }
         }),
     }
@@ -54,13 +54,12 @@ pub fn observer(callback: Option<Function>) -> Observer {
 pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, AgentError> {
     let mut registry = ToolRegistry::new(Rc::new(JsPlatform));
     if !is_missing(tools) {
-        if !Array::is_array(tools) {
-            return Err(AgentError::new(
-                ErrorCode::InvalidInput,
-                "input.tools must be an array of tool definitions",
-            ));
-        }
-        for def in Array::from(tools).iter() {
+        let tools = options::array_of(
+            tools,
+            "input.tools (an array of tool definitions)",
+            ErrorCode::InvalidInput,
+        )?;
+        for def in tools {
             let (spec, handler) = options::tool(&def)?;
             registry.register(spec, handler)?;
         }
@@ -190,23 +189,31 @@ const RESPOND: u32 = 5;
 impl JsExecution {
     /// Every getter and method in one export: `id`, `result` (a promise of `{ outcome, messages, modelState,
     /// usage }` that rejects with an `AgentError`), `settled`, `pendingInterrupt` (`{ interruptId, kind, callId,
-    /// tool, arguments }` or null), `cancel()` (outcome `cancelled`, aborts the signal; whether this call decided
-    /// the outcome) and `respond({ interruptId, value })` with `value` true/false, "approve"/"reject" or
-    /// `{ approved, reason? }` (throws `AgentError` on a wrong id, a second answer or nothing pending).
+    /// tool, arguments }`, a pending elicitation `{ interruptId, kind: 'elicitation', … }`, or null), `cancel()`
+    /// (outcome `cancelled`, aborts the signal; whether this call decided the outcome) and
+    /// `respond({ interruptId, value })` with `value` true/false, "approve"/"reject" or `{ approved, reason? }`
+    /// for a confirmation, `{ action, content? }` for an elicitation (throws `AgentError` on a wrong id, a second
+    /// answer or nothing pending).
     #[wasm_bindgen(js_name = __call)]
     pub fn call(&self, op: u32, a: JsValue) -> Result<JsValue, JsValue> {
         Ok(match op {
             ID => JsValue::from_str(self.inner.id()),
             RESULT => self.result.clone().into(),
             SETTLED => self.inner.is_settled().into(),
-            PENDING_INTERRUPT => match self.inner.pending_interrupt() {
-                Some(interrupt) => frozen(&interrupt),
-                None => JsValue::NULL,
+            PENDING_INTERRUPT => match (
+                self.inner.pending_interrupt(),
+                self.inner.pending_elicitation(),
+            ) {
+                (Some(interrupt), _) => frozen(&interrupt),
+                (None, Some(elicitation)) => frozen(&elicitation),
+                (None, None) => JsValue::NULL,
             },
             CANCEL => self.inner.cancel().into(),
             RESPOND => {
-                let (id, response) = parse_response(&a).map_err(|e| to_js(&e))?;
-                self.inner.respond(&id, response).map_err(|e| to_js(&e))?;
+                let (id, value) = parse_response(&a).map_err(|e| to_js(&e))?;
+                self.inner
+                    .respond_json(&id, &value)
+                    .map_err(|e| to_js(&e))?;
                 JsValue::UNDEFINED
             }
             _ => JsValue::UNDEFINED,
@@ -214,7 +221,8 @@ impl JsExecution {
     }
 }
 
-fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), AgentError> {
+/// `{ interruptId, value }`: the id and the value as JSON (read for the pending kind by the core).
+fn parse_response(response: &JsValue) -> Result<(String, Value), AgentError> {
     let bad = || {
         AgentError::new(
             ErrorCode::InvalidInput,
@@ -234,5 +242,5 @@ fn parse_response(response: &JsValue) -> Result<(String, InterruptResponse), Age
     let value: Value = js::try_to_json(&get(response, "value"))
         .and_then(|t| serde_json::from_str(&t).ok())
         .ok_or_else(bad)?;
-    Ok((id, InterruptResponse::from_json(&value)?))
+    Ok((id, value))
 }

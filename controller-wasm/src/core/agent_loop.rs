@@ -6,11 +6,13 @@ use std::rc::Rc;
 
 use futures::future::FutureExt;
 use futures::stream::StreamExt;
+use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Block, Message, Role, StopReason, StreamEvent};
 
 use super::abort::AbortSignal;
 use super::aggregate::{Accepted, Aggregator, SealedMessage};
 use super::arguments::invalid_arguments_text;
+use super::elicitation::{Asker, ElicitationRequest, ElicitationResponse};
 use super::error::{AgentError, ErrorCode, LimitName};
 use super::events::ExecutionEvent;
 use super::hooks::HookEvent;
@@ -230,12 +232,35 @@ async fn call_model(
 }
 
 /// The error result's content when `call`'s arguments do not match its tool's schema (`None` when they do, or
-/// when the tool is not checked).
-fn refused_arguments(call: &CheckedCall, max_characters: u64) -> Option<String> {
-    let schema = call.tool.schema.as_ref()?;
-    let (listed, total) = schema.check(&call.input);
-    (total > 0)
-        .then(|| invalid_arguments_text(&call.tool.spec.name, &listed, total, max_characters))
+/// when the tool is not checked). When the host's `RegExp` threw on one of the arguments' strings the check has no
+/// answer: the execution ends with `AGENT_TOOL_FAILED` (the tool's own schema failed), never "no match".
+fn refused_arguments(
+    call: &CheckedCall,
+    max_characters: u64,
+) -> Result<Option<String>, AgentError> {
+    let Some(schema) = call.tool.schema.as_ref() else {
+        return Ok(None);
+    };
+    let (listed, total) = schema.check(&call.input).map_err(|failure| {
+        let name = &call.tool.spec.name;
+        AgentError::new(
+            ErrorCode::ToolFailed,
+            format!(
+                "tool {name:?} was not run: the page's RegExp threw while matching its inputSchema pattern {:?} \
+                 against the arguments of call {:?}: {}",
+                failure.pattern, call.call_id, failure.reason
+            ),
+        )
+        .with_details(
+            Object::new()
+                .put("callId", call.call_id.as_str())
+                .put("tool", name.as_str())
+                .put("pattern", failure.pattern.as_str())
+                .done(),
+        )
+    })?;
+    Ok((total > 0)
+        .then(|| invalid_arguments_text(&call.tool.spec.name, &listed, total, max_characters)))
 }
 
 /// Runs one prechecked batch in call order, then makes the tool message stable. Every call's arguments are
@@ -244,10 +269,10 @@ fn refused_arguments(call: &CheckedCall, max_characters: u64) -> Option<String> 
 async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), AgentError> {
     sh.progress.borrow_mut().tool_calls += calls.len() as u64;
     let max_characters = sh.runtime.options.limits.max_tool_result_characters;
-    let refusals: Vec<Option<String>> = calls
+    let refusals = calls
         .iter()
         .map(|call| refused_arguments(call, max_characters))
-        .collect();
+        .collect::<Result<Vec<Option<String>>, AgentError>>()?;
     let mut blocks = Vec::with_capacity(calls.len());
     for (call, refusal) in calls.into_iter().zip(refusals) {
         sh.check_open()?;
@@ -364,6 +389,54 @@ async fn confirm(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<InterruptRes
     Ok(response)
 }
 
+/// The tool context's way to ask the person during `call` (bound weakly: a tool that keeps its context past
+/// the execution only meets a refusal).
+fn asker_for(sh: &Rc<ExecShared>, call: &CheckedCall) -> Asker {
+    let weak = Rc::downgrade(sh);
+    let call_id: Rc<str> = Rc::from(call.call_id.as_str());
+    let tool: Rc<str> = Rc::from(call.tool.spec.name.as_str());
+    Asker::new(move |request| {
+        let weak = weak.clone();
+        let (call_id, tool) = (call_id.clone(), tool.clone());
+        async move {
+            let sh = weak.upgrade().ok_or_else(ended)?;
+            elicit(&sh, &call_id, &tool, request).await
+        }
+        .boxed_local()
+    })
+}
+
+/// Why a question gets no answer: the execution ended (cancel, deadline, failure) before the person answered.
+fn ended() -> AgentError {
+    AgentError::new(
+        ErrorCode::InvalidInput,
+        "elicit: the execution ended before the question was answered",
+    )
+}
+
+/// One elicitation: raised in the execution's interrupt slot, published, awaited. Cancellation, the deadline
+/// and failures consume it through the gate exactly as they consume a confirmation, and a late answer is never
+/// delivered to the tool.
+async fn elicit(
+    sh: &Rc<ExecShared>,
+    call_id: &str,
+    tool: &str,
+    request: ElicitationRequest,
+) -> Result<ElicitationResponse, AgentError> {
+    let (elicitation, receiver) = sh.open_elicitation(call_id, tool, request)?;
+    sh.emit(&ExecutionEvent::Elicitation(&elicitation));
+    let response = receiver.await.map_err(|_| ended())?;
+    if sh.is_closed() {
+        return Err(ended());
+    }
+    sh.emit(&ExecutionEvent::ElicitationResolved {
+        interrupt_id: &elicitation.interrupt_id,
+        call_id,
+        action: response.action(),
+    });
+    Ok(response)
+}
+
 /// Builds the interceptor chain for one tool call; past the last interceptor is the snapshot's handler,
 /// which always receives the original call id.
 fn tool_chain(
@@ -373,11 +446,13 @@ fn tool_chain(
     handler: Rc<dyn ToolHandler>,
     call_id: Rc<str>,
     poison: Poison,
+    asker: Asker,
 ) -> ToolOutput {
     let Some(interceptor) = runtime.options.tool_interceptors.get(index).cloned() else {
         let ctx = ToolContext {
             signal: invocation.signal.clone(),
             call_id: call_id.to_string(),
+            asker,
         };
         return handler.execute(invocation.arguments, ctx);
     };
@@ -392,6 +467,7 @@ fn tool_chain(
                 handler,
                 call_id,
                 next_poison,
+                asker,
             )
         }),
         poison,
@@ -421,6 +497,7 @@ async fn run_tool(sh: &Rc<ExecShared>, call: &CheckedCall) -> Result<ToolCallRes
         call.tool.handler.clone(),
         Rc::from(call.call_id.as_str()),
         poison.clone(),
+        asker_for(sh, call),
     )
     .await;
     sh.check_open()?;

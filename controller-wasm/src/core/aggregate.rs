@@ -130,7 +130,7 @@ impl Aggregator {
                 format!("model call failed: {code}: {message}"),
             )
             .with_details(relay_error_details(code, None, *retryable, None, None))),
-            StreamEvent::MessageStart { id } => {
+            StreamEvent::MessageStart { id, .. } => {
                 if self.phase != Phase::AwaitingStart {
                     return Err(protocol("second message-start in one model call"));
                 }

@@ -46,6 +46,16 @@ impl Path<'_> {
     }
 }
 
+/// The host's `RegExp` threw while matching a string of the arguments: the check has no answer (never read as
+/// "no match"), and the caller ends the execution with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternFailure {
+    /// The pattern as the schema writes it (or a format's generated pattern).
+    pub pattern: String,
+    /// The host's reason (the thrown value as text).
+    pub reason: String,
+}
+
 /// Violations found, the first [`MAX_LISTED`] kept.
 #[derive(Default)]
 struct Found {
@@ -53,9 +63,33 @@ struct Found {
     total: usize,
     /// The types asked for by the type violations found (bits of `schema`'s type constants).
     wanted_types: u8,
+    /// The first pattern whose matching threw; the violations found are then no answer.
+    failure: Option<PatternFailure>,
 }
 
 impl Found {
+    fn answer(self) -> Result<(Vec<Violation>, usize), PatternFailure> {
+        match self.failure {
+            Some(failure) => Err(failure),
+            None => Ok((self.listed, self.total)),
+        }
+    }
+
+    /// Whether `pattern` matches `s`; a throw is kept as the check's failure (and counts as a match, so nothing
+    /// is reported for it: the whole answer is dropped anyway).
+    fn matches(&mut self, pattern: &super::pattern::Pattern, s: &str) -> bool {
+        match pattern.regex.is_match(s) {
+            Ok(matched) => matched,
+            Err(reason) => {
+                self.failure.get_or_insert_with(|| PatternFailure {
+                    pattern: pattern.source.to_string(),
+                    reason,
+                });
+                true
+            }
+        }
+    }
+
     #[inline(never)]
     fn add(&mut self, path: &Path<'_>, expected: Expect<'_>, got: Got<'_>) {
         self.total += 1;
@@ -85,19 +119,26 @@ impl ValueRef<'_> {
 }
 
 impl Schema {
-    /// The violations of `arguments` (empty when they match), the first [`MAX_LISTED`], and how many in all.
-    pub fn check(&self, arguments: &Map<String, Value>) -> (Vec<Violation>, usize) {
+    /// The violations of `arguments` (empty when they match), the first [`MAX_LISTED`], and how many in all; a
+    /// [`PatternFailure`] when the host's `RegExp` threw on one of its strings.
+    pub fn check(
+        &self,
+        arguments: &Map<String, Value>,
+    ) -> Result<(Vec<Violation>, usize), PatternFailure> {
         let mut found = Found::default();
         // The arguments are an object; borrowing it as a `Value` would need a copy.
         self.check_node(0, ValueRef::Object(arguments), &Path::Root, &mut found);
-        (found.listed, found.total)
+        found.answer()
     }
 
     /// [`Schema::check`] for any JSON value (the official test suite checks scalars and arrays too).
-    pub fn check_value_at_root(&self, value: &Value) -> (Vec<Violation>, usize) {
+    pub fn check_value_at_root(
+        &self,
+        value: &Value,
+    ) -> Result<(Vec<Violation>, usize), PatternFailure> {
         let mut found = Found::default();
         self.check_value(0, value, &Path::Root, &mut found);
-        (found.listed, found.total)
+        found.answer()
     }
 
     fn check_value(&self, node: usize, value: &Value, path: &Path<'_>, found: &mut Found) {
@@ -171,6 +212,10 @@ impl Schema {
         for &node in &rules.any_of {
             let mut branch = Found::default();
             self.check_node(node, value, path, &mut branch);
+            if branch.failure.is_some() {
+                found.failure = branch.failure;
+                return;
+            }
             if branch.total == 0 {
                 return;
             }
@@ -268,7 +313,7 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
         count_bounds([min_length, max_length], "characters", n, path, found, got);
     }
     if let Some(pattern) = &rules.pattern {
-        if !pattern.regex.is_match(s) {
+        if !found.matches(pattern, s) {
             found.add(
                 path,
                 Expect::Pattern(&pattern.source),
@@ -278,7 +323,7 @@ fn check_string(rules: &Rules, s: &str, value: &Value, path: &Path<'_>, found: &
     }
     if let Some(format) = rules.format {
         let accepted = match &rules.format_regex {
-            Some(pattern) => pattern.regex.is_match(s),
+            Some(pattern) => found.matches(pattern, s),
             None => format.accepts(s),
         };
         if !accepted {

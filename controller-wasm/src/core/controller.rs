@@ -15,18 +15,22 @@ use std::rc::{Rc, Weak};
 
 use futures::future::{FutureExt, LocalBoxFuture};
 use patchbridge_protocol::write::Object;
+use patchbridge_protocol::ToValue;
 use patchbridge_protocol::{
     Block, ConversationContext, ConversationPage, ConversationSnapshot, Message, ModelState, Role,
 };
 
+use super::attachments::{check_conversation_size, check_new_message, AttachmentLimits};
 use super::controller_state::{
     apply_event, ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
+use super::elicitation::ElicitationResponse;
 use super::error::{AgentError, ErrorCode};
 use super::events::ExecutionEvent;
 use super::execution::{AgentExecution, ExecutionInput};
 use super::host::{ConversationStore, ToolHandler};
 use super::interrupt::InterruptResponse;
+use super::json::to_text;
 use super::messages::check_messages;
 use super::options::RuntimeOptions;
 use super::outcome::Outcome;
@@ -40,6 +44,8 @@ pub struct ControllerOptions {
     pub store: Option<Rc<dyn ConversationStore>>,
     /// Model id sent with each request (`None` = the relay default).
     pub model: Option<String>,
+    /// The sizes of attached files and of the conversation, checked on `send` / `editLastMessage`.
+    pub attachments: AttachmentLimits,
 }
 
 /// A state listener.
@@ -172,7 +178,9 @@ impl Controller {
         self.send(vec![Block::text(text.to_string())])
     }
 
-    /// Sends a user message (text and image blocks) and runs one turn. The checks and the state change to
+    /// Sends a user message (text, image and document blocks) and runs one turn. Attached files are checked
+    /// first (`attachments`: type, name, encoding, sizes), then the size of the conversation with the message;
+    /// a refusal sends nothing and adds nothing. The checks and the state change to
     /// `running` happen synchronously; the returned future drives the turn (and the save) to its end and
     /// resolves with the outcome, or the error that failed the turn or its save.
     pub fn send(&self, blocks: Vec<Block>) -> LocalBoxFuture<'static, Result<Outcome, AgentError>> {
@@ -225,18 +233,23 @@ impl Controller {
         Ok(())
     }
 
-    /// A user message from `send`'s blocks: at least one block, only text and images, not all blank.
+    /// A user message from `send`'s blocks: at least one block, only text, images and documents, not all blank,
+    /// its files within the attachment rules.
     fn user_message(&self, blocks: Vec<Block>) -> Result<Message, AgentError> {
         if blocks.is_empty()
-            || blocks
-                .iter()
-                .any(|b| !matches!(b, Block::Text { .. } | Block::Image { .. }))
+            || blocks.iter().any(|b| {
+                !matches!(
+                    b,
+                    Block::Text { .. } | Block::Image { .. } | Block::Document { .. }
+                )
+            })
         {
             return Err(AgentError::new(
                 ErrorCode::InvalidInput,
-                "a user message needs at least one block, only text and image blocks",
+                "a user message needs at least one block, only text, image and document blocks",
             ));
         }
+        check_new_message(&blocks, &self.inner.options.attachments)?;
         if blocks
             .iter()
             .all(|b| matches!(b, Block::Text { text, .. } if text.trim().is_empty()))
@@ -254,6 +267,25 @@ impl Controller {
         })
     }
 
+    /// The conversation as it would be saved (`{ messages, modelState }`, the relay's measure) within
+    /// `maxConversationBytes`.
+    fn check_conversation_size(&self, messages: &[Message]) -> Result<(), AgentError> {
+        // `{"messages":[…],"modelState":…}`, written message by message rather than cloned whole.
+        let separators = messages.len().saturating_sub(1);
+        let state = match &*self.inner.model_state.borrow() {
+            Some(state) => to_text(&state.to_value()).len(),
+            None => "null".len(),
+        };
+        let bytes = messages
+            .iter()
+            .map(|m| to_text(&m.to_value()).len())
+            .sum::<usize>()
+            + separators
+            + r#"{"messages":[],"modelState":}"#.len()
+            + state;
+        check_conversation_size(bytes as u64, &self.inner.options.attachments)
+    }
+
     fn begin_turn(&self, start: TurnStart) -> Result<AgentExecution, AgentError> {
         let status = self.inner.state.borrow().status;
         match status {
@@ -267,6 +299,7 @@ impl Controller {
             }
         }
         let mut messages: Vec<Message> = (*self.inner.state.borrow().messages).clone();
+        let adds_message = matches!(start, TurnStart::Send(_) | TurnStart::EditLast(_));
         match start {
             TurnStart::Send(blocks) => messages.push(self.user_message(blocks)?),
             TurnStart::Retry => {
@@ -290,6 +323,9 @@ impl Controller {
             }
         }
 
+        if adds_message {
+            self.check_conversation_size(&messages)?;
+        }
         let tools = self.inner.registry.borrow_mut().snapshot();
         let input = ExecutionInput {
             messages: messages.clone(),
@@ -315,6 +351,7 @@ impl Controller {
             s.draft = None;
             s.tool_results = Rc::new(Vec::new());
             s.pending_confirmation = None;
+            s.pending_elicitation = None;
             s.error = None;
         });
         Ok(execution)
@@ -338,6 +375,7 @@ impl Controller {
                     s.draft = None;
                     s.tool_results = Rc::new(Vec::new());
                     s.pending_confirmation = None;
+                    s.pending_elicitation = None;
                     s.last_outcome = Some(outcome);
                     s.status = if save { Status::Saving } else { Status::Idle };
                 });
@@ -375,6 +413,7 @@ impl Controller {
                     s.draft = None;
                     s.tool_results = Rc::new(Vec::new());
                     s.pending_confirmation = None;
+                    s.pending_elicitation = None;
                     s.error = Some(error.clone());
                     s.status = Status::Idle;
                 });
@@ -417,6 +456,26 @@ impl Controller {
     /// Rejects the pending confirmation; the model sees an error tool result (with `reason`).
     pub fn reject_tool(&self, reason: Option<String>) -> Result<(), AgentError> {
         self.respond(InterruptResponse::Reject { reason })
+    }
+
+    /// Answers the pending elicitation (a running tool's question): `{ action: "accept", content }`,
+    /// `{ action: "decline" }` or `{ action: "cancel" }`. `AGENT_NO_PENDING_INTERRUPT` when none is pending.
+    pub fn answer_elicitation(&self, value: &serde_json::Value) -> Result<(), AgentError> {
+        if self.is_destroyed() {
+            return Err(destroyed());
+        }
+        let response = ElicitationResponse::from_json(value)?;
+        let pending = self.inner.state.borrow().pending_elicitation.clone();
+        let execution = self.inner.execution.borrow().clone();
+        match (pending, execution) {
+            (Some(elicitation), Some(execution)) => {
+                execution.respond_json(&elicitation.interrupt_id, &response.to_value())
+            }
+            _ => Err(AgentError::new(
+                ErrorCode::NoPendingInterrupt,
+                "no elicitation is pending",
+            )),
+        }
     }
 
     fn respond(&self, response: InterruptResponse) -> Result<(), AgentError> {
@@ -663,6 +722,7 @@ impl Controller {
                         s.draft = None;
                         s.tool_results = Rc::new(Vec::new());
                         s.pending_confirmation = None;
+                        s.pending_elicitation = None;
                         s.last_outcome = None;
                         s.error = None;
                     }
@@ -737,16 +797,25 @@ fn info_of(snapshot: &ConversationSnapshot) -> ConversationInfo {
     }
 }
 
-/// The first user text, trimmed to 80 characters, or "New conversation".
+/// The first user text (else the first document's name), trimmed to 80 characters, or "New conversation".
 fn title_of(messages: &[Message]) -> String {
     let first = messages
         .iter()
         .find(|m| m.role == Role::User)
         .and_then(|m| {
-            m.blocks.iter().find_map(|b| match b {
-                Block::Text { text, .. } if !text.trim().is_empty() => Some(text.trim()),
-                _ => None,
-            })
+            // The person's first words, else the first file they sent ("report.pdf").
+            m.blocks
+                .iter()
+                .find_map(|b| match b {
+                    Block::Text { text, .. } if !text.trim().is_empty() => Some(text.trim()),
+                    _ => None,
+                })
+                .or_else(|| {
+                    m.blocks.iter().find_map(|b| match b {
+                        Block::Document { name, .. } => Some(name.as_str()),
+                        _ => None,
+                    })
+                })
         });
     match first {
         Some(text) => text.chars().take(80).collect(),

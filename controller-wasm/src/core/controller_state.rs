@@ -8,6 +8,7 @@ use patchbridge_protocol::{Message, Role, ToValue};
 use serde_json::Value;
 
 use super::draft::Draft;
+use super::elicitation::Elicitation;
 use super::error::AgentError;
 use super::events::ExecutionEvent;
 use super::interrupt::Interrupt;
@@ -60,6 +61,8 @@ pub struct ControllerState {
     pub tool_results: Rc<Vec<ToolCallResult>>,
     /// The pending `tool-confirmation`, if any.
     pub pending_confirmation: Option<Interrupt>,
+    /// The pending `elicitation` (a running tool's question to the person), if any.
+    pub pending_elicitation: Option<Elicitation>,
     /// Outcome of the last finished turn.
     pub last_outcome: Option<Outcome>,
     /// The last error (cleared when a new turn or load starts).
@@ -78,6 +81,7 @@ impl ControllerState {
             draft: None,
             tool_results: Rc::new(Vec::new()),
             pending_confirmation: None,
+            pending_elicitation: None,
             last_outcome: None,
             error: None,
             conversation: None,
@@ -95,6 +99,7 @@ impl ControllerState {
             .put("draft", draft)
             .put("toolResults", self.tool_results.to_value())
             .put("pendingConfirmation", self.pending_confirmation.to_value())
+            .put("pendingElicitation", self.pending_elicitation.to_value())
             .put("lastOutcome", self.last_outcome.to_value())
             .put("error", self.error.to_value())
             .put("conversation", self.conversation.to_value())
@@ -159,6 +164,13 @@ pub(crate) fn apply_event(s: &mut ControllerState, event: &ExecutionEvent<'_>) {
         ExecutionEvent::InterruptResolved { .. } => {
             s.pending_confirmation = None;
             s.status = Status::Running;
+        }
+        // The status stays `running`: the tool is running, and asks through it.
+        ExecutionEvent::Elicitation(elicitation) => {
+            s.pending_elicitation = Some((*elicitation).clone());
+        }
+        ExecutionEvent::ElicitationResolved { .. } => {
+            s.pending_elicitation = None;
         }
     }
 }

@@ -5,6 +5,7 @@ use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Message, StreamEvent, ToValue};
 use serde_json::Value;
 
+use super::elicitation::{Elicitation, ElicitationAction};
 use super::interrupt::Interrupt;
 
 /// What the observer passed to `start` sees, in order. Only published while the terminal gate is open.
@@ -45,6 +46,17 @@ pub enum ExecutionEvent<'a> {
         /// Whether it was approved.
         approved: bool,
     },
+    /// A running tool asks the person (an elicitation interrupt is pending).
+    Elicitation(&'a Elicitation),
+    /// The pending elicitation was answered.
+    ElicitationResolved {
+        /// Its id.
+        interrupt_id: &'a str,
+        /// The call that asked.
+        call_id: &'a str,
+        /// The person's answer.
+        action: ElicitationAction,
+    },
 }
 
 impl ExecutionEvent<'_> {
@@ -60,6 +72,8 @@ impl ExecutionEvent<'_> {
             ExecutionEvent::ToolResult { .. } => "tool-result",
             ExecutionEvent::Interrupt(_) => "interrupt",
             ExecutionEvent::InterruptResolved { .. } => "interrupt-resolved",
+            ExecutionEvent::Elicitation(_) => "elicitation",
+            ExecutionEvent::ElicitationResolved { .. } => "elicitation-resolved",
         }
     }
 
@@ -101,6 +115,22 @@ impl ExecutionEvent<'_> {
                 .put("interruptId", *interrupt_id)
                 .put("callId", *call_id)
                 .put("approved", *approved)
+                .done(),
+            ExecutionEvent::Elicitation(elicitation) => {
+                let mut value = elicitation.to_value();
+                if let Value::Object(map) = &mut value {
+                    map.insert("type".into(), Value::String("elicitation".into()));
+                }
+                value
+            }
+            ExecutionEvent::ElicitationResolved {
+                interrupt_id,
+                call_id,
+                action,
+            } => Object::tagged("elicitation-resolved")
+                .put("interruptId", *interrupt_id)
+                .put("callId", *call_id)
+                .put("action", action.to_value())
                 .done(),
         }
     }

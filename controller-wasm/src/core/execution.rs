@@ -6,14 +6,16 @@ use std::rc::Rc;
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use patchbridge_protocol::{ConversationContext, Message, ModelState};
+use serde_json::Value;
 
 use super::abort::AbortSignal;
 use super::closing::close_dangling_calls;
+use super::elicitation::{Elicitation, ElicitationResponse};
 use super::error::AgentError;
-use super::interrupt::{Interrupt, InterruptResponse};
+use super::interrupt::{Interrupt, InterruptKind, InterruptResponse};
 use super::outcome::ExecutionResult;
 use super::registry::ToolRegistrySnapshot;
-use super::state::{ExecShared, Terminal};
+use super::state::{Answer, ExecShared, Terminal};
 
 /// What one execution starts from.
 #[derive(Debug, Clone)]
@@ -77,9 +79,30 @@ impl AgentExecution {
         self.shared.respond(interrupt_id, value)
     }
 
+    /// Answers the pending interrupt with the host's JSON `value`, read for the pending kind: a confirmation's
+    /// (`true`/`false`, `"approve"`/`"reject"`, `{ approved, reason? }`) or an elicitation's (`{ action,
+    /// content? }`). A value that is neither fails with `AGENT_INVALID_INPUT` before the id is looked at (as
+    /// before elicitations existed); one of the other kind fails with it too. Id failures as in `respond`.
+    pub fn respond_json(&self, interrupt_id: &str, value: &Value) -> Result<(), AgentError> {
+        let confirmation = InterruptResponse::from_json(value);
+        let elicitation = ElicitationResponse::from_json(value);
+        if let (Err(error), Err(_)) = (&confirmation, &elicitation) {
+            return Err(error.clone());
+        }
+        self.shared.answer(interrupt_id, |kind| match kind {
+            InterruptKind::Elicitation => elicitation.map(Answer::Elicitation),
+            InterruptKind::ToolConfirmation => confirmation.map(Answer::Confirmation),
+        })
+    }
+
     /// The pending interrupt, if any.
     pub fn pending_interrupt(&self) -> Option<Interrupt> {
         self.shared.pending_interrupt()
+    }
+
+    /// The pending elicitation (a running tool's question), if any.
+    pub fn pending_elicitation(&self) -> Option<Elicitation> {
+        self.shared.pending_elicitation()
     }
 
     /// The shared result future (polling it drives the execution).

@@ -12,6 +12,7 @@ use patchbridge_protocol::{
 use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
+use super::elicitation::Asker;
 use super::error::AgentError;
 use super::hooks::HookFailure;
 use super::request::CallRequest;
@@ -31,8 +32,10 @@ pub trait Model {
 
 /// A regular expression the host compiled (a `RegExp` in the page).
 pub trait HostRegex {
-    /// Whether `text` matches somewhere (JSON Schema's `pattern` is not anchored).
-    fn is_match(&self, text: &str) -> bool;
+    /// Whether `text` matches somewhere (JSON Schema's `pattern` is not anchored); `Err` with the host's reason
+    /// when matching threw (a page that replaced `RegExp.prototype.exec`, an engine out of stack). A failure is
+    /// never read as "no match": the checking caller ends the execution with it.
+    fn is_match(&self, text: &str) -> Result<bool, String>;
 }
 
 /// The host's ECMAScript regular expressions. JSON Schema defines `pattern` and `patternProperties` as ECMA-262
@@ -71,6 +74,8 @@ pub struct ToolContext {
     pub signal: AbortSignal,
     /// The id of the tool call being executed.
     pub call_id: String,
+    /// Asks the person a question during the call (an elicitation interrupt of this execution).
+    pub asker: Asker,
 }
 
 /// One tool implementation.

@@ -6,10 +6,12 @@ use serde_json::{Map, Value};
 use super::error::{AgentError, ErrorCode};
 
 patchbridge_protocol::string_enum! {
-    /// The kind of an interrupt (closed set; only tool confirmation today).
+    /// The kind of an interrupt (closed set).
     pub enum InterruptKind {
         /// A tool call awaits approval.
         ToolConfirmation = "tool-confirmation",
+        /// A running tool asks the person a question (`super::elicitation`).
+        Elicitation = "elicitation",
     }
 }
 

@@ -148,7 +148,7 @@ fn apply(limits: &mut Limits, object: &Map<String, Value>) -> Result<(), AgentEr
 }
 
 /// Accepts JSON integers and integral floats (JavaScript numbers arrive as either) in 1 ..= 2^53 − 1.
-fn safe_positive_integer(raw: &Value) -> Option<u64> {
+pub fn safe_positive_integer(raw: &Value) -> Option<u64> {
     let number = raw.as_number()?;
     if let Some(u) = number.as_u64() {
         return Some(u);

@@ -1,5 +1,6 @@
-//! Structural rules of a conversation's messages (pure): non-empty unique ids, blocks allowed per role, and
-//! tool results strictly tied to a tool call of the preceding assistant message.
+//! Structural rules of a conversation's messages (pure): non-empty unique ids, blocks allowed per role (documents
+//! with a valid name, type and encoding), and tool results strictly tied to a tool call of the preceding
+//! assistant message.
 //!
 //! Used for `start` input (`AGENT_INVALID_INPUT`) and for loaded conversations (`AGENT_CONVERSATION_CORRUPT`).
 //! An assistant tool call *without* a result is allowed: a cancelled turn can leave one behind.
@@ -8,6 +9,7 @@ use std::collections::HashSet;
 
 use patchbridge_protocol::{Block, Message, Role};
 
+use super::attachments::structure_problem;
 use super::error::{AgentError, ErrorCode};
 
 /// Checks the message rules; the `String` says what is wrong and where.
@@ -30,7 +32,10 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
         }
         for (block_index, block) in message.blocks.iter().enumerate() {
             let allowed = match message.role {
-                Role::User => matches!(block, Block::Text { .. } | Block::Image { .. }),
+                Role::User => matches!(
+                    block,
+                    Block::Text { .. } | Block::Image { .. } | Block::Document { .. }
+                ),
                 Role::Assistant => matches!(
                     block,
                     Block::Text { .. } | Block::Reasoning { .. } | Block::ToolCall { .. }
@@ -49,6 +54,11 @@ pub fn check_messages(messages: &[Message]) -> Result<(), String> {
                 return Err(format!(
                     "messages[{index}].blocks[{block_index}]: a {:?} message cannot carry this block type",
                     message.role
+                ));
+            }
+            if let Some(problem) = structure_problem(block) {
+                return Err(format!(
+                    "messages[{index}].blocks[{block_index}]: {problem}"
                 ));
             }
         }

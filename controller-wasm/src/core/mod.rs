@@ -9,6 +9,7 @@
 //! - [`error`] — [`AgentError`], [`ErrorCode`] (stable string codes), [`LimitName`].
 //! - [`abort`] — [`AbortSignal`], created and aborted only by the core.
 //! - [`limits`] — [`Limits`] with validation and JSON parsing (full / partial).
+//! - [`attachments`] — attached files (images, documents): types, names, encodings and sizes (pure).
 //! - [`messages`] — structural message rules (pure).
 //! - [`request`] — [`CallRequest`], a model call's request with the history shared, not copied.
 //! - [`batch`] — event batches: many stream events handed over in one crossing, decoded one by one (pure).
@@ -18,6 +19,7 @@
 //! - [`aggregate`] — stream validation and draft aggregation (pure).
 //! - [`outcome`] — [`Outcome`] and [`ExecutionResult`].
 //! - [`interrupt`] — [`Interrupt`], [`InterruptResponse`] (tool confirmation).
+//! - [`elicitation`] — [`Elicitation`], [`ElicitationResponse`]: a running tool's question to the person.
 //! - [`events`] — [`ExecutionEvent`] and the [`Observer`] that sees them.
 //! - [`hooks`] — [`AgentHook`], [`HookEvent`], [`HookContext`], [`HookFailure`].
 //! - [`host`] — host traits: [`Model`], [`Platform`] (with the host's ECMAScript [`RegexEngine`]),
@@ -46,11 +48,13 @@
 pub mod abort;
 pub mod aggregate;
 pub mod arguments;
+pub mod attachments;
 pub mod batch;
 pub mod closing;
 pub mod controller;
 pub mod controller_state;
 pub mod draft;
+pub mod elicitation;
 pub mod error;
 pub mod events;
 pub mod execution;
@@ -80,11 +84,15 @@ mod driver;
 mod state;
 
 pub use abort::AbortSignal;
+pub use attachments::AttachmentLimits;
 pub use controller::{Controller, ControllerOptions, Listener};
 pub use controller_state::{
     ControllerState, ConversationInfo, InspectionSource, Status, ToolInspection,
 };
 pub use draft::{Draft, DraftBlock};
+pub use elicitation::{
+    Asker, Elicitation, ElicitationAction, ElicitationMode, ElicitationRequest, ElicitationResponse,
+};
 pub use error::{AgentError, ErrorCode, LimitName};
 pub use events::{ExecutionEvent, Observer};
 pub use execution::{AgentExecution, ExecutionInput, ResultFuture};

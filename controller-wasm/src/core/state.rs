@@ -15,6 +15,7 @@ use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
 use super::closing::close_dangling_calls;
+use super::elicitation::{Elicitation, ElicitationRequest, ElicitationResponse};
 use super::error::{AgentError, ErrorCode};
 use super::events::{ExecutionEvent, Observer};
 use super::hooks::{HookContext, HookEvent, HookFailure};
@@ -48,9 +49,31 @@ pub(crate) struct Progress {
     pub published: Vec<ToolCallResult>,
 }
 
-struct PendingInterrupt {
-    interrupt: Interrupt,
-    reply: oneshot::Sender<InterruptResponse>,
+/// The one pending question of an execution: a tool confirmation, or a running tool's elicitation.
+enum PendingInterrupt {
+    Confirmation {
+        interrupt: Interrupt,
+        reply: oneshot::Sender<InterruptResponse>,
+    },
+    Elicitation {
+        elicitation: Elicitation,
+        reply: oneshot::Sender<ElicitationResponse>,
+    },
+}
+
+impl PendingInterrupt {
+    fn id(&self) -> &str {
+        match self {
+            PendingInterrupt::Confirmation { interrupt, .. } => &interrupt.interrupt_id,
+            PendingInterrupt::Elicitation { elicitation, .. } => &elicitation.interrupt_id,
+        }
+    }
+}
+
+/// What `respond` answers with: a confirmation's value or an elicitation's, decided by the pending kind.
+pub(crate) enum Answer {
+    Confirmation(InterruptResponse),
+    Elicitation(ElicitationResponse),
 }
 
 #[derive(Default)]
@@ -337,40 +360,117 @@ impl ExecShared {
             tool: tool.to_string(),
             arguments: arguments.clone(),
         };
-        slot.pending = Some(PendingInterrupt {
+        slot.pending = Some(PendingInterrupt::Confirmation {
             interrupt: interrupt.clone(),
             reply,
         });
         (interrupt, receiver)
     }
 
-    pub(crate) fn pending_interrupt(&self) -> Option<Interrupt> {
-        self.interrupt
-            .borrow()
-            .pending
-            .as_ref()
-            .map(|p| p.interrupt.clone())
+    /// Registers a running tool's question and returns the receiver the tool awaits. Refused once the gate is
+    /// closed (the question would never be consumed) and while another question is pending (tools of a batch
+    /// run one at a time, so only a tool asking twice at once meets this).
+    pub(crate) fn open_elicitation(
+        &self,
+        call_id: &str,
+        tool: &str,
+        request: ElicitationRequest,
+    ) -> Result<(Elicitation, oneshot::Receiver<ElicitationResponse>), AgentError> {
+        if self.is_closed() {
+            return Err(AgentError::new(
+                ErrorCode::InvalidInput,
+                "elicit: the execution has settled",
+            ));
+        }
+        let mut slot = self.interrupt.borrow_mut();
+        if slot.pending.is_some() {
+            return Err(AgentError::new(
+                ErrorCode::Busy,
+                "elicit: another question is pending",
+            ));
+        }
+        let (reply, receiver) = oneshot::channel();
+        slot.next_sequence += 1;
+        let elicitation = Elicitation::new(
+            format!("{}:elicit:{}", self.id, slot.next_sequence),
+            call_id,
+            tool,
+            request,
+        );
+        slot.pending = Some(PendingInterrupt::Elicitation {
+            elicitation: elicitation.clone(),
+            reply,
+        });
+        Ok((elicitation, receiver))
     }
 
+    pub(crate) fn pending_interrupt(&self) -> Option<Interrupt> {
+        match self.interrupt.borrow().pending.as_ref() {
+            Some(PendingInterrupt::Confirmation { interrupt, .. }) => Some(interrupt.clone()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn pending_elicitation(&self) -> Option<Elicitation> {
+        match self.interrupt.borrow().pending.as_ref() {
+            Some(PendingInterrupt::Elicitation { elicitation, .. }) => Some(elicitation.clone()),
+            _ => None,
+        }
+    }
+
+    /// Answers a pending confirmation (the controller's approve / reject).
     pub(crate) fn respond(
         &self,
         interrupt_id: &str,
         value: InterruptResponse,
     ) -> Result<(), AgentError> {
+        self.answer(interrupt_id, |_| Ok(Answer::Confirmation(value)))
+    }
+
+    /// Answers the pending interrupt `interrupt_id` with `parse(kind)`, which reads the host's value for the
+    /// pending kind (a confirmation's value or an elicitation's); a value of the other kind is refused.
+    pub(crate) fn answer(
+        &self,
+        interrupt_id: &str,
+        parse: impl FnOnce(InterruptKind) -> Result<Answer, AgentError>,
+    ) -> Result<(), AgentError> {
         let mut slot = self.interrupt.borrow_mut();
         let already = slot.resolved.iter().any(|id| id == interrupt_id);
-        let pending_id = slot
-            .pending
-            .as_ref()
-            .map(|p| p.interrupt.interrupt_id.clone());
+        let pending_id = slot.pending.as_ref().map(|p| p.id().to_owned());
         match pending_id {
             Some(id) if id == interrupt_id => {
+                let kind = match slot.pending.as_ref() {
+                    Some(PendingInterrupt::Elicitation { .. }) => InterruptKind::Elicitation,
+                    _ => InterruptKind::ToolConfirmation,
+                };
+                let answer = parse(kind)?;
+                let kind_mismatch = || {
+                    AgentError::new(
+                        ErrorCode::InvalidInput,
+                        format!(
+                            "interrupt {interrupt_id:?} is a {}; answer it as one",
+                            kind.as_str()
+                        ),
+                    )
+                };
                 // A rejection is always accepted: its result text is cut to maxToolResultCharacters.
-                let pending = slot.pending.take().expect("checked above");
-                slot.resolved.push(id);
-                drop(slot);
-                // The receiver is alive while the loop waits; if the gate closed it was consumed already.
-                let _ = pending.reply.send(value);
+                match (slot.pending.take().expect("checked above"), answer) {
+                    (PendingInterrupt::Confirmation { reply, .. }, Answer::Confirmation(value)) => {
+                        slot.resolved.push(id);
+                        drop(slot);
+                        // The receiver is alive while the loop waits; if the gate closed it was consumed already.
+                        let _ = reply.send(value);
+                    }
+                    (PendingInterrupt::Elicitation { reply, .. }, Answer::Elicitation(value)) => {
+                        slot.resolved.push(id);
+                        drop(slot);
+                        let _ = reply.send(value);
+                    }
+                    (pending, _) => {
+                        slot.pending = Some(pending);
+                        return Err(kind_mismatch());
+                    }
+                }
                 Ok(())
             }
             _ if already => Err(AgentError::new(

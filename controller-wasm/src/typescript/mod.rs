@@ -29,15 +29,16 @@ mod shapes;
 use std::path::{Path, PathBuf};
 
 use patchbridge_protocol::{
-    Block, BlockKind, ConversationPage, ConversationSummary, ImageSource, Message, ModelRequest,
-    ModelState, Role, Source, SpendingLimit, StopReason, StreamEvent, ToolDefinition, Usage,
+    Block, BlockKind, ConversationPage, ConversationSummary, DocumentSource, ImageSource, Message,
+    ModelRequest, ModelState, Role, Source, SpendingLimit, StopReason, StreamEvent, ToolDefinition,
+    Usage,
 };
 use ts_rs::{Config, TS};
 
 use crate::core::{
-    ConversationInfo, ErrorCode, ExecutionResult, HookContext, HookEvent, HookFailure,
-    InspectionSource, Interrupt, InterruptKind, LimitName, Limits, ModelCallContext, Outcome,
-    Status, ToolCallResult,
+    ConversationInfo, Elicitation, ElicitationAction, ElicitationMode, ErrorCode, ExecutionResult,
+    HookContext, HookEvent, HookFailure, InspectionSource, Interrupt, InterruptKind, LimitName,
+    Limits, ModelCallContext, Outcome, Status, ToolCallResult,
 };
 use layout::layout_declaration;
 use shapes::{AgentStateShape, DraftBlockShape, ExecutionEventShape, RelayErrorDetailsShape};
@@ -88,7 +89,9 @@ string_union! {
     Status => "ControllerStatus", "What the controller is doing.";
     InspectionSource => "InspectionSource",
         "`current-execution` while a turn runs (its frozen snapshot), else `current-registry`.";
-    InterruptKind => "InterruptKind", "The kinds of interrupt (only tool confirmation today).";
+    InterruptKind => "InterruptKind", "The kinds of interrupt: a tool confirmation, a running tool's question.";
+    ElicitationMode => "ElicitationMode", "How the person answers an elicitation: a small form, or a link to open.";
+    ElicitationAction => "ElicitationAction", "The person's answer to an elicitation.";
 }
 
 /// One declaration of the generated file: its TypeScript name, text and the names it refers to.
@@ -120,6 +123,7 @@ fn declarations() -> Vec<Declaration> {
         // The wire protocol (docs/protocol.md), from `patchbridge-protocol`.
         declaration::<Role>(cfg),
         declaration::<ImageSource>(cfg),
+        declaration::<DocumentSource>(cfg),
         declaration::<Source>(cfg),
         declaration::<Block>(cfg),
         declaration::<Message>(cfg),
@@ -146,6 +150,9 @@ fn declarations() -> Vec<Declaration> {
         declaration::<ModelCallContext>(cfg),
         declaration::<InterruptKind>(cfg),
         declaration::<Interrupt>(cfg),
+        declaration::<ElicitationMode>(cfg),
+        declaration::<ElicitationAction>(cfg),
+        declaration::<Elicitation>(cfg),
         declaration::<ExecutionEventShape>(cfg),
         declaration::<ExecutionResult>(cfg),
         declaration::<Status>(cfg),

@@ -10,8 +10,9 @@ use serde_json::Value;
 use crate::core::error::relay_error_details;
 use crate::core::relay::http_error;
 use crate::core::{
-    AgentError, ControllerState, ConversationInfo, Draft, ExecutionEvent, HttpAnswer, Interrupt,
-    InterruptKind, LimitName, Outcome, Status, ToolCallResult,
+    AgentError, ControllerState, ConversationInfo, Draft, Elicitation, ElicitationAction,
+    ExecutionEvent, HttpAnswer, Interrupt, InterruptKind, LimitName, Outcome, Status,
+    ToolCallResult,
 };
 
 /// What the observer passed to `start` sees, in order (block events are the draft).
@@ -59,6 +60,15 @@ pub(super) enum ExecutionEventShape {
         call_id: String,
         approved: bool,
     },
+    /// A running tool asks the person (an elicitation is pending).
+    Elicitation(Elicitation),
+    /// The pending elicitation was answered.
+    #[serde(rename_all = "camelCase")]
+    ElicitationResolved {
+        interrupt_id: String,
+        call_id: String,
+        action: ElicitationAction,
+    },
 }
 
 impl ExecutionEventShape {
@@ -104,6 +114,16 @@ impl ExecutionEventShape {
                 interrupt_id: interrupt_id.to_owned(),
                 call_id: call_id.to_owned(),
                 approved,
+            },
+            ExecutionEvent::Elicitation(elicitation) => Self::Elicitation(elicitation.clone()),
+            ExecutionEvent::ElicitationResolved {
+                interrupt_id,
+                call_id,
+                action,
+            } => Self::ElicitationResolved {
+                interrupt_id: interrupt_id.to_owned(),
+                call_id: call_id.to_owned(),
+                action,
             },
         }
     }
@@ -191,6 +211,9 @@ pub(super) struct AgentStateShape {
     tool_results: Vec<ToolCallResult>,
     #[ts(type = "Readonly<Interrupt> | null")]
     pending_confirmation: Option<Interrupt>,
+    /// A running tool's question to the person (answer with `answerElicitation`).
+    #[ts(type = "Readonly<Elicitation> | null")]
+    pending_elicitation: Option<Elicitation>,
     last_outcome: Option<Outcome>,
     /// The last error (cleared when a new turn or load starts).
     #[ts(type = "AgentError | null")]
@@ -208,6 +231,7 @@ impl AgentStateShape {
             draft,
             tool_results,
             pending_confirmation,
+            pending_elicitation,
             last_outcome,
             error,
             conversation,
@@ -219,6 +243,7 @@ impl AgentStateShape {
             draft: draft.as_deref().map(DraftShape::of),
             tool_results: tool_results.to_vec(),
             pending_confirmation: pending_confirmation.clone(),
+            pending_elicitation: pending_elicitation.clone(),
             last_outcome: *last_outcome,
             error: error.clone(),
             conversation: conversation.clone(),
@@ -314,6 +339,20 @@ mod tests {
         }
     }
 
+    fn sample_elicitation() -> Elicitation {
+        Elicitation::new(
+            "e1".into(),
+            "c1",
+            "mcp__docs__ask",
+            crate::core::ElicitationRequest::from_json(&serde_json::json!({
+                "message": "Your name?",
+                "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } },
+                "source": "docs"
+            }))
+            .unwrap(),
+        )
+    }
+
     fn as_json<T: Serialize>(value: &T) -> Value {
         serde_json::to_value(value).unwrap()
     }
@@ -322,6 +361,7 @@ mod tests {
     fn execution_events_serialise_as_their_declared_shape() {
         let message = sample_message();
         let interrupt = sample_interrupt();
+        let elicitation = sample_elicitation();
         let stream = [
             StreamEvent::BlockStart {
                 index: 0,
@@ -361,6 +401,12 @@ mod tests {
                 interrupt_id: "i1",
                 call_id: "c1",
                 approved: false,
+            },
+            ExecutionEvent::Elicitation(&elicitation),
+            ExecutionEvent::ElicitationResolved {
+                interrupt_id: "e1",
+                call_id: "c1",
+                action: ElicitationAction::Decline,
             },
         ]);
         for event in &events {
@@ -419,6 +465,7 @@ mod tests {
             draft: None,
             tool_results: Default::default(),
             pending_confirmation: None,
+            pending_elicitation: None,
             last_outcome: None,
             error: None,
             conversation: None,
@@ -435,6 +482,7 @@ mod tests {
             }]
             .into(),
             pending_confirmation: Some(sample_interrupt()),
+            pending_elicitation: Some(sample_elicitation()),
             last_outcome: Some(Outcome::MaxTokens),
             error: Some(
                 AgentError::limit_exceeded(LimitName::MaxToolCalls, "too many")

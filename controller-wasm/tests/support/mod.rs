@@ -137,8 +137,8 @@ pub struct EcmaRegexes;
 struct EcmaRegex(regress::Regex);
 
 impl HostRegex for EcmaRegex {
-    fn is_match(&self, text: &str) -> bool {
-        self.0.find(text).is_some()
+    fn is_match(&self, text: &str) -> Result<bool, String> {
+        Ok(self.0.find(text).is_some())
     }
 }
 
@@ -272,6 +272,7 @@ pub fn ev(e: StreamEvent) -> Step {
 pub fn start(id: &str) -> Step {
     ev(StreamEvent::MessageStart {
         id: Some(id.to_string()),
+        model: None,
     })
 }
 
@@ -725,6 +726,7 @@ pub fn setup(scripts: Vec<Vec<Step>>) -> Setup {
         ControllerOptions {
             store: Some(store.clone()),
             model: None,
+            attachments: Default::default(),
         },
     );
     let states: Rc<RefCell<Vec<ControllerState>>> = Rc::default();

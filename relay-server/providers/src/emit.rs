@@ -63,7 +63,10 @@ impl Emitter {
             ));
         }
         self.message_id = Some(id.clone());
-        out.push(StreamEvent::MessageStart { id: Some(id) });
+        out.push(StreamEvent::MessageStart {
+            id: Some(id),
+            model: None,
+        });
         Ok(())
     }
 

@@ -137,8 +137,32 @@ pub(crate) fn misplaced(block: &patchbridge_protocol::Block, role: &str, id: &st
         Block::Reasoning { .. } => "reasoning",
         Block::ToolCall { .. } => "tool-call",
         Block::ToolResult { .. } => "tool-result",
+        Block::Document { .. } => "document",
     };
     AdapterError::InvalidRequest(format!(
         "message {id}: a {kind} block cannot appear in a {role} message"
     ))
+}
+
+/// A document block checked against the protocol's rules (`patchbridge_protocol::document`): a name, a media
+/// type of the closed list in its source kind, base64 that decodes (a PDF's starting with `%PDF-`). Whatever the
+/// runtime would refuse on `send` is refused here too, before any upstream call (`INVALID_REQUEST`).
+pub(crate) fn checked_document(
+    name: &str,
+    source: &patchbridge_protocol::DocumentSource,
+    id: &str,
+) -> Result<(), AdapterError> {
+    use patchbridge_protocol::document::{check_document, DocumentProblem};
+    let problem = match check_document(name, source) {
+        Ok(_) => return Ok(()),
+        Err(DocumentProblem::Name) => "its name is empty, longer than 255 characters, or holds a path or control character".to_owned(),
+        Err(DocumentProblem::Type) => format!(
+            "media type {:?} is not one the protocol takes in this source (application/pdf as base64; text/plain, text/markdown, text/csv, application/json as text)",
+            source.media_type()
+        ),
+        Err(DocumentProblem::Encoding) => "its data is not standard base64 of a PDF".to_owned(),
+    };
+    Err(AdapterError::InvalidRequest(format!(
+        "message {id}: document {name:?}: {problem}"
+    )))
 }

@@ -36,7 +36,8 @@ fn recorded_text_stream_decodes_exactly() {
         events,
         vec![
             StreamEvent::MessageStart {
-                id: Some("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK".into())
+                id: Some("msg_4QpJur2dWWDjF6C758FbBw5vm12BaVipnK".into()),
+                model: None
             },
             StreamEvent::BlockStart {
                 index: 0,
@@ -686,4 +687,73 @@ event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,
         .expect("refused");
     assert_eq!(error.code().as_str(), "UPSTREAM_PROTOCOL_ERROR");
     assert!(error.to_string().contains("not a text block"), "{error}");
+}
+
+/// A person's message with a PDF and a Markdown file (`docs/protocol.md` §3.1): Anthropic `document` blocks, the
+/// PDF with its base64 source, the Markdown as a `text/plain` text source (the only text type Anthropic takes),
+/// both titled with the file name.
+fn documents_message() -> Vec<Message> {
+    vec![Message {
+        id: "u1".into(),
+        role: Role::User,
+        blocks: vec![
+            text("Compare them."),
+            pdf("report.pdf", "JVBERi0xLjcK"),
+            text_file("notes.md", "text/markdown", "# Notes\n- one"),
+        ],
+    }]
+}
+
+#[test]
+fn a_pdf_and_a_text_file_become_document_blocks_with_base64_and_text_sources() {
+    let up = encode_request(KIND, &options(), &request(documents_message(), None)).unwrap();
+    assert_eq!(
+        up.body["messages"],
+        json!([{ "role": "user", "content": [
+            { "type": "text", "text": "Compare them." },
+            { "type": "document", "title": "report.pdf",
+              "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK" } },
+            { "type": "document", "title": "notes.md",
+              "source": { "type": "text", "media_type": "text/plain", "data": "# Notes\n- one" } },
+        ] }])
+    );
+}
+
+#[test]
+fn a_document_block_takes_the_prompt_cache_breakpoint_of_the_newest_message() {
+    let mut options = options();
+    options.prompt_caching = true;
+    let mut messages = documents_message();
+    messages[0].blocks.truncate(2);
+    let up = encode_request(KIND, &options, &request(messages, None)).unwrap();
+    assert_eq!(
+        up.body["messages"][0]["content"][1]["cache_control"],
+        json!({ "type": "ephemeral" })
+    );
+}
+
+#[test]
+fn documents_outside_the_protocols_rules_are_invalid_requests_before_any_upstream_call() {
+    for bad in [
+        text_file("main.ts", "video/mp2t", "let a = 1;"),
+        text_file("a.pdf", "application/pdf", "%PDF-1.7"),
+        pdf("a.pdf", "iVBORw0KGgo="),
+        pdf("a.pdf", "data:application/pdf;base64,JVBERi0x"),
+        pdf("dir/a.pdf", "JVBERi0x"),
+    ] {
+        let messages = vec![Message {
+            id: "u1".into(),
+            role: Role::User,
+            blocks: vec![bad.clone()],
+        }];
+        let e = encode_request(KIND, &options(), &request(messages, None)).unwrap_err();
+        assert_eq!(e.code().as_str(), "INVALID_REQUEST", "{bad:?}");
+        assert!(e.message().contains("document"), "{}", e.message());
+    }
+    let misplaced = vec![
+        user("u1", "hi"),
+        assistant("a1", vec![text_file("a.txt", "text/plain", "x")]),
+    ];
+    let e = encode_request(KIND, &options(), &request(misplaced, None)).unwrap_err();
+    assert!(e.message().contains("document block"), "{}", e.message());
 }

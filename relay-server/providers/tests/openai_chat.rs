@@ -539,7 +539,8 @@ fn azure_prompt_filter_chunk_starts_nothing_and_the_completion_id_names_the_mess
     assert_eq!(
         events[0],
         StreamEvent::MessageStart {
-            id: Some("chatcmpl-BleatwEUn3D8iXsgXpDqeOPEMuW3j".into())
+            id: Some("chatcmpl-BleatwEUn3D8iXsgXpDqeOPEMuW3j".into()),
+            model: None
         }
     );
     let a = assemble(&events);
@@ -554,7 +555,8 @@ fn a_server_without_ids_still_gets_a_message_id() {
     assert_eq!(
         events[0],
         StreamEvent::MessageStart {
-            id: Some("assistant".into())
+            id: Some("assistant".into()),
+            model: None
         }
     );
 }
@@ -602,4 +604,124 @@ fn url_citation_annotations_of_the_message_become_sources_of_its_text() {
     );
     let wire = serde_json::to_string(&events).unwrap();
     assert!(!wire.contains("data:text") && !wire.contains("Not a web link"));
+}
+
+#[test]
+fn a_pdf_becomes_a_file_part_and_a_text_file_a_text_part_headed_with_its_name() {
+    let messages = vec![Message {
+        id: "u1".into(),
+        role: Role::User,
+        blocks: vec![
+            text("Compare them."),
+            pdf("report.pdf", "JVBERi0xLjcK"),
+            text_file("data.csv", "text/csv", "a,b\n1,2"),
+        ],
+    }];
+    let up = encode_request(KIND, &options(), &request(messages, None)).unwrap();
+    assert_eq!(
+        up.body["messages"],
+        json!([{ "role": "user", "content": [
+            { "type": "text", "text": "Compare them." },
+            { "type": "file", "file": { "file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf" } },
+            { "type": "text", "text": "--- file data.csv (text/csv) ---\na,b\n1,2\n--- end of file data.csv ---" },
+        ] }])
+    );
+}
+
+const SIGNATURE_A: &str = "EjQKMgHR7Yp2c2lnbmF0dXJlIEEgZm9yIGNoZWNrX2ZsaWdodCBBQTEwMA==";
+const TEXT_SIGNATURE: &str = "CpwBAdHtim9sIGZsaWdodCBzdGF0dXMgcmVhc29uaW5nIHNpZ25hdHVyZQ==";
+
+#[test]
+fn gemini_thought_signatures_go_back_on_their_own_tool_call_and_message() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(
+        KIND,
+        &first,
+        &f("gemini_thought_signatures.sse"),
+    ));
+    assert_eq!(a.stop_reason, StopReason::ToolUse);
+    let results = tool_result(
+        "t1",
+        &[
+            ("function-call-11617238398356281340", "on time", false),
+            ("function-call-11617238398356281341", "delayed", false),
+        ],
+    );
+    let body = encode_request(KIND, &options(), &continue_after(&first, &a, vec![results]))
+        .unwrap()
+        .body;
+    assert_eq!(
+        body["messages"][1],
+        json!({
+            "role": "assistant",
+            "content": "I will check both flights.",
+            "tool_calls": [
+                { "id": "function-call-11617238398356281340", "type": "function",
+                  "function": { "name": "check_flight", "arguments": "{\"flight\":\"AA100\"}" },
+                  "extra_content": { "google": { "thought_signature": SIGNATURE_A } } },
+                { "id": "function-call-11617238398356281341", "type": "function",
+                  "function": { "name": "check_flight", "arguments": "{\"flight\":\"BA200\"}" } },
+            ],
+            "extra_content": { "google": { "thought_signature": TEXT_SIGNATURE } },
+        })
+    );
+}
+
+#[test]
+fn a_message_of_one_text_file_is_sent_as_parts_not_as_a_plain_string() {
+    let messages = vec![Message {
+        id: "u1".into(),
+        role: Role::User,
+        blocks: vec![text_file("a.json", "application/json", "{}")],
+    }];
+    let up = encode_request(KIND, &options(), &request(messages, None)).unwrap();
+    assert_eq!(
+        up.body["messages"][0]["content"],
+        json!([{ "type": "text", "text": "--- file a.json (application/json) ---\n{}\n--- end of file a.json ---" }])
+    );
+}
+
+#[test]
+fn extra_content_stays_with_its_call_after_the_tool_loop_ends() {
+    let first = first_turn();
+    let a = assemble(&decode_ok(
+        KIND,
+        &first,
+        &f("gemini_thought_signatures.sse"),
+    ));
+    let results = tool_result(
+        "t1",
+        &[
+            ("function-call-11617238398356281340", "on time", false),
+            ("function-call-11617238398356281341", "delayed", false),
+        ],
+    );
+    let mut next = continue_after(&first, &a, vec![results]);
+    next.messages
+        .push(assistant("a2", vec![text("One is delayed.")]));
+    next.messages.push(user("u2", "Which one?"));
+    let body = encode_request(KIND, &options(), &next).unwrap().body;
+    assert_eq!(
+        body["messages"][1]["tool_calls"][0]["extra_content"]["google"]["thought_signature"],
+        SIGNATURE_A
+    );
+    assert!(body["messages"][1]["tool_calls"][1]
+        .get("extra_content")
+        .is_none());
+}
+
+#[test]
+fn extra_content_split_over_call_fragments_is_merged_and_kept_by_call_id() {
+    let (mut d, mut out) = fed(&[
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_x","type":"function","function":{"name":"todo_list","arguments":""}}]}}]}"#,
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"},"extra_content":{"google":{"thought_signature":"U2ln"}}}]}}]}"#,
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"extra_content":{"vendor":{"n":1}}}]},"finish_reason":"tool_calls"}]}"#,
+    ]);
+    d.feed("", "[DONE]", &mut out).unwrap();
+    let a = assemble(&out);
+    assert_eq!(
+        a.model_state.unwrap().data,
+        json!({ "messages": { "c1": { "calls": { "call_x": { "extra_content":
+            { "google": { "thought_signature": "U2ln" }, "vendor": { "n": 1 } } } } } } })
+    );
 }

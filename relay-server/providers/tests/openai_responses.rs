@@ -606,3 +606,25 @@ fn annotations_of_the_finished_part_are_read_when_none_streamed() {
     assert_eq!(cited(&on_done), cited(&streamed));
     assert_eq!(on_done.message.blocks, streamed.message.blocks);
 }
+
+#[test]
+fn a_pdf_becomes_an_input_file_and_a_text_file_input_text_headed_with_its_name() {
+    let messages = vec![Message {
+        id: "u1".into(),
+        role: Role::User,
+        blocks: vec![
+            text("Compare them."),
+            pdf("report.pdf", "JVBERi0xLjcK"),
+            text_file("notes.md", "text/markdown", "# Notes"),
+        ],
+    }];
+    let up = encode_request(KIND, &options(), &request(messages, None)).unwrap();
+    assert_eq!(
+        up.body["input"],
+        json!([{ "type": "message", "role": "user", "content": [
+            { "type": "input_text", "text": "Compare them." },
+            { "type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf" },
+            { "type": "input_text", "text": "--- file notes.md (text/markdown) ---\n# Notes\n--- end of file notes.md ---" },
+        ] }])
+    );
+}

@@ -36,7 +36,8 @@ fn full_options() -> ModelOptions {
     options
 }
 
-/// A conversation with every block kind: images, text, tool calls with results (one failed), and a follow-up.
+/// A conversation with every block kind: images, documents, text, tool calls with results (one failed), and a
+/// follow-up.
 fn rich_conversation() -> Vec<Message> {
     vec![
         Message {
@@ -46,6 +47,8 @@ fn rich_conversation() -> Vec<Message> {
                 text("Add what is on these."),
                 image_url("https://example.com/a.png"),
                 image_base64("image/png", "iVBORw0KGgo="),
+                pdf("list.pdf", "JVBERi0xLjcK"),
+                text_file("more.csv", "text/csv", "item\nbread\n"),
             ],
         },
         assistant(
@@ -172,6 +175,18 @@ fn the_schema_check_rejects_a_wrong_body() {
     .body;
     body["input"][0]["content"][0]["type"] = json!("text");
     body["reasoning"]["effort"] = json!("extreme");
+    assert!(!errors(&validator("CreateResponse"), &body).is_empty());
+    // And a file part in the wrong shape (`file_data` outside `file`, a number) for both formats.
+    let rich = request(rich_conversation(), None);
+    let mut body = encode_request(ProviderKind::OpenAiChat, &full_options(), &rich)
+        .unwrap()
+        .body;
+    body["messages"][1]["content"][3]["file"] = json!(7);
+    assert!(!errors(&validator("CreateChatCompletionRequest"), &body).is_empty());
+    let mut body = encode_request(ProviderKind::OpenAiResponses, &full_options(), &rich)
+        .unwrap()
+        .body;
+    body["input"][0]["content"][3]["file_data"] = json!(7);
     assert!(!errors(&validator("CreateResponse"), &body).is_empty());
 }
 

@@ -278,6 +278,8 @@ impl DemoArgs {
             capabilities: CapabilitiesConfig::default(),
             allow_insecure_http: false,
             prompt_caching: true,
+            fallbacks: Vec::new(),
+            state_group: None,
         })
     }
 }

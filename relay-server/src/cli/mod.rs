@@ -3,6 +3,8 @@
 //!   folder, development identity on loopback, the scripted model or a real provider from flags).
 //! - [`healthcheck`]: `patchbridge-relay healthcheck`, a container health check that asks `/readyz` (a `FROM
 //!   scratch` image has no curl).
+//! - [`usage`]: `patchbridge-relay usage`, one user's spending, with only the database settings needed.
 
 pub mod demo;
 pub mod healthcheck;
+pub mod usage;

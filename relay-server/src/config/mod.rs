@@ -5,14 +5,17 @@
 //! - [`strict_json`]: duplicate-key-rejecting parser with field paths.
 //! - [`secret`]: `{"env": ..}` / `{"file": ..}` secret references.
 //! - `validate`: checks everything and resolves secrets into [`Validated`].
+//! - `fallbacks`: the checks of `models[].fallbacks` and `models[].stateGroup` (failover, `model/failover.rs`).
 //! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
 
+pub(crate) mod fallbacks;
 pub mod secret;
 pub mod strict_json;
 mod validate;
 
 use std::path::{Path, PathBuf};
 
+use patchbridge_protocol::InputKind;
 use patchbridge_providers::{ModelOptions, ProviderKind, ReasoningOptions};
 use serde::Deserialize;
 
@@ -32,6 +35,8 @@ pub struct RelayConfig {
     pub limits: LimitsConfig,
     /// Per-user limits on model calls (`crate::spending`).
     pub spending: crate::spending::SpendingConfig,
+    /// What traces may carry (`crate::telemetry`; whether they are exported is the `OTEL_*` variables' say).
+    pub telemetry: TelemetryConfig,
     pub models: Vec<ModelConfig>,
     pub default_model: Option<String>,
     /// Start the scripted demo model when no model is configured.
@@ -154,6 +159,16 @@ impl Default for DatabaseConfig {
     }
 }
 
+/// What the relay's OpenTelemetry spans may carry besides counts and names; both off by default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct TelemetryConfig {
+    /// Prompt and completion text as `gen_ai.input.messages` / `gen_ai.output.messages`.
+    pub capture_content: bool,
+    /// The user id as `user.id`.
+    pub record_user_ids: bool,
+}
+
 /// Bounds. All have defaults; none can be switched off (zero is rejected).
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
@@ -183,13 +198,19 @@ pub struct LimitsConfig {
     pub max_conversations_per_user: u64,
     /// Bytes of conversation context one user may store in all.
     pub max_stored_bytes_per_user: u64,
+    /// How long an attempt at a model that has a fallback after it may wait for its first event before the
+    /// next model is tried (`model/failover.rs`). Every attempt together stays inside `firstByteTimeoutMs`.
+    pub failover_first_byte_timeout_ms: u64,
 }
 
 impl Default for LimitsConfig {
     fn default() -> Self {
         LimitsConfig {
-            max_request_bytes: 8 * 1024 * 1024,
-            max_conversation_bytes: 4 * 1024 * 1024,
+            // A conversation at its limit (the runtime's default too) plus 4 MiB of tool definitions fits a
+            // model request; a message at the runtime's file limits (3 MiB a file, 4 MiB of files, base64 adds a
+            // third) fits a conversation about three times (`docs/protocol.md` §1 "Sizes").
+            max_request_bytes: 20 * 1024 * 1024,
+            max_conversation_bytes: 16 * 1024 * 1024,
             max_upstream_response_bytes: 8 * 1024 * 1024,
             max_events_per_call: 50_000,
             connect_timeout_ms: 10_000,
@@ -204,6 +225,7 @@ impl Default for LimitsConfig {
             shutdown_grace_ms: 10_000,
             max_conversations_per_user: 10_000,
             max_stored_bytes_per_user: 1024 * 1024 * 1024,
+            failover_first_byte_timeout_ms: 15_000,
         }
     }
 }
@@ -255,17 +277,30 @@ pub struct ModelConfig {
     /// Responses `prompt_cache_key`). On by default.
     #[serde(default = "default_true")]
     pub prompt_caching: bool,
+    /// Models tried in this order when this one fails before the first event (connection refused, 429, 5xx,
+    /// `limits.failoverFirstByteTimeoutMs`); each fallback's own fallbacks follow it (`model/failover.rs`).
+    #[serde(default)]
+    pub fallbacks: Vec<String>,
+    /// Models of one provider sharing a `stateGroup` accept each other's ModelState (the same model behind
+    /// two deployments or keys): a call carrying a ModelState fails over only inside its model's group.
+    #[serde(default)]
+    pub state_group: Option<String>,
 }
 
 fn default_true() -> bool {
     true
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// `models[].capabilities`: what the model takes, reported by `GET /models` and enforced on `POST /model`
+/// (`inputs`; `images` is its documented alias).
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct CapabilitiesConfig {
     pub tools: bool,
-    pub images: bool,
+    /// The input kinds the model takes (`text`, `image`, `pdf`); default `["text", "image"]`.
+    pub inputs: Option<Vec<InputKind>>,
+    /// The alias of `"image"` in `inputs`: `true` adds it; when both are given they must agree.
+    pub images: Option<bool>,
     pub reasoning: bool,
 }
 
@@ -273,9 +308,48 @@ impl Default for CapabilitiesConfig {
     fn default() -> Self {
         CapabilitiesConfig {
             tools: true,
-            images: false,
+            inputs: None,
+            images: None,
             reasoning: false,
         }
+    }
+}
+
+impl CapabilitiesConfig {
+    /// The input kinds, in the protocol's order (`text`, `image`, `pdf`): `inputs` as given (it must hold
+    /// `text`, each kind once); else `text`, plus `image` unless `images` is false. With neither given a model
+    /// takes text and images, as every model did before inputs were enforced (a conversation holding an image
+    /// keeps working); PDFs only when listed. The error says what is wrong.
+    pub fn resolved_inputs(&self) -> Result<Vec<InputKind>, String> {
+        let inputs = match &self.inputs {
+            None => {
+                let mut inputs = vec![InputKind::Text];
+                if self.images != Some(false) {
+                    inputs.push(InputKind::Image);
+                }
+                return Ok(inputs);
+            }
+            Some(inputs) => inputs,
+        };
+        for (i, kind) in inputs.iter().enumerate() {
+            if inputs[..i].contains(kind) {
+                return Err(format!("lists `{kind}` twice"));
+            }
+        }
+        if !inputs.contains(&InputKind::Text) {
+            return Err("must include `text` (every model takes text)".into());
+        }
+        if let Some(images) = self.images {
+            if images != inputs.contains(&InputKind::Image) {
+                return Err(format!(
+                    "`images: {images}` contradicts `inputs` (images is the alias of `image` in inputs; give one of them)"
+                ));
+            }
+        }
+        Ok(InputKind::ALL
+            .into_iter()
+            .filter(|kind| inputs.contains(kind))
+            .collect())
     }
 }
 

@@ -409,3 +409,44 @@ fn join_keeps_the_base_path() {
         "http://127.0.0.1:11434/v1/chat/completions"
     );
 }
+
+/// `capabilities.inputs` resolves with its `images` alias: text always, each kind once, in the protocol's order;
+/// an `images` that contradicts `inputs` is refused rather than one of them winning.
+#[test]
+fn capabilities_inputs_resolve_with_the_images_alias_and_refuse_contradictions() {
+    use patchbridge_protocol::InputKind::{Image, Pdf, Text};
+    let model = |capabilities: serde_json::Value| {
+        std::env::set_var("PB_CONFIG_TEST_KEY", "k");
+        json!({ "models": [ { "id": "a", "provider": "anthropic-messages", "baseUrl": "https://x",
+                              "upstreamModel": "m", "apiKey": { "env": "PB_CONFIG_TEST_KEY" },
+                              "capabilities": capabilities } ] })
+    };
+    for (capabilities, inputs) in [
+        (json!({}), vec![Text, Image]),
+        (json!({ "images": false }), vec![Text]),
+        (json!({ "images": true }), vec![Text, Image]),
+        (json!({ "inputs": ["pdf", "text"] }), vec![Text, Pdf]),
+        (
+            json!({ "inputs": ["text", "image", "pdf"], "images": true }),
+            vec![Text, Image, Pdf],
+        ),
+    ] {
+        let v =
+            validate(model(capabilities.clone())).unwrap_or_else(|e| panic!("{capabilities}: {e}"));
+        assert_eq!(v.models[0].inputs, inputs, "{capabilities}");
+    }
+    for capabilities in [
+        json!({ "inputs": ["image", "pdf"] }),
+        json!({ "inputs": ["text", "text"] }),
+        json!({ "inputs": ["text"], "images": true }),
+        json!({ "inputs": ["text", "image"], "images": false }),
+    ] {
+        let e = validate(model(capabilities.clone())).unwrap_err();
+        assert_eq!(
+            e.path, "models[0].capabilities.inputs",
+            "{capabilities}: {e}"
+        );
+    }
+    let e = parse(model(json!({ "inputs": ["text", "audio"] }))).unwrap_err();
+    assert!(e.path.starts_with("models[0].capabilities"), "{e}");
+}

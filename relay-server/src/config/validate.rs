@@ -19,6 +19,8 @@ pub struct ValidatedModel {
     pub auth_scheme: AuthScheme,
     pub api_key: Option<Secret>,
     pub options: ModelOptions,
+    /// The input kinds the model takes (`capabilities.inputs`, resolved with its `images` alias).
+    pub inputs: Vec<patchbridge_protocol::InputKind>,
     /// Where every call of this model goes: the base URL joined with the provider's path, built once here (a
     /// `Uri` clone shares its text).
     pub endpoint: axum::http::Uri,
@@ -50,6 +52,7 @@ pub struct Validated {
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
     pub spending: crate::spending::Policy,
+    pub telemetry: super::TelemetryConfig,
     pub models: Vec<ValidatedModel>,
     pub default_model: Option<String>,
     /// The scripted demo model is the (only) model.
@@ -131,8 +134,14 @@ impl RelayConfig {
                 user_id_claim,
             }) => {
                 use crate::identity::jwks_url::JwksUrlSettings;
+                // `issuer` without any key source: the key set is found by OIDC discovery.
+                let no_key_source = hs256_secret.is_none()
+                    && rs256_public_key_file.is_none()
+                    && jwks_file.is_none()
+                    && jwks_url.is_none();
                 let jwks_url = JwksUrlSettings::from_config(
                     jwks_url.as_deref(),
+                    issuer.as_deref().filter(|_| no_key_source),
                     [
                         *jwks_min_cache_seconds,
                         *jwks_max_cache_seconds,
@@ -187,32 +196,7 @@ impl RelayConfig {
         };
 
         let db = &self.database;
-        if !(db.url.starts_with("sqlite:")
-            || db.url.starts_with("postgres://")
-            || db.url.starts_with("postgresql://"))
-        {
-            return Err(err(
-                "database.url",
-                "must start with `sqlite:`, `postgres://` or `postgresql://`",
-            ));
-        }
-        if let Some(schema) = &db.schema {
-            if db.url.starts_with("sqlite:") {
-                return Err(err("database.schema", "only PostgreSQL has schemas"));
-            }
-            let ok = !schema.is_empty()
-                && schema.len() <= 63
-                && schema
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-                && !schema.starts_with(|c: char| c.is_ascii_digit());
-            if !ok {
-                return Err(err("database.schema", "must match [a-z_][a-z0-9_]{0,62}"));
-            }
-        }
-        if db.max_connections == 0 || db.max_connections > 1000 {
-            return Err(err("database.maxConnections", "must be 1..=1000"));
-        }
+        validate_database(db)?;
 
         let l = &self.limits;
         for (name, value) in [
@@ -232,6 +216,10 @@ impl RelayConfig {
             ("shutdownGraceMs", l.shutdown_grace_ms),
             ("maxConversationsPerUser", l.max_conversations_per_user),
             ("maxStoredBytesPerUser", l.max_stored_bytes_per_user),
+            (
+                "failoverFirstByteTimeoutMs",
+                l.failover_first_byte_timeout_ms,
+            ),
         ] {
             if value == 0 {
                 return Err(err(
@@ -263,6 +251,11 @@ impl RelayConfig {
             ("maxConnections", l.max_connections, 1_000_000),
             ("maxHeaderBytes", l.max_header_bytes, 1024 * 1024),
             ("shutdownGraceMs", l.shutdown_grace_ms, 600_000),
+            (
+                "failoverFirstByteTimeoutMs",
+                l.failover_first_byte_timeout_ms,
+                3_600_000,
+            ),
             (
                 "maxConversationsPerUser",
                 l.max_conversations_per_user,
@@ -368,7 +361,12 @@ impl RelayConfig {
             let options = m.model_options();
             patchbridge_providers::validate_options(m.provider, &options)
                 .map_err(|e| err(at("provider"), e.message()))?;
+            let inputs = m
+                .capabilities
+                .resolved_inputs()
+                .map_err(|e| err(at("capabilities.inputs"), e))?;
             models.push(ValidatedModel {
+                inputs,
                 config: m.clone(),
                 base_url,
                 auth_scheme,
@@ -377,6 +375,7 @@ impl RelayConfig {
                 endpoint,
             });
         }
+        super::fallbacks::check(&self.models)?;
         let default_model = match &self.default_model {
             Some(id) if !ids.contains(id) => {
                 return Err(err(
@@ -397,18 +396,7 @@ impl RelayConfig {
             ));
         }
 
-        let spending_models: Vec<(String, Option<u32>)> = if demo_active {
-            vec![(crate::model::registry::SCRIPTED_ID.to_owned(), None)]
-        } else {
-            models
-                .iter()
-                .map(|m| (m.config.id.clone(), m.config.max_output_tokens))
-                .collect()
-        };
-        // A call lasts at most maxStreamDurationMs from its arrival; a minute more covers its admission.
-        let spending = self
-            .spending
-            .validate(&spending_models, l.max_stream_duration_ms / 1000 + 60)?;
+        let spending = self.validate_spending(demo_active)?;
 
         Ok(Validated {
             bind,
@@ -420,11 +408,73 @@ impl RelayConfig {
             database: db.clone(),
             limits: *l,
             spending,
+            telemetry: self.telemetry.clone(),
             models,
             default_model,
             demo_active,
         })
     }
+}
+
+impl RelayConfig {
+    /// What `patchbridge-relay usage` reads: the database and the spending limits, checked as [`Self::validate`]
+    /// checks them, and nothing else (no API keys are resolved, no identity keys loaded, no directories looked
+    /// at).
+    pub fn validate_for_usage(
+        &self,
+    ) -> Result<(DatabaseConfig, crate::spending::Policy), ConfigError> {
+        validate_database(&self.database)?;
+        let spending = self.validate_spending(self.models.is_empty() && self.demo)?;
+        Ok((self.database.clone(), spending))
+    }
+
+    /// The spending limits against the configured models (the scripted demo model's id when `demo_active`).
+    fn validate_spending(&self, demo_active: bool) -> Result<crate::spending::Policy, ConfigError> {
+        let spending_models: Vec<(String, Option<u32>)> = if demo_active {
+            vec![(crate::model::registry::SCRIPTED_ID.to_owned(), None)]
+        } else {
+            self.models
+                .iter()
+                .map(|m| (m.id.clone(), m.max_output_tokens))
+                .collect()
+        };
+        // A call lasts at most maxStreamDurationMs from its arrival; a minute more covers its admission.
+        self.spending.validate(
+            &spending_models,
+            self.limits.max_stream_duration_ms / 1000 + 60,
+        )
+    }
+}
+
+/// The `database` section: what `patchbridge-relay usage` needs besides the spending limits.
+fn validate_database(db: &DatabaseConfig) -> Result<(), ConfigError> {
+    if !(db.url.starts_with("sqlite:")
+        || db.url.starts_with("postgres://")
+        || db.url.starts_with("postgresql://"))
+    {
+        return Err(err(
+            "database.url",
+            "must start with `sqlite:`, `postgres://` or `postgresql://`",
+        ));
+    }
+    if let Some(schema) = &db.schema {
+        if db.url.starts_with("sqlite:") {
+            return Err(err("database.schema", "only PostgreSQL has schemas"));
+        }
+        let ok = !schema.is_empty()
+            && schema.len() <= 63
+            && schema
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && !schema.starts_with(|c: char| c.is_ascii_digit());
+        if !ok {
+            return Err(err("database.schema", "must match [a-z_][a-z0-9_]{0,62}"));
+        }
+    }
+    if db.max_connections == 0 || db.max_connections > 1000 {
+        return Err(err("database.maxConnections", "must be 1..=1000"));
+    }
+    Ok(())
 }
 
 /// `base` (a protocol root like `https://api.openai.com/v1`) joined with the adapter's path.

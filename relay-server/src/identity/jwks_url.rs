@@ -1,5 +1,6 @@
-//! The key set of `identity.jwksUrl`: fetched with the relay's upstream client (the same proxy variables, TLS
-//! roots and connect timeout as model calls; redirects are never followed), kept for as long as the answer's
+//! The key set of `identity.jwksUrl` (or of the `jwks_uri` that OIDC discovery of `identity.issuer` finds,
+//! [`super::discovery`]): fetched with the relay's upstream client ([`super::fetch`]: the same proxy variables,
+//! TLS roots and connect timeout as model calls; redirects are never followed), kept for as long as the answer's
 //! `Cache-Control: max-age` / `Expires` say within the configured bounds, and refreshed by a background task
 //! when three quarters of that lifetime have passed, so tokens never wait for a scheduled fetch.
 //!
@@ -8,32 +9,50 @@
 //!   cool-down, never one per token.
 //! - While the provider is unreachable (connection errors, non-2xx, unusable documents) the last good set keeps
 //!   serving until `jwksMaxStaleSeconds` past its lifetime; after that tokens are refused with
-//!   `IDENTITY_UNAVAILABLE` until a fetch succeeds again (failed fetches are retried every
-//!   `min(jwksMinCacheSeconds, 30 s)`).
+//!   `IDENTITY_UNAVAILABLE` and `/readyz` answers 503 until a fetch succeeds again (failed fetches are retried
+//!   every `min(jwksMinCacheSeconds, 30 s)`).
+//! - With discovery, the `jwks_uri` found is kept while its fetches succeed; a failed fetch discovers again.
 //! - At start-up the first set must arrive ([`RemoteKeys::ready`]); without one the relay does not start.
+//! - Every fetch is counted ([`super::jwks_metrics`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
-use axum::http::{header, HeaderMap, Request, Uri};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use axum::http::{header, HeaderMap, Uri};
 
+use super::discovery::Discovery;
+use super::fetch;
+use super::jwks_metrics::{JwksMetrics, Trigger};
 use super::keys::KeySet;
-use crate::model::client::{describe, UpstreamClient};
+use crate::model::client::UpstreamClient;
 
-/// The largest JWKS document accepted (providers' are a few KiB).
-pub const MAX_JWKS_BYTES: usize = 256 * 1024;
-/// One fetch, from connecting to the last body byte, takes at most this long.
-pub const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+pub use fetch::{FETCH_TIMEOUT, MAX_DOCUMENT_BYTES as MAX_JWKS_BYTES};
 /// The longest wait between retries while the provider is unreachable.
 const RETRY_CAP: Duration = Duration::from_secs(30);
+
+/// Where the key set is found.
+#[derive(Debug, Clone)]
+pub enum JwksSource {
+    /// `identity.jwksUrl`.
+    Url(Uri),
+    /// The `jwks_uri` of `identity.issuer`'s OpenID provider configuration.
+    Discovery(Box<Discovery>),
+}
+
+impl std::fmt::Display for JwksSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JwksSource::Url(url) => write!(f, "{url}"),
+            JwksSource::Discovery(d) => write!(f, "{} (OIDC discovery)", d.document),
+        }
+    }
+}
 
 /// Where the keys are and how long they are kept (validated configuration).
 #[derive(Debug, Clone)]
 pub struct JwksUrlSettings {
-    pub url: Uri,
+    pub source: JwksSource,
     /// A key set is kept at least this long, whatever the cache headers say (also when they say nothing).
     pub min_cache: Duration,
     /// ... and at most this long.
@@ -54,17 +73,29 @@ const BOUNDS: [(&str, u64, u64); 4] = [
 
 impl JwksUrlSettings {
     /// Checks `identity.jwksUrl` and its bounds (`[min cache, max cache, cool-down, max stale]` in seconds,
-    /// defaults for those not given). `None` when no URL is configured; bounds without a URL are an error.
-    /// Errors are `(field, message)`.
+    /// defaults for those not given). `discover`: the issuer whose configuration names the key set, when no key
+    /// source is configured. `None` when neither is given; bounds without either are an error. Errors are
+    /// `(field, message)`.
     pub fn from_config(
         url: Option<&str>,
+        discover: Option<&str>,
         bounds: [Option<u64>; 4],
     ) -> Result<Option<Self>, (&'static str, String)> {
-        let Some(url) = url else {
-            if let Some(i) = bounds.iter().position(Option::is_some) {
-                return Err((BOUNDS[i].0, "is a jwksUrl setting; set jwksUrl".into()));
+        let source = match (url, discover) {
+            (Some(url), _) => JwksSource::Url(fetch::checked_url(url).map_err(|m| ("jwksUrl", m))?),
+            (None, Some(issuer)) => JwksSource::Discovery(Box::new(
+                Discovery::from_issuer(issuer).map_err(|m| ("issuer", m))?,
+            )),
+            (None, None) => {
+                if let Some(i) = bounds.iter().position(Option::is_some) {
+                    return Err((
+                        BOUNDS[i].0,
+                        "is a jwksUrl setting; set jwksUrl (or issuer alone, for OIDC discovery)"
+                            .into(),
+                    ));
+                }
+                return Ok(None);
             }
-            return Ok(None);
         };
         let mut seconds = [0u64; 4];
         for (i, ((name, default, max), given)) in BOUNDS.iter().zip(bounds).enumerate() {
@@ -80,36 +111,9 @@ impl JwksUrlSettings {
                 "must be at least jwksMinCacheSeconds".into(),
             ));
         }
-        let parsed = url::Url::parse(url).map_err(|e| ("jwksUrl", format!("not a URL: {e}")))?;
-        match parsed.scheme() {
-            "https" => {}
-            "http" => {
-                let loopback = match parsed.host() {
-                    Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-                    Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-                    Some(url::Host::Domain(d)) => d == "localhost",
-                    None => false,
-                };
-                if !loopback {
-                    return Err((
-                        "jwksUrl",
-                        "must be https:// (http:// only for loopback hosts)".into(),
-                    ));
-                }
-            }
-            other => return Err(("jwksUrl", format!("scheme `{other}` is not https"))),
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(("jwksUrl", "must not contain credentials".into()));
-        }
-        if parsed.fragment().is_some() {
-            return Err(("jwksUrl", "must not have a fragment".into()));
-        }
-        let uri =
-            Uri::try_from(parsed.as_str()).map_err(|e| ("jwksUrl", format!("not a URL: {e}")))?;
         let [min, max, cooldown, stale] = seconds.map(Duration::from_secs);
         Ok(Some(JwksUrlSettings {
-            url: uri,
+            source,
             min_cache: min,
             max_cache: max,
             unknown_kid_cooldown: cooldown,
@@ -125,11 +129,16 @@ pub struct Loaded {
     lifetime: Duration,
 }
 
-/// The key set of one URL, shared by the resolver and its refresh task.
+/// The key set of one source, shared by the resolver and its refresh task.
 pub struct RemoteKeys {
     settings: JwksUrlSettings,
     http: UpstreamClient,
+    metrics: JwksMetrics,
     current: RwLock<Option<Arc<Loaded>>>,
+    /// With discovery: the `jwks_uri` found, kept while its fetches succeed.
+    discovered: Mutex<Option<Uri>>,
+    /// Why the last fetch failed, until one succeeds (what `/readyz` says while no set is usable).
+    last_error: Mutex<Option<String>>,
     /// Serialises fetches; holds when the last unknown-`kid` refetch started.
     fetching: tokio::sync::Mutex<Option<Instant>>,
     /// Fetches finished (success or not): a caller that waited for the lock sees whether one ran meanwhile.
@@ -151,14 +160,25 @@ pub enum Refetch {
     CoolingDown,
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl RemoteKeys {
-    /// The key set of `settings.url`, empty until the first fetch. Spawns the refresh task (which fetches at
+    /// The key set of `settings.source`, empty until the first fetch. Spawns the refresh task (which fetches at
     /// once), so this must run inside a Tokio runtime. The task ends when the last `Arc` is dropped.
-    pub fn start(settings: JwksUrlSettings, http: UpstreamClient) -> Arc<Self> {
+    pub fn start(
+        settings: JwksUrlSettings,
+        http: UpstreamClient,
+        metrics: JwksMetrics,
+    ) -> Arc<Self> {
         let keys = Arc::new(RemoteKeys {
             settings,
             http,
+            metrics,
             current: RwLock::new(None),
+            discovered: Mutex::new(None),
+            last_error: Mutex::new(None),
             fetching: tokio::sync::Mutex::new(None),
             finished: AtomicU64::new(0),
             next_refresh: Mutex::new(Instant::now()),
@@ -171,8 +191,9 @@ impl RemoteKeys {
         keys
     }
 
-    pub fn url(&self) -> &Uri {
-        &self.settings.url
+    /// Where the keys come from, for messages.
+    pub fn source(&self) -> &JwksSource {
+        &self.settings.source
     }
 
     /// The current set, unless there is none yet or it is past its lifetime plus `max_stale`.
@@ -186,6 +207,30 @@ impl RemoteKeys {
         (Instant::now() < usable_until).then_some(current)
     }
 
+    /// Whether tokens can be verified now; if not, why (for `/readyz`).
+    pub fn status(&self) -> Result<(), String> {
+        if self.usable().is_some() {
+            return Ok(());
+        }
+        let held = self
+            .current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        let state = if held {
+            "the last key set is past jwksMaxStaleSeconds"
+        } else {
+            "no key set has been fetched yet"
+        };
+        let why = lock(&self.last_error)
+            .clone()
+            .unwrap_or_else(|| "no fetch has finished yet".into());
+        Err(format!(
+            "no usable identity key set from {}: {state}; last fetch: {why}",
+            self.settings.source
+        ))
+    }
+
     /// Resolves once a key set is there: after the refresh task's first fetch, or after one more fetch of its
     /// own when that failed. The error says why the key set could not be had.
     pub async fn ready(&self) -> Result<(), String> {
@@ -193,7 +238,7 @@ impl RemoteKeys {
         if self.usable().is_some() {
             return Ok(());
         }
-        self.fetch_and_store().await
+        self.fetch_and_store(Trigger::Startup).await
     }
 
     /// Refetches because a token named a `kid` the set does not have, unless one ran within the cool-down.
@@ -208,71 +253,81 @@ impl RemoteKeys {
             return Refetch::CoolingDown;
         }
         *last = Some(now);
-        Refetch::Fetched(self.fetch_and_store().await)
+        Refetch::Fetched(self.fetch_and_store(Trigger::UnknownKid).await)
     }
 
-    /// One fetch; on success the new set replaces the old. Either way the next scheduled refresh is set. The
-    /// caller holds `fetching`.
-    async fn fetch_and_store(&self) -> Result<(), String> {
+    /// One fetch; on success the new set replaces the old. Either way the next scheduled refresh is set and the
+    /// fetch is counted. The caller holds `fetching`.
+    async fn fetch_and_store(&self, trigger: Trigger) -> Result<(), String> {
+        let started = Instant::now();
         let result = self.fetch().await;
+        let source = &self.settings.source;
         let next = match &result {
             Ok(loaded) => {
                 tracing::info!(
-                    url = %self.settings.url,
+                    source = %source,
                     keys = loaded.keys.len(),
                     lifetime_s = loaded.lifetime.as_secs(),
                     "identity key set fetched"
                 );
                 *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(loaded));
+                *lock(&self.last_error) = None;
                 loaded.fetched_at + loaded.lifetime * 3 / 4
             }
             Err(why) => {
                 let serving = self.usable().is_some();
                 tracing::warn!(
-                    url = %self.settings.url,
+                    source = %source,
                     error = %crate::logging::escape(why),
                     serving_last_good_set = serving,
                     "identity key set fetch failed"
                 );
+                *lock(&self.last_error) = Some(why.clone());
+                // A discovered `jwks_uri` that fails may have moved: the next fetch discovers again.
+                *lock(&self.discovered) = None;
                 Instant::now() + self.settings.min_cache.min(RETRY_CAP)
             }
         };
-        *self.next_refresh.lock().unwrap_or_else(|e| e.into_inner()) = next;
+        self.metrics.fetched(
+            trigger,
+            started.elapsed(),
+            result.as_ref().ok().map(|l| l.keys.len()),
+        );
+        *lock(&self.next_refresh) = next;
         self.rescheduled.notify_one();
         self.finished.fetch_add(1, Ordering::AcqRel);
         result.map(|_| ())
     }
 
-    async fn fetch(&self) -> Result<Arc<Loaded>, String> {
-        let request = Request::get(self.settings.url.clone())
-            .header(header::ACCEPT, "application/jwk-set+json, application/json")
-            .header(
-                header::USER_AGENT,
-                concat!("patchbridge-relay/", env!("CARGO_PKG_VERSION")),
-            )
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| format!("cannot build the request: {e}"))?;
-        let answer = async {
-            let response = self.http.send(request).await.map_err(|e| describe(&e))?;
-            let status = response.status();
-            if !status.is_success() {
-                // A 3xx too: redirects are never followed, as for model calls.
-                return Err(format!("answered HTTP {status}"));
-            }
-            let (parts, body) = response.into_parts();
-            let body = Limited::new(body, MAX_JWKS_BYTES)
-                .collect()
-                .await
-                .map_err(|e| format!("reading the body (at most {MAX_JWKS_BYTES} bytes): {e}"))?
-                .to_bytes();
-            Ok((parts.headers, body))
+    /// The URL of the key set: the configured one, or the one discovery finds (kept while it works).
+    async fn jwks_url(&self) -> Result<Uri, String> {
+        let discovery = match &self.settings.source {
+            JwksSource::Url(url) => return Ok(url.clone()),
+            JwksSource::Discovery(discovery) => discovery,
         };
-        let (headers, body) = tokio::time::timeout(FETCH_TIMEOUT, answer)
+        if let Some(url) = lock(&self.discovered).clone() {
+            return Ok(url);
+        }
+        let url = discovery
+            .jwks_uri(&self.http)
             .await
-            .map_err(|_| format!("no complete answer within {} s", FETCH_TIMEOUT.as_secs()))??;
+            .map_err(|e| format!("OIDC discovery at {}: {e}", discovery.document))?;
+        tracing::info!(issuer = %crate::logging::escape(&discovery.issuer), jwks_uri = %url, "OIDC discovery found the key set");
+        *lock(&self.discovered) = Some(url.clone());
+        Ok(url)
+    }
+
+    async fn fetch(&self) -> Result<Arc<Loaded>, String> {
+        let url = self.jwks_url().await?;
+        let (headers, body) = fetch::get(
+            &self.http,
+            &url,
+            "application/jwk-set+json, application/json",
+        )
+        .await?;
         let parsed = KeySet::from_jwks(&body)?;
         for skipped in &parsed.skipped {
-            tracing::info!(url = %self.settings.url, key = %crate::logging::escape(skipped), "identity key skipped");
+            tracing::info!(url = %url, key = %crate::logging::escape(skipped), "identity key skipped");
         }
         Ok(Arc::new(Loaded {
             keys: parsed.keys,
@@ -287,11 +342,12 @@ impl RemoteKeys {
     }
 }
 
-/// Fetches whenever the schedule says so, until the key set is dropped.
+/// Fetches whenever the schedule says so, until the key set is dropped. Its first fetch, at once, is the
+/// start-up one.
 async fn refresh_task(keys: Weak<RemoteKeys>, rescheduled: Arc<tokio::sync::Notify>) {
     loop {
         let next = match keys.upgrade() {
-            Some(keys) => *keys.next_refresh.lock().unwrap_or_else(|e| e.into_inner()),
+            Some(keys) => *lock(&keys.next_refresh),
             None => return,
         };
         tokio::select! {
@@ -301,9 +357,14 @@ async fn refresh_task(keys: Weak<RemoteKeys>, rescheduled: Arc<tokio::sync::Noti
         let Some(keys) = keys.upgrade() else { return };
         let _guard = keys.fetching.lock().await;
         // Another fetch (start-up, unknown kid) may have run meanwhile and moved the schedule.
-        let due = *keys.next_refresh.lock().unwrap_or_else(|e| e.into_inner()) <= Instant::now();
+        let due = *lock(&keys.next_refresh) <= Instant::now();
         if due {
-            let _ = keys.fetch_and_store().await;
+            let trigger = if keys.finished.load(Ordering::Acquire) == 0 {
+                Trigger::Startup
+            } else {
+                Trigger::Refresh
+            };
+            let _ = keys.fetch_and_store(trigger).await;
         }
     }
 }

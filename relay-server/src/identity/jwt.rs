@@ -1,5 +1,6 @@
 //! JWT identity: `Authorization: Bearer <token>`, verified with exactly one key source: an HS256 secret, an RS256
-//! PEM public key, a JWKS file, or a JWKS URL (`jwks_url`: fetched, cached and refreshed). Each key verifies only
+//! PEM public key, a JWKS file, or a JWKS URL (`jwks_url`: fetched, cached and refreshed), given as such or
+//! found by OIDC discovery of the configured `issuer` (`discovery`). Each key verifies only
 //! its own algorithm (`keys`). `exp` is required and checked, `nbf` is checked when present, a configured
 //! `issuer` / `audience` must be present and match; the user id is the string claim `userIdClaim` (`sub` by
 //! default).
@@ -10,7 +11,8 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 
-use super::jwks_url::{JwksUrlSettings, Refetch, RemoteKeys};
+use super::jwks_metrics::JwksMetrics;
+use super::jwks_url::{JwksSource, JwksUrlSettings, Refetch, RemoteKeys};
 use super::keys::KeySet;
 use super::{acceptable, AuthenticateFuture, IdentityResolver, ReadyFuture, ResolveFuture};
 use super::{Unresolved, UserId};
@@ -55,7 +57,8 @@ pub struct JwtConfig<'a> {
     pub hs256_secret: Option<&'a SecretRef>,
     pub rs256_public_key_file: Option<&'a Path>,
     pub jwks_file: Option<&'a Path>,
-    /// Already checked (scheme, host) and with its cache bounds.
+    /// Already checked (scheme, host) and with its cache bounds: `identity.jwksUrl`, or discovery of
+    /// `identity.issuer` when no other key source is given.
     pub jwks_url: Option<JwksUrlSettings>,
     pub issuer: Option<String>,
     pub audience: Option<String>,
@@ -75,7 +78,7 @@ impl JwtSettings {
         if given.iter().filter(|g| **g).count() != 1 {
             return Err((
                 "mode",
-                "jwt needs exactly one of hs256Secret, rs256PublicKeyFile, jwksFile, jwksUrl"
+                "jwt needs exactly one of hs256Secret, rs256PublicKeyFile, jwksFile, jwksUrl (or issuer alone, for OIDC discovery)"
                     .into(),
             ));
         }
@@ -140,15 +143,18 @@ pub struct JwtResolver {
 
 impl JwtResolver {
     /// The resolver of `settings`. A JWKS URL is fetched with `http` by a background task started here (so this
-    /// runs inside a Tokio runtime); [`IdentityResolver::ready`] waits for its first key set.
-    pub fn new(settings: JwtSettings, http: &UpstreamClient) -> Self {
+    /// runs inside a Tokio runtime), its fetches counted in `metrics`; [`IdentityResolver::ready`] waits for its
+    /// first key set.
+    pub fn new(settings: JwtSettings, http: &UpstreamClient, metrics: &JwksMetrics) -> Self {
         let validations = ALGORITHMS
             .iter()
             .map(|algorithm| validation(&settings, *algorithm))
             .collect();
         let keys = match settings.source {
             KeySource::Fixed(set) => Keys::Fixed(set),
-            KeySource::Url(url) => Keys::Remote(RemoteKeys::start(url, http.clone())),
+            KeySource::Url(url) => {
+                Keys::Remote(RemoteKeys::start(url, http.clone(), metrics.clone()))
+            }
         };
         JwtResolver {
             keys,
@@ -273,11 +279,22 @@ impl IdentityResolver for JwtResolver {
                 return Ok(());
             };
             remote.ready().await.map_err(|why| {
+                let field = match remote.source() {
+                    JwksSource::Url(_) => "jwksUrl",
+                    JwksSource::Discovery(_) => "issuer",
+                };
                 format!(
-                    "config error at `identity.jwksUrl`: no key set from {}: {why}",
-                    remote.url()
+                    "config error at `identity.{field}`: no key set from {}: {why}",
+                    remote.source()
                 )
             })
         })
+    }
+
+    fn status(&self) -> Result<(), String> {
+        match &self.keys {
+            Keys::Fixed(_) => Ok(()),
+            Keys::Remote(remote) => remote.status(),
+        }
     }
 }

@@ -3,10 +3,15 @@
 //! - [`IdentityResolver`]: the trait hosts implement to plug in their own sessions.
 //! - [`development`]: trusts a header or query user id (loopback binds only; logged loudly).
 //! - [`jwt`]: `Authorization: Bearer` tokens (HS256 secret, RS256 PEM key, JWKS file or JWKS URL); a claim
-//!   (`sub` by default) is the user. [`keys`]: key sets and algorithms; [`jwks_url`]: the fetched key set.
+//!   (`sub` by default) is the user. [`keys`]: key sets and algorithms; [`fetch`]: one GET of an identity
+//!   document; [`discovery`]: the JWKS URL of an OIDC issuer; [`jwks_url`]: the fetched key set;
+//!   [`jwks_metrics`]: its fetches as Prometheus series.
 //! - [`proxy`]: a header set by an authenticating reverse proxy.
 
 pub mod development;
+pub mod discovery;
+pub mod fetch;
+pub mod jwks_metrics;
 pub mod jwks_url;
 pub mod jwt;
 pub mod keys;
@@ -63,13 +68,20 @@ pub trait IdentityResolver: Send + Sync + 'static {
     fn ready(&self) -> ReadyFuture<'_> {
         Box::pin(async { Ok(()) })
     }
+
+    /// Whether the resolver can verify requests right now, and if not why in words (`/readyz` answers 503 with
+    /// it): a JWKS URL's key set past its stale bound, or not fetched yet. The default is always ready.
+    fn status(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Builds the resolver for a validated identity configuration; a JWKS URL is fetched with `http` (the relay's
-/// upstream client), from a task spawned here, so this runs inside a Tokio runtime.
+/// upstream client), from a task spawned here, so this runs inside a Tokio runtime, and counted in `metrics`.
 pub fn from_config(
     identity: &ValidatedIdentity,
     http: &UpstreamClient,
+    metrics: &jwks_metrics::JwksMetrics,
 ) -> Arc<dyn IdentityResolver> {
     match identity {
         ValidatedIdentity::Development {
@@ -79,7 +91,9 @@ pub fn from_config(
             header.clone(),
             query_param.clone(),
         )),
-        ValidatedIdentity::Jwt(settings) => Arc::new(jwt::JwtResolver::new(settings.clone(), http)),
+        ValidatedIdentity::Jwt(settings) => {
+            Arc::new(jwt::JwtResolver::new(settings.clone(), http, metrics))
+        }
         ValidatedIdentity::TrustedProxy { header, trusted } => Arc::new(
             proxy::TrustedProxyResolver::new(header.clone(), trusted.clone()),
         ),

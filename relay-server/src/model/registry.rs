@@ -1,10 +1,12 @@
 //! The models a relay offers: the configured upstream models, or the scripted demo model when the relay was
-//! started for the demo with no model configured (never as a fallback for a broken configuration).
+//! started for the demo with no model configured (never as a fallback for a broken configuration), and each
+//! model's fallback chain (`model/failover.rs`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use patchbridge_protocol::{
-    Capabilities, ModelInfo, ModelsDocument, RelayErrorCode, PROTOCOL_VERSION,
+    Capabilities, InputKind, ModelInfo, ModelsDocument, RelayErrorCode, PROTOCOL_VERSION,
 };
 
 use crate::config::{Validated, ValidatedModel};
@@ -34,6 +36,8 @@ pub struct ModelRegistry {
     entries: Vec<ModelEntry>,
     default_id: String,
     preview_only: bool,
+    /// By model id: the models a call of it fails over to, in order (its fallbacks, theirs after each).
+    fallbacks: HashMap<String, Vec<Arc<ValidatedModel>>>,
 }
 
 impl ModelRegistry {
@@ -43,19 +47,36 @@ impl ModelRegistry {
                 entries: vec![ModelEntry::Scripted],
                 default_id: SCRIPTED_ID.into(),
                 preview_only: true,
+                fallbacks: HashMap::new(),
             };
         }
-        let entries = config
-            .models
+        let models: Vec<Arc<ValidatedModel>> =
+            config.models.iter().map(|m| Arc::new(m.clone())).collect();
+        let configs: Vec<_> = config.models.iter().map(|m| m.config.clone()).collect();
+        let index: HashMap<&str, usize> = configs
             .iter()
-            .map(|m| ModelEntry::Upstream(Arc::new(m.clone())))
+            .enumerate()
+            .map(|(i, m)| (m.id.as_str(), i))
+            .collect();
+        let fallbacks = (0..models.len())
+            .map(|i| {
+                let chain = crate::config::fallbacks::chain(&configs, &index, i);
+                let rest = chain[1..].iter().map(|&k| models[k].clone()).collect();
+                (configs[i].id.clone(), rest)
+            })
             .collect();
         let default_id = config.default_model.clone().unwrap_or_default();
         ModelRegistry {
-            entries,
+            entries: models.into_iter().map(ModelEntry::Upstream).collect(),
             default_id,
             preview_only: false,
+            fallbacks,
         }
+    }
+
+    /// The models a call of `id` fails over to, in order (empty without fallbacks).
+    pub fn fallbacks(&self, id: &str) -> &[Arc<ValidatedModel>] {
+        self.fallbacks.get(id).map_or(&[], Vec::as_slice)
     }
 
     /// The model a request names, or the default. Unknown ids fail before any upstream call.
@@ -86,7 +107,8 @@ impl ModelRegistry {
                     preview_only: false,
                     capabilities: Capabilities {
                         tools: m.config.capabilities.tools,
-                        images: m.config.capabilities.images,
+                        images: m.inputs.contains(&InputKind::Image),
+                        inputs: m.inputs.clone(),
                         reasoning: m.config.capabilities.reasoning,
                     },
                 },
@@ -95,9 +117,12 @@ impl ModelRegistry {
                     provider: SCRIPTED_PROVIDER.to_owned(),
                     label: "Scripted demo (not AI)".to_owned(),
                     preview_only: true,
+                    // The demo answers every message with a script and reads no file, so it refuses none: the
+                    // widget's attach journeys can be tried against it.
                     capabilities: Capabilities {
                         tools: true,
-                        images: false,
+                        inputs: InputKind::ALL.to_vec(),
+                        images: true,
                         reasoning: false,
                     },
                 },

@@ -34,6 +34,7 @@ pub fn respond(request: &ModelRequest) -> Vec<StreamEvent> {
     let id = unique_message_id(Some(&format!("scripted-{n}")), request);
     let mut out = vec![StreamEvent::MessageStart {
         id: Some(id.clone()),
+        model: None,
     }];
     let (text, call) = decide(request);
     let first = !request.messages.iter().any(|m| m.role == Role::Assistant);
@@ -119,7 +120,7 @@ fn decide(request: &ModelRequest) -> (String, Option<Call>) {
             let images = last
                 .blocks
                 .iter()
-                .filter(|b| matches!(b, Block::Image { .. }))
+                .filter(|b| matches!(b, Block::Image { .. } | Block::Document { .. }))
                 .count();
             let text = text.trim();
             match strip_word(text, SLOPPY) {
@@ -335,7 +336,7 @@ fn answer_user(request: &ModelRequest, text: &str, images: usize) -> (String, Op
     let mut reply = format!("You wrote: \"{text}\".");
     if images > 0 {
         reply.push_str(&format!(
-            " You attached {images} image(s); a scripted demo cannot look at them."
+            " You attached {images} file(s); a scripted demo cannot look at them."
         ));
     }
     if !request.tools.is_empty() {

@@ -72,17 +72,18 @@ impl<'a> Prepared<'a> {
     }
 
     /// One attempt: a 2xx response whose body has not been read yet, or the failure. Waits for the response
-    /// headers at most until the first-byte timeout (counted from `started`, the call's arrival).
+    /// headers at most until `first_byte` after `started`, the call's arrival (the first-byte timeout, or an
+    /// earlier bound when the call may fail over, `model/failover.rs`).
     pub async fn send(
         &mut self,
         state: &AppState,
         started: Instant,
+        first_byte: Duration,
     ) -> Result<UpstreamResponse, Failed> {
         let failed = |error| Failed {
             error,
             retry_after: None,
         };
-        let first_byte = Duration::from_millis(state.inner.limits.first_byte_timeout_ms);
         let remaining = first_byte.saturating_sub(started.elapsed());
         let headers = match self.headers.take() {
             Some(headers) => headers,

@@ -1,6 +1,7 @@
 //! Helpers of the JWKS tests: signing keys of every supported algorithm (P-256, P-384 and Ed25519 pairs made
 //! fresh with ring; RSA from the committed fixture), a local JWKS server over real HTTP that counts its fetches
-//! and can be switched to failing, and relays whose `jwt` identity points at it.
+//! and can be switched to failing (with an OpenID provider configuration beside it, for discovery), and relays
+//! whose `jwt` identity points at it.
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -130,15 +131,21 @@ pub fn jwks(keys: &[&TestKey]) -> Value {
 
 struct Served {
     document: Mutex<Value>,
+    /// What `/.well-known/openid-configuration` answers (`Null`: the default, naming this server).
+    configuration: Mutex<Value>,
+    discoveries: AtomicUsize,
     cache_control: Mutex<String>,
     failing: AtomicBool,
     fetches: AtomicUsize,
     failed: AtomicUsize,
 }
 
-/// A JWKS endpoint on 127.0.0.1 (real HTTP), answering `GET /jwks.json`.
+/// A JWKS endpoint on 127.0.0.1 (real HTTP), answering `GET /jwks.json`, and an OpenID provider configuration
+/// at `GET /.well-known/openid-configuration` naming [`JwksServer::issuer`] and that key set.
 pub struct JwksServer {
     pub url: String,
+    /// `http://127.0.0.1:PORT`, the issuer the configuration names.
+    pub issuer: String,
     served: Arc<Served>,
 }
 
@@ -146,6 +153,8 @@ impl JwksServer {
     pub async fn start(document: Value) -> JwksServer {
         let served = Arc::new(Served {
             document: Mutex::new(document),
+            configuration: Mutex::new(Value::Null),
+            discoveries: AtomicUsize::new(0),
             cache_control: Mutex::new("public, max-age=3600".into()),
             failing: AtomicBool::new(false),
             fetches: AtomicUsize::new(0),
@@ -153,14 +162,29 @@ impl JwksServer {
         });
         let app = axum::Router::new()
             .route("/jwks.json", axum::routing::get(answer))
+            .route(
+                "/.well-known/openid-configuration",
+                axum::routing::get(configuration),
+            )
             .with_state(served.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         JwksServer {
             url: format!("http://{addr}/jwks.json"),
+            issuer: format!("http://{addr}"),
             served,
         }
+    }
+
+    /// Replaces the provider configuration document.
+    pub fn publish_configuration(&self, document: Value) {
+        *self.served.configuration.lock().unwrap() = document;
+    }
+
+    /// Requests of the provider configuration received.
+    pub fn discoveries(&self) -> usize {
+        self.served.discoveries.load(Ordering::SeqCst)
     }
 
     pub fn publish(&self, document: Value) {
@@ -209,6 +233,31 @@ async fn answer(State(served): State<Arc<Served>>) -> Response {
         document,
     )
         .into_response()
+}
+
+async fn configuration(
+    State(served): State<Arc<Served>>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    served.discoveries.fetch_add(1, Ordering::SeqCst);
+    if served.failing.load(Ordering::SeqCst) {
+        return (StatusCode::SERVICE_UNAVAILABLE, "down for maintenance").into_response();
+    }
+    let mut document = served.configuration.lock().unwrap().clone();
+    if document.is_null() {
+        let host = headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        document = json!({
+            "issuer": format!("http://{host}"),
+            "jwks_uri": format!("http://{host}/jwks.json"),
+            "response_types_supported": ["code"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["ES256"],
+        });
+    }
+    ([("content-type", "application/json")], document.to_string()).into_response()
 }
 
 /// A relay with this identity, started as the binary starts it: the first key set must arrive.

@@ -5,6 +5,8 @@
 //   delayWasm=1         the test delays the .wasm response itself (page.route); nothing to do here
 //   model=<id>          a relay model id (e.g. anthropic-e2e, responses-e2e) instead of the relay's default
 //   host=squeezed       the host page sizes the element to the window and overrides its minimum height
+//   views=status        a custom card view for todos.add (`<p class="todo-view">` "<status>: <text>"), set
+//                       before the element loads, so a reload gets it again
 // `window.calls` records page-tool runs; `window.hookEvents` records hook event types.
 const params = new URLSearchParams(location.search);
 const when = params.get('options') ?? 'before-load';
@@ -16,8 +18,10 @@ const tools = [
     name: 'todos.add',
     description: 'Add a todo item.',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    // A todo named "fail" fails (an error result), as a page tool can.
     execute: async ({ text }, { callId }) => {
       window.calls.push(text);
+      if (text === 'fail') return { toolCallId: callId, content: 'the list is full', isError: true };
       return { toolCallId: callId, content: `added ${text}`, isError: false };
     },
   },
@@ -34,6 +38,11 @@ function configure(el) {
   el.setAttribute('storage-key', 'test');
   el.headers = () => ({ 'x-patchbridge-user': params.get('user') ?? 'tester' });
   el.tools = tools;
+  if (params.get('views') === 'status') {
+    el.toolViews = {
+      'todos.add': ({ arguments: args, status }) => Object.assign(document.createElement('p'), { className: 'todo-view', textContent: `${status}: ${args.text}` }),
+    };
+  }
 }
 
 if (when === 'before-load') {

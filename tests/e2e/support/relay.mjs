@@ -61,11 +61,13 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
       {
         id: 'openai-e2e', provider: 'openai-chat', label: 'Fake OpenAI Chat', baseUrl: `${upstream}/v1`,
         upstreamModel: 'gpt-4.1-mini', apiKey: { env: 'E2E_UPSTREAM_KEY' },
+        // Takes images and PDFs (the widget offers them; the relay enforces it, UNSUPPORTED_INPUT).
+        capabilities: { tools: true, inputs: ['text', 'image', 'pdf'] },
       },
       {
         id: 'anthropic-e2e', provider: 'anthropic-messages', label: 'Fake Anthropic', baseUrl: `${upstream}/v1`,
         upstreamModel: 'claude-sonnet-4-5', apiKey: { env: 'E2E_UPSTREAM_KEY' }, maxOutputTokens: 2048,
-        reasoning: { budgetTokens: 1024 }, capabilities: { tools: true, images: false, reasoning: true },
+        reasoning: { budgetTokens: 1024 }, capabilities: { tools: true, inputs: ['text', 'pdf'], reasoning: true },
       },
       {
         id: 'responses-e2e', provider: 'openai-responses', label: 'Fake OpenAI Responses', baseUrl: `${upstream}/v1`,

@@ -57,7 +57,7 @@ fn mark_last_cacheable_block(message: &mut Value) {
     let cacheable = |block: &Value| {
         matches!(
             block.get("type").and_then(Value::as_str),
-            Some("text" | "image" | "tool_use" | "tool_result")
+            Some("text" | "image" | "document" | "tool_use" | "tool_result")
         )
     };
     if let Some(Value::Object(block)) = content.iter_mut().rev().find(|b| cacheable(b)) {

@@ -1,6 +1,6 @@
 //! Neutral request → Anthropic Messages request body.
 
-use patchbridge_protocol::{Block, ImageSource, ModelRequest, Role};
+use patchbridge_protocol::{Block, DocumentSource, ImageSource, ModelRequest, Role};
 use serde_json::{json, Map, Value};
 
 use super::{cache, Entry, API_VERSION, FORMAT};
@@ -159,6 +159,7 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> 
             Block::Image { source } => {
                 content.push(json!({ "type": "image", "source": image_source(source) }))
             }
+            Block::Document { name, source } => content.push(document(name, source, id)?),
             other => return Err(misplaced(other, "user", id)),
         }
     }
@@ -172,6 +173,21 @@ fn image_source(source: &ImageSource) -> Value {
             json!({ "type": "base64", "media_type": media_type, "data": data })
         }
     }
+}
+
+/// A document block: a PDF as a `base64` source, a text file as a `text` source (Anthropic takes `text/plain`
+/// only, so Markdown, CSV and JSON go as plain text), titled with the file name.
+fn document(name: &str, source: &DocumentSource, id: &str) -> Result<Value, AdapterError> {
+    crate::error::checked_document(name, source, id)?;
+    let source = match source {
+        DocumentSource::Base64 { media_type, data } => {
+            json!({ "type": "base64", "media_type": media_type, "data": data })
+        }
+        DocumentSource::Text { text, .. } => {
+            json!({ "type": "text", "media_type": "text/plain", "data": text })
+        }
+    };
+    Ok(json!({ "type": "document", "source": source, "title": name }))
 }
 
 fn tool_results(blocks: &[Block], id: &str) -> Result<Vec<Value>, AdapterError> {

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::details::Details;
 use super::text_chunk;
-use super::{Entry, ReasoningField, FORMAT};
+use super::{extra, CallEntry, Entry, ReasoningField, FORMAT};
 use crate::emit::{canonical_arguments, source_from, Emitter, LiveKind};
 use crate::state::Continuation;
 use crate::tool_names::ToolNames;
@@ -24,6 +24,8 @@ struct ToolAcc {
     id: String,
     name: String,
     arguments: String,
+    /// The call's `extra_content` (Gemini's thought signature), kept for the next request.
+    extra_content: Option<Value>,
 }
 
 pub(crate) struct ChatDecoder {
@@ -33,6 +35,8 @@ pub(crate) struct ChatDecoder {
     pub(crate) emit: Emitter,
     reasoning: Option<(ReasoningField, String)>,
     details: Details,
+    /// The deltas' `extra_content`, merged (`extra`).
+    extra_content: Option<Value>,
     refusal: bool,
     /// Calls in arrival order; `slots` maps the provider's `index` to the latest call at that index.
     tools: Vec<ToolAcc>,
@@ -53,6 +57,7 @@ impl ChatDecoder {
             emit: Emitter::default(),
             reasoning: None,
             details: Details::default(),
+            extra_content: None,
             refusal: false,
             tools: Vec::new(),
             slots: BTreeMap::new(),
@@ -155,6 +160,9 @@ impl ChatDecoder {
         if let Some(fragments) = delta.get("reasoning_details").and_then(Value::as_array) {
             self.details.merge(fragments);
         }
+        if let Some(piece) = delta.get("extra_content") {
+            extra::merge(&mut self.extra_content, piece);
+        }
         match delta.get("content") {
             Some(Value::String(text)) => {
                 self.emit.live_delta(LiveKind::Text, text, out)?;
@@ -228,6 +236,9 @@ impl ChatDecoder {
                 if acc.id.is_empty() {
                     acc.id = id.to_owned();
                 }
+                if let Some(piece) = call.get("extra_content") {
+                    extra::merge(&mut acc.extra_content, piece);
+                }
                 if let Some(function) = call.get("function") {
                     if let Some(name) = function.get("name").and_then(Value::as_str) {
                         if acc.name.is_empty() {
@@ -263,6 +274,7 @@ impl ChatDecoder {
         }
         let truncated = reason == "length";
         let mut any_call = false;
+        let mut calls = BTreeMap::new();
         for (n, acc) in std::mem::take(&mut self.tools).into_iter().enumerate() {
             if truncated && canonical_arguments(&acc.arguments).is_none() {
                 // Cut off by the token limit: the call cannot run; what was shown before it stays.
@@ -276,6 +288,9 @@ impl ChatDecoder {
             };
             let name = self.names.neutral(&acc.name).to_owned();
             self.emit.tool_call(&call_id, &name, &acc.arguments, out)?;
+            if let Some(extra_content) = acc.extra_content {
+                calls.insert(call_id, CallEntry { extra_content });
+            }
             any_call = true;
         }
         let stop_reason = match reason.as_str() {
@@ -291,11 +306,16 @@ impl ChatDecoder {
         let (field, text) = self.reasoning.take().unzip();
         let details = std::mem::take(&mut self.details);
         let details = (!details.is_empty()).then(|| details.into_value());
-        let entry = (text.is_some() || details.is_some()).then_some(Entry {
-            field,
-            text,
-            details,
-        });
+        let extra_content = self.extra_content.take();
+        let entry =
+            (text.is_some() || details.is_some() || extra_content.is_some() || !calls.is_empty())
+                .then_some(Entry {
+                    field,
+                    text,
+                    details,
+                    extra_content,
+                    calls,
+                });
         let usage = self.usage.unwrap_or_default();
         self.emit
             .stop(stop_reason, usage, &mut self.continuation, entry, out)

@@ -1,6 +1,6 @@
 //! Neutral request → Chat Completions request body.
 
-use patchbridge_protocol::{Block, ImageSource, Message, ModelRequest, Role};
+use patchbridge_protocol::{Block, DocumentSource, ImageSource, Message, ModelRequest, Role};
 use serde_json::{json, Map, Value};
 
 use super::{Entry, FORMAT};
@@ -48,16 +48,29 @@ pub(crate) fn encode(
             Role::Assistant => {
                 let mut text = String::new();
                 let mut tool_calls = Vec::new();
+                let entry = entries.get(&message.id);
                 for block in &message.blocks {
                     match block {
                         Block::Text { text: t, .. } => text.push_str(t),
                         // Shown reasoning goes back through ModelState (below), never as content.
                         Block::Reasoning { .. } => {}
-                        Block::ToolCall { call_id, name, input } => tool_calls.push(json!({
-                            "id": call_id,
-                            "type": "function",
-                            "function": { "name": names.provider(name), "arguments": Value::Object(input.clone()).to_string() },
-                        })),
+                        Block::ToolCall {
+                            call_id,
+                            name,
+                            input,
+                        } => {
+                            let mut call = json!({
+                                "id": call_id,
+                                "type": "function",
+                                "function": { "name": names.provider(name), "arguments": Value::Object(input.clone()).to_string() },
+                            });
+                            // What the provider attached to this call (Gemini's thought signature) goes back
+                            // with it, verbatim, in every turn: it belongs to the call, not to the tool loop.
+                            if let Some(kept) = entry.and_then(|e| e.calls.get(call_id)) {
+                                call["extra_content"] = kept.extra_content.clone();
+                            }
+                            tool_calls.push(call);
+                        }
                         other => return Err(misplaced(other, "assistant", &message.id)),
                     }
                 }
@@ -75,7 +88,7 @@ pub(crate) fn encode(
                     m.insert("tool_calls".into(), Value::Array(tool_calls));
                 }
                 if position >= loop_start {
-                    if let Some(entry) = entries.get(&message.id) {
+                    if let Some(entry) = entry {
                         // Structured details are the gateway's complete record (signatures included); the
                         // plain text goes back only when there are none, so nothing is sent twice.
                         if let Some(details) = &entry.details {
@@ -89,6 +102,10 @@ pub(crate) fn encode(
                 // the provider accepts back.
                 if m.len() == 2 && m["content"] == "" {
                     continue;
+                }
+                // The deltas' `extra_content` goes back on the message it came with.
+                if let Some(extra_content) = entry.and_then(|e| e.extra_content.as_ref()) {
+                    m.insert("extra_content".into(), extra_content.clone());
                 }
                 messages.push(Value::Object(m));
             }
@@ -137,6 +154,12 @@ fn user_content(blocks: &[Block], id: &str) -> Result<Value, AdapterError> {
             Block::Text { text, .. } => parts.push(json!({ "type": "text", "text": text })),
             Block::Image { source } => parts
                 .push(json!({ "type": "image_url", "image_url": { "url": image_url(source) } })),
+            Block::Document { name, source } => parts.push(match document(name, source, id)? {
+                DocumentPart::File { data_url } => {
+                    json!({ "type": "file", "file": { "file_data": data_url, "filename": name } })
+                }
+                DocumentPart::Text(text) => json!({ "type": "text", "text": text }),
+            }),
             other => return Err(misplaced(other, "user", id)),
         }
     }
@@ -161,6 +184,36 @@ pub(crate) fn tool_outputs(message: &Message) -> Result<Vec<(&str, String)>, Ada
             other => Err(misplaced(other, "tool", &message.id)),
         })
         .collect()
+}
+
+/// How OpenAI (Chat and Responses) takes a document: a PDF as a file part with a `data:` URL, a text file as a
+/// text part headed with its name.
+pub(crate) enum DocumentPart {
+    File { data_url: String },
+    Text(String),
+}
+
+/// A document block checked (`patchbridge_protocol::document`) and turned into its [`DocumentPart`].
+pub(crate) fn document(
+    name: &str,
+    source: &DocumentSource,
+    id: &str,
+) -> Result<DocumentPart, AdapterError> {
+    crate::error::checked_document(name, source, id)?;
+    Ok(match source {
+        DocumentSource::Base64 { media_type, data } => DocumentPart::File {
+            data_url: format!("data:{media_type};base64,{data}"),
+        },
+        DocumentSource::Text { media_type, text } => {
+            DocumentPart::Text(headed_text(name, media_type, text))
+        }
+    })
+}
+
+/// A text file as one text part: a line naming the file (and its type), the text, and a line closing it, so the
+/// model can tell the file from the person's words around it.
+pub(crate) fn headed_text(name: &str, media_type: &str, text: &str) -> String {
+    format!("--- file {name} ({media_type}) ---\n{text}\n--- end of file {name} ---")
 }
 
 /// OpenAI takes images as URLs; inline images become `data:` URLs.

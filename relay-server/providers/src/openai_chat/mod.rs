@@ -6,18 +6,24 @@
 //!   `reasoning` from gateways, `refusal`, `finish_reason`, the trailing usage chunk, `[DONE]`) → neutral events.
 //! - `text_chunk`: the decoder's fast path for the common text-delta chunk (borrowed typed fields, no `Value`).
 //! - `details`: merging of streamed OpenRouter-style `reasoning_details` fragments.
+//! - `extra`: provider state outside the standard fields (`extra_content`, Gemini's thought signatures).
 //!
 //! ModelState `openai-chat/v1`: `{ "messages": { "<id>": { "field": "reasoning_content" | "reasoning",
-//! "text": "…", "details": [ … ] } } }`: the reasoning a gateway streamed for that message, under the field
-//! name it used, and OpenRouter-style `reasoning_details` (each part present only when streamed).
+//! "text": "…", "details": [ … ], "extra_content": { … }, "calls": { "<call id>": { "extra_content": { … } } }
+//! } } }`: the reasoning a gateway streamed for that message, under the field name it used, OpenRouter-style
+//! `reasoning_details`, and the `extra_content` a server put on the message's deltas and on each tool call
+//! (Gemini's `extra_content.google.thought_signature`); each part present only when streamed.
 
 mod decode;
 mod details;
 mod encode;
+mod extra;
 mod text_chunk;
 
 pub(crate) use decode::ChatDecoder;
-pub(crate) use encode::{encode, image_url, tool_outputs};
+pub(crate) use encode::{document, encode, image_url, tool_outputs, DocumentPart};
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -54,4 +60,18 @@ pub(crate) struct Entry {
     /// OpenRouter-style `reasoning_details`, merged from their fragments, sent back verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// The `extra_content` objects of the message's deltas, merged; sent back on the assistant message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_content: Option<serde_json::Value>,
+    /// Per tool call id: what the provider attached to that call beside its standard fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub calls: BTreeMap<String, CallEntry>,
+}
+
+/// What one tool call carried outside `id`, `type` and `function`, sent back with that call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallEntry {
+    /// The call's `extra_content` verbatim (fragments merged), e.g. `{ "google": { "thought_signature": … } }`.
+    pub extra_content: serde_json::Value,
 }

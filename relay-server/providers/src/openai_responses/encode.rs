@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::{Entry, FORMAT};
 use crate::cache_key::prompt_cache_key;
 use crate::error::misplaced;
-use crate::openai_chat::{image_url, tool_outputs};
+use crate::openai_chat::{document, image_url, tool_outputs, DocumentPart};
 use crate::state::{self, MessagePhase, Planned};
 use crate::tool_names::ToolNames;
 use crate::{AdapterError, ModelOptions, ProviderKind, ReasoningSummary, UpstreamRequest};
@@ -27,6 +27,12 @@ pub(crate) fn encode(
                         Block::Text { text, .. } => content.push(json!({ "type": "input_text", "text": text })),
                         Block::Image { source } => content
                             .push(json!({ "type": "input_image", "image_url": image_url(source), "detail": "auto" })),
+                        Block::Document { name, source } => content.push(match document(name, source, &message.id)? {
+                            DocumentPart::File { data_url } => {
+                                json!({ "type": "input_file", "file_data": data_url, "filename": name })
+                            }
+                            DocumentPart::Text(text) => json!({ "type": "input_text", "text": text }),
+                        }),
                         other => return Err(misplaced(other, "user", &message.id)),
                     }
                 }

@@ -153,7 +153,7 @@ pub fn assemble(events: &[StreamEvent]) -> Assembled {
     for (n, event) in events.iter().enumerate() {
         assert!(end.is_none(), "event after message-stop: {event:?}");
         match event {
-            StreamEvent::MessageStart { id: i } => {
+            StreamEvent::MessageStart { id: i, .. } => {
                 assert_eq!(n, 0, "message-start must come first");
                 id = Some(i.clone().expect("adapters always send an id"));
             }
@@ -345,6 +345,26 @@ pub fn image_base64(media_type: &str, data: &str) -> Block {
         source: ImageSource::Base64 {
             media_type: media_type.into(),
             data: data.into(),
+        },
+    }
+}
+
+pub fn pdf(name: &str, data: &str) -> Block {
+    Block::Document {
+        name: name.into(),
+        source: patchbridge_protocol::DocumentSource::Base64 {
+            media_type: "application/pdf".into(),
+            data: data.into(),
+        },
+    }
+}
+
+pub fn text_file(name: &str, media_type: &str, text: &str) -> Block {
+    Block::Document {
+        name: name.into(),
+        source: patchbridge_protocol::DocumentSource::Text {
+            media_type: media_type.into(),
+            text: text.into(),
         },
     }
 }
