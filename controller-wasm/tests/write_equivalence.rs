@@ -1,8 +1,9 @@
 //! The runtime builds every JSON value it hands to a host or sends to the relay by hand (`ToValue`, no derived
 //! `Serialize` compiled into the wasm). This test pins that nothing a host sees changed, byte for byte:
-//! - for the runtime's own data types, which keep their derive for this comparison, the hand writer's `Value`
-//!   equals `serde_json::to_value` of the derive and its text equals `serde_json::to_string` (key order
-//!   included), on generated values of every variant and every optional field present and absent;
+//! - for the runtime's own data types, declared with `wire!` (which generates both their `ToValue` and a derived
+//!   `Serialize` with the same keys and skip rules), the `ToValue`'s `Value` equals `serde_json::to_value` of the
+//!   derive and its text equals `serde_json::to_string` (key order included), on generated values of every
+//!   variant and every optional field present and absent;
 //! - for the objects that were written with `json!` (execution events, the draft, the controller's state), the
 //!   text equals the `json!` object the runtime wrote before, which this test keeps as the reference.
 //!

@@ -1,8 +1,6 @@
 //! Errors on the wire (`docs/protocol.md` §4): the stable codes, the status and retry advice each one carries,
 //! and the JSON body of every non-2xx answer.
 
-use serde::Serialize;
-
 crate::string_enum! {
     /// The relay's stable error codes (`docs/protocol.md` §4), in HTTP error bodies and in stream `error` events.
     pub enum RelayErrorCode {
@@ -97,38 +95,38 @@ impl RelayErrorCode {
     }
 }
 
-/// `{ "error": { "code", "message", … } }`: the body of every non-2xx JSON answer (`docs/protocol.md` §4).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ErrorEnvelope {
-    /// The error.
-    pub error: ErrorBody,
+crate::wire! {
+    lenient;
+    /// `{ "error": { "code", "message", … } }`: the body of every non-2xx JSON answer (`docs/protocol.md` §4).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ErrorEnvelope {
+        /// The error.
+        pub error: ErrorBody = "error",
+    }
 }
 
-/// The error of an [`ErrorEnvelope`]: a stable code, human text, and the documented extra fields. The code is
-/// kept as text when read, so a client still reports codes newer than it knows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ErrorBody {
-    /// A [`RelayErrorCode`]'s text.
-    pub code: String,
-    /// Human-readable text (not stable).
-    #[serde(default)]
-    pub message: String,
-    /// `REVISION_CONFLICT` only: the stored revision.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current_revision: Option<u64>,
-    /// `MODEL_STATE_MISMATCH` only: the message whose stored provider state was refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
-    /// Whether retrying may help, when the relay says so.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retryable: Option<bool>,
-    /// `SPENDING_LIMIT_REACHED` only: the limit that refused the call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<SpendingLimit>,
-    /// `SPENDING_LIMIT_REACHED` only: whole seconds until a call may be admitted again (the `Retry-After` header).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retry_after_seconds: Option<u64>,
+crate::wire! {
+    lenient;
+    /// The error of an [`ErrorEnvelope`]: a stable code, human text, and the documented extra fields. The code is
+    /// kept as text when read, so a client still reports codes newer than it knows.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ErrorBody {
+        /// A [`RelayErrorCode`]'s text.
+        pub code: String = "code",
+        /// Human-readable text (not stable).
+        pub message: String = "message" default,
+        /// `REVISION_CONFLICT` only: the stored revision.
+        pub current_revision: Option<u64> = "currentRevision" optional,
+        /// `MODEL_STATE_MISMATCH` only: the message whose stored provider state was refused.
+        pub message_id: Option<String> = "messageId" optional,
+        /// Whether retrying may help, when the relay says so.
+        pub retryable: Option<bool> = "retryable" optional,
+        /// `SPENDING_LIMIT_REACHED` only: the limit that refused the call.
+        pub limit: Option<SpendingLimit> = "limit" optional,
+        /// `SPENDING_LIMIT_REACHED` only: whole seconds until a call may be admitted again (the `Retry-After`
+        /// header).
+        pub retry_after_seconds: Option<u64> = "retryAfterSeconds" optional,
+    }
 }
 
 crate::string_enum! {
@@ -145,30 +143,25 @@ crate::string_enum! {
     }
 }
 
-/// The `limit` of a `SPENDING_LIMIT_REACHED` error. `kind` is kept as text when read, so a client still reports a
-/// kind newer than it knows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct SpendingLimit {
-    /// A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
-    /// may add kinds).
-    pub kind: String,
-    /// The configured maximum.
-    pub max: u64,
-    /// The window's length in seconds (absent for `concurrentCalls`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub window_seconds: Option<u64>,
-    /// Whether the window slides (usage of the last `windowSeconds`) or is fixed (resets at multiples of
-    /// `windowSeconds` since the Unix epoch, UTC). Absent for `concurrentCalls`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub sliding: Option<bool>,
-    /// Set when the limit is one model's own (`spending.models`), absent for the limits of all models together.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub model: Option<String>,
+crate::wire! {
+    lenient, ts(feature = "ts");
+    /// The `limit` of a `SPENDING_LIMIT_REACHED` error. `kind` is kept as text when read, so a client still reports a
+    /// kind newer than it knows.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct SpendingLimit {
+        /// A spending limit kind's text: `calls`, `inputTokens`, `outputTokens` or `concurrentCalls` (a newer relay
+        /// may add kinds).
+        pub kind: String = "kind",
+        /// The configured maximum.
+        pub max: u64 = "max",
+        /// The window's length in seconds (absent for `concurrentCalls`).
+        pub window_seconds: Option<u64> = "windowSeconds" optional,
+        /// Whether the window slides (usage of the last `windowSeconds`) or is fixed (resets at multiples of
+        /// `windowSeconds` since the Unix epoch, UTC). Absent for `concurrentCalls`.
+        pub sliding: Option<bool> = "sliding" optional,
+        /// Set when the limit is one model's own (`spending.models`), absent for the limits of all models together.
+        pub model: Option<String> = "model" optional,
+    }
 }
 
 impl SpendingLimit {

@@ -1,7 +1,8 @@
 //! The wire types of `docs/protocol.md`, shared by the browser runtime (`controller-wasm`) and the relay
 //! (`relay-server`) so that both sides agree by construction.
 //!
-//! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`DocumentSource`], [`ModelState`], [`Usage`], [`ToolDefinition`].
+//! - [`message`]: [`Message`], [`Block`], [`ImageSource`], [`DocumentSource`], [`ModelState`], [`Usage`],
+//!   [`ToolDefinition`].
 //! - [`document`]: the closed lists of attachment media types ([`DocumentMediaType`], [`ImageMediaType`]) and
 //!   the size of base64 data.
 //! - [`event`]: the neutral model stream: [`StreamEvent`], [`BlockKind`], [`StopReason`].
@@ -14,19 +15,23 @@
 //! - [`models`]: [`ModelsDocument`], the answer of `GET {base}/models`.
 //! - [`number`]: JSON numbers compared and range-checked exactly from their text ([`number::Decimal`]).
 //! - [`unique`]: JSON values whose objects have unique keys and numbers a double holds (tool-call arguments).
-//! - [`write`](mod@write): [`ToValue`], the wire types as JSON values built by hand (what the runtime writes).
+//! - [`wire!`]: each wire type declared once (its keys, and how each may be absent), which generates its reader,
+//!   its writers and its TypeScript declaration ([`declare`]).
+//! - [`write`](mod@write): [`ToValue`], JSON values built by plain map inserts (what the runtime writes).
 //! - [`string_enum!`]: closed sets of stable strings (codes, names) declared once.
-//! - `object` (private): wire structs are read from JSON objects only (`objects_only!`).
-//! - `fields` (private): hand-written `Deserialize` of the structs the runtime reads most (messages, conversations,
-//!   model requests): one key loop for all of them, same behaviour and error texts as the derive.
-//! - `tagged` (private): hand-written `Deserialize` of the internally tagged enums (smaller than serde's derive,
-//!   same behaviour and error texts).
-//! - `unexpected` (private): how a reader names the JSON value it did not expect (shared by `tagged` and `source`).
+//! - `fields` (private): the one key loop every wire struct is read through (objects only, the derive's errors).
+//! - `tagged` (private): the one reader of the internally tagged enums (smaller than serde's derive, same
+//!   behaviour and error texts).
+//! - `value` (private): reading the fields of a tagged enum's variant out of a `serde_json::Value`.
 //!
-//! Requests are parsed strictly (`deny_unknown_fields`) so typos fail loudly; the protocol document says
+//! Requests are parsed strictly (an unknown key is refused) so typos fail loudly; the protocol document says
 //! clients ignore unknown keys in responses, which is why response-only types do not deny them.
 
+// `wire!` names serde through this crate (`#[serde(crate = "patchbridge_protocol::__private::serde")]`), here too.
+extern crate self as patchbridge_protocol;
+
 pub mod conversation;
+pub mod declare;
 pub mod document;
 pub mod error;
 pub mod event;
@@ -34,18 +39,18 @@ mod fields;
 pub mod message;
 pub mod models;
 pub mod number;
-mod object;
 pub mod request;
 pub mod source;
 mod string_enum;
 mod tagged;
-mod unexpected;
 pub mod unique;
+mod value;
 pub mod write;
 
-/// What [`string_enum!`] expands to refers to, so that crates using the macro need no direct dependency.
+/// What [`string_enum!`] and [`wire!`] expand to refer to, so that crates using the macro need no direct dependency.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::fields::present;
     pub use serde;
     pub use serde_json::Value;
     pub use std::string::String;

@@ -16,57 +16,67 @@ pub enum Role {
     Tool,
 }
 
-/// One stable message: `{ id, role, blocks }`, blocks in produced order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(deny_unknown_fields)]
-pub struct Message {
-    pub id: String,
-    pub role: Role,
-    pub blocks: Vec<Block>,
+impl crate::ToValue for Role {
+    fn to_value(&self) -> Value {
+        Value::String(
+            match self {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+                Role::Tool => "tool",
+            }
+            .to_owned(),
+        )
+    }
 }
 
-/// A content block (closed set).
-// `Deserialize` is hand-written (`tagged.rs`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Block {
-    Text {
-        text: String,
-        /// What the text cites (assistant text only); empty for most text, and then not written.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        #[cfg_attr(feature = "ts", ts(optional = nullable))]
-        sources: Vec<Source>,
-    },
-    Image {
-        source: ImageSource,
-    },
-    /// Reasoning the provider allows to be shown; private reasoning state lives in [`ModelState`].
-    Reasoning {
-        text: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    ToolCall {
-        call_id: String,
-        name: String,
-        /// Always a complete JSON object: the runtime validated it before the block became stable.
-        #[cfg_attr(feature = "ts", ts(type = "JsonObject"))]
-        input: Map<String, Value>,
-    },
-    #[serde(rename_all = "camelCase")]
-    ToolResult {
-        call_id: String,
-        content: String,
-        is_error: bool,
-    },
-    /// A file the person attached (user messages only): a PDF as base64, a text file as its text
-    /// (`docs/protocol.md` §1, ADR-015). The media type is one of [`DocumentMediaType`](crate::document::DocumentMediaType).
-    Document {
-        /// The file name as the person picked it (no path).
-        name: String,
-        source: DocumentSource,
-    },
+crate::wire! {
+    strict, ts(feature = "ts");
+    /// One stable message: `{ id, role, blocks }`, blocks in produced order.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Message {
+        pub id: String = "id",
+        pub role: Role = "role",
+        pub blocks: Vec<Block> = "blocks",
+    }
+}
+
+crate::wire! {
+    strict, ts(feature = "ts");
+    /// A content block (closed set).
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum Block {
+        Text = "text" {
+            text: String = "text",
+            /// What the text cites (assistant text only); empty for most text, and then not written.
+            sources: Vec<Source> = "sources" omit_empty,
+        },
+        Image = "image" {
+            source: ImageSource = "source",
+        },
+        /// Reasoning the provider allows to be shown; private reasoning state lives in [`ModelState`].
+        Reasoning = "reasoning" {
+            text: String = "text",
+        },
+        ToolCall = "tool-call" {
+            call_id: String = "callId",
+            name: String = "name",
+            /// Always a complete JSON object: the runtime validated it before the block became stable.
+            #[cfg_attr(feature = "ts", ts(type = "JsonObject"))]
+            input: Map<String, Value> = "input",
+        },
+        ToolResult = "tool-result" {
+            call_id: String = "callId",
+            content: String = "content",
+            is_error: bool = "isError",
+        },
+        /// A file the person attached (user messages only): a PDF as base64, a text file as its text
+        /// (`docs/protocol.md` §1, ADR-015). The media type is one of [`DocumentMediaType`](crate::document::DocumentMediaType).
+        Document = "document" {
+            /// The file name as the person picked it (no path).
+            name: String = "name",
+            source: DocumentSource = "source",
+        },
+    }
 }
 
 impl Block {
@@ -79,32 +89,35 @@ impl Block {
     }
 }
 
-/// Where an image comes from.
-// `Deserialize` is hand-written (`tagged.rs`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum ImageSource {
-    Url {
-        url: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    Base64 {
-        media_type: String,
-        data: String,
-    },
+crate::wire! {
+    strict, ts(feature = "ts");
+    /// Where an image comes from.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum ImageSource {
+        Url = "url" {
+            url: String = "url",
+        },
+        Base64 = "base64" {
+            media_type: String = "mediaType",
+            data: String = "data",
+        },
+    }
 }
 
-/// How a document's content travels: `base64` for PDF, `text` for the text types.
-// `Deserialize` is hand-written (`tagged.rs`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum DocumentSource {
-    #[serde(rename_all = "camelCase")]
-    Base64 { media_type: String, data: String },
-    #[serde(rename_all = "camelCase")]
-    Text { media_type: String, text: String },
+crate::wire! {
+    strict, ts(feature = "ts");
+    /// How a document's content travels: `base64` for PDF, `text` for the text types.
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum DocumentSource {
+        Base64 = "base64" {
+            media_type: String = "mediaType",
+            data: String = "data",
+        },
+        Text = "text" {
+            media_type: String = "mediaType",
+            text: String = "text",
+        },
+    }
 }
 
 impl DocumentSource {
@@ -118,34 +131,36 @@ impl DocumentSource {
     }
 }
 
-/// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(deny_unknown_fields)]
-pub struct ModelState {
-    pub format: String,
-    #[cfg_attr(feature = "ts", ts(type = "JsonValue"))]
-    pub data: Value,
+crate::wire! {
+    strict + value, ts(feature = "ts");
+    /// Provider-private continuation state. The runtime passes it through verbatim and never reads `data`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ModelState {
+        pub format: String = "format",
+        #[cfg_attr(feature = "ts", ts(type = "JsonValue"))]
+        pub data: Value = "data",
+    }
 }
 
-/// Token usage of one model call (or the sum over an execution). Absent fields are zero; keys this version does
-/// not know are ignored (a newer relay may report more kinds of tokens).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(remote = "Self", rename_all = "camelCase", default)]
-pub struct Usage {
+crate::wire! {
+    lenient + value, ts(feature = "ts");
+    /// Token usage of one model call (or the sum over an execution). Absent fields are zero; keys this version does
+    /// not know are ignored (a newer relay may report more kinds of tokens).
     // `?` in TypeScript (`optional = nullable` keeps the type as it is, which is all a non-`Option` field needs):
     // a model or relay may leave a count out. What the runtime reports is always complete (`Required<Usage>`).
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub input_tokens: u64,
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub output_tokens: u64,
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub reasoning_tokens: u64,
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub cache_read_tokens: u64,
-    #[cfg_attr(feature = "ts", ts(optional = nullable))]
-    pub cache_write_tokens: u64,
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub struct Usage {
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        pub input_tokens: u64 = "inputTokens" default,
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        pub output_tokens: u64 = "outputTokens" default,
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        pub reasoning_tokens: u64 = "reasoningTokens" default,
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        pub cache_read_tokens: u64 = "cacheReadTokens" default,
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
+        pub cache_write_tokens: u64 = "cacheWriteTokens" default,
+    }
 }
 
 impl Usage {
@@ -163,26 +178,14 @@ impl Usage {
     }
 }
 
-/// A tool as the model sees it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ToolDefinition {
-    pub name: String,
-    pub description: String,
-    #[cfg_attr(feature = "ts", ts(type = "JsonObject"))]
-    pub input_schema: Value,
+crate::wire! {
+    strict, ts(feature = "ts");
+    /// A tool as the model sees it.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ToolDefinition {
+        pub name: String = "name",
+        pub description: String = "description",
+        #[cfg_attr(feature = "ts", ts(type = "JsonObject"))]
+        pub input_schema: Value = "inputSchema",
+    }
 }
-
-/// Deserialises an `Option<T>` whose key must be present (null allowed). serde treats a missing `Option` field
-/// as `None`; the protocol makes "absent" an error for `modelState` so that a forgotten field cannot silently
-/// clear provider state.
-pub fn required_nullable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(deserializer)
-}
-
-crate::object::objects_only!(Usage);

@@ -7,32 +7,31 @@
 //! relay's decoders build Sources with [`Source::from_provider`], which drops what would be refused.
 
 use serde::de::{self, Deserializer};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
+
+use crate::value::{unexpected, FromValue};
 
 /// Longest `url` accepted, in characters.
 pub const MAX_SOURCE_URL_CHARACTERS: usize = 2048;
 /// Longest `citedText` accepted, in characters (the relay cuts longer snippets to this).
 pub const MAX_CITED_TEXT_CHARACTERS: usize = 500;
 
-/// One source of a text block (`docs/protocol.md` §1): `{ url?, title?, citedText? }`, at least `url` or `title`,
-/// none empty; `url` is an absolute http(s) URL, `citedText` at most 500 characters. Provider-private citation data
-/// is never part of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Source {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub title: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub cited_text: Option<String>,
+crate::wire! {
+    written, ts(feature = "ts");
+    /// One source of a text block (`docs/protocol.md` §1): `{ url?, title?, citedText? }`, at least `url` or `title`,
+    /// none empty; `url` is an absolute http(s) URL, `citedText` at most 500 characters. Provider-private citation data
+    /// is never part of it.
+    // Read by hand below (`written`): every value is checked (`Source::check`), and null counts as absent.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Source {
+        pub url: Option<String> = "url" optional,
+        pub title: Option<String> = "title" optional,
+        pub cited_text: Option<String> = "citedText" optional,
+    }
 }
 
+/// The keys of [`Source`], in declaration order.
 const FIELDS: &[&str] = &["url", "title", "citedText"];
 
 /// Read by hand from the JSON value rather than derived: the blocks and events that carry sources already hold them
@@ -40,54 +39,33 @@ const FIELDS: &[&str] = &["url", "title", "citedText"];
 /// with, made the wasm bundle about 0.6 KB gzip larger for three optional strings.
 impl<'de> Deserialize<'de> for Source {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        source_value(Value::deserialize(deserializer)?)
-    }
-}
-
-/// A `sources` field: an array of sources (the error texts are serde's for the same input).
-pub(crate) fn sources_value<E: de::Error>(value: Value) -> Result<Vec<Source>, E> {
-    match value {
-        Value::Array(items) => items.into_iter().map(source_value).collect(),
-        other => Err(E::invalid_type(
-            crate::unexpected::unexpected(&other),
-            &"a sequence",
-        )),
+        Source::from_value(Value::deserialize(deserializer)?)
     }
 }
 
 /// One source: an object with the keys of [`FIELDS`] (an unknown key is refused, `null` counts as absent), then
 /// [`Source::check`].
-fn source_value<E: de::Error>(value: Value) -> Result<Source, E> {
-    let Value::Object(map) = value else {
-        return Err(E::invalid_type(
-            crate::unexpected::unexpected(&value),
-            &"struct Source",
-        ));
-    };
-    let mut fields: [Option<String>; 3] = [None, None, None];
-    for (key, value) in map {
-        let Some(i) = FIELDS.iter().position(|name| *name == key) else {
-            return Err(E::unknown_field(&key, FIELDS));
+impl FromValue for Source {
+    fn from_value<E: de::Error>(value: Value) -> Result<Self, E> {
+        let Value::Object(map) = value else {
+            return Err(E::invalid_type(unexpected(&value), &"struct Source"));
         };
-        fields[i] = match value {
-            Value::Null => None,
-            Value::String(text) => Some(text),
-            other => {
-                return Err(E::invalid_type(
-                    crate::unexpected::unexpected(&other),
-                    &"a string",
-                ))
-            }
-        };
+        let mut fields: [Option<String>; 3] = [None, None, None];
+        for (key, value) in map {
+            let Some(i) = FIELDS.iter().position(|name| *name == key) else {
+                return Err(E::unknown_field(&key, FIELDS));
+            };
+            fields[i] = Option::<String>::from_value(value)?;
+        }
+        let [url, title, cited_text] = fields;
+        Source {
+            url,
+            title,
+            cited_text,
+        }
+        .check()
+        .map_err(E::custom)
     }
-    let [url, title, cited_text] = fields;
-    Source {
-        url,
-        title,
-        cited_text,
-    }
-    .check()
-    .map_err(E::custom)
 }
 
 impl Source {

@@ -1,157 +1,46 @@
-//! The wire structs the browser runtime reads most (`Message`, `ModelState`, `ToolDefinition`, the conversation
-//! bodies, `ModelRequest`, the error envelope) deserialise by hand (`src/fields.rs`) instead of through serde's
-//! derive. This test pins that nothing observable changed: on generated inputs (each field of each struct
-//! replaced by values of every JSON kind, dropped, repeated, moved last, an unknown key added, nested structs
-//! mutated the same way, and non-objects), the hand-written impls accept exactly what the derive accepts (same
-//! values) and fail with exactly the same error text, serde_json's line and column included, read from text and
-//! from a `Value`, as reference types declared here with the derives (objects only, as `src/object.rs` reads
-//! them).
+//! The wire structs (`Message`, `ModelState`, `ToolDefinition`, the conversation bodies, `ModelRequest`, the
+//! error envelope, `Usage`) deserialise through the reader `wire!` generates over `src/fields.rs`'s key loop
+//! instead of through serde's derive. This test pins that nothing observable changed: on generated inputs (each
+//! field of each struct replaced by values of every JSON kind, dropped, repeated, moved last, an unknown key
+//! added, nested structs mutated the same way, and non-objects), the generated readers accept exactly what the
+//! derive accepts (same values) and fail with exactly the same error text, serde_json's line and column
+//! included, read from text and from a `Value`, as serde's derive over the same declaration (`derived_reader`,
+//! objects only, as the protocol reads every struct). A field added to a declaration is compared without an edit
+//! here; the base objects below name today's fields.
 
 use patchbridge_protocol as p;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
+/// The reference each reader is compared with: serde's derived `Deserialize` for the same declaration (objects
+/// only), which `wire!` generates beside the reader as `derived_reader`. Nested types are read by their own
+/// readers, each compared on its own below.
 mod reference {
     use super::*;
 
-    /// Objects only, as the protocol's `objects_only!` reads a derived struct.
-    macro_rules! objects_only {
-        ($($ty:ident),+) => {$(
-            impl<'de> serde::Deserialize<'de> for $ty {
+    pub struct Derived<T>(T);
+
+    impl<T: std::fmt::Debug> std::fmt::Debug for Derived<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            self.0.fmt(f)
+        }
+    }
+
+    macro_rules! derived {
+        ($($ty:ident),+ $(,)?) => {$(
+            pub type $ty = Derived<p::$ty>;
+
+            impl<'de> Deserialize<'de> for Derived<p::$ty> {
                 fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    struct Fields;
-                    impl<'de> serde::de::Visitor<'de> for Fields {
-                        type Value = $ty;
-                        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                            f.write_str(concat!("struct ", stringify!($ty)))
-                        }
-                        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<$ty, A::Error> {
-                            $ty::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                        }
-                    }
-                    d.deserialize_map(Fields)
+                    p::$ty::derived_reader(d).map(Derived)
                 }
             }
         )+};
     }
 
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", deny_unknown_fields)]
-    pub struct Message {
-        pub id: String,
-        pub role: p::Role,
-        pub blocks: Vec<p::Block>,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", deny_unknown_fields)]
-    pub struct ModelState {
-        pub format: String,
-        pub data: Value,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
-    pub struct ToolDefinition {
-        pub name: String,
-        pub description: String,
-        pub input_schema: Value,
-    }
-
-    fn required_nullable<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-    where
-        D: serde::Deserializer<'de>,
-        T: Deserialize<'de>,
-    {
-        Option::<T>::deserialize(d)
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
-    pub struct ConversationContext {
-        pub messages: Vec<Message>,
-        #[serde(deserialize_with = "required_nullable")]
-        pub model_state: Option<ModelState>,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase")]
-    pub struct ConversationSummary {
-        pub id: String,
-        pub title: String,
-        pub revision: u64,
-        pub created_at: String,
-        pub updated_at: String,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase")]
-    pub struct ConversationSnapshot {
-        pub conversation: ConversationSummary,
-        pub context: ConversationContext,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase")]
-    pub struct ConversationPage {
-        pub items: Vec<ConversationSummary>,
-        #[serde(default)]
-        pub next_cursor: Option<String>,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase", deny_unknown_fields)]
-    pub struct ModelRequest {
-        #[serde(default)]
-        pub model: Option<String>,
-        pub messages: Vec<Message>,
-        #[serde(deserialize_with = "required_nullable")]
-        pub model_state: Option<ModelState>,
-        #[serde(default)]
-        pub tools: Vec<ToolDefinition>,
-        #[serde(default)]
-        pub conversation_id: Option<String>,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self")]
-    pub struct ErrorEnvelope {
-        pub error: ErrorBody,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase")]
-    pub struct ErrorBody {
-        pub code: String,
-        #[serde(default)]
-        pub message: String,
-        #[serde(default)]
-        pub current_revision: Option<u64>,
-        #[serde(default)]
-        pub message_id: Option<String>,
-        #[serde(default)]
-        pub retryable: Option<bool>,
-        #[serde(default)]
-        pub limit: Option<SpendingLimit>,
-        #[serde(default)]
-        pub retry_after_seconds: Option<u64>,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(remote = "Self", rename_all = "camelCase")]
-    pub struct SpendingLimit {
-        pub kind: String,
-        pub max: u64,
-        #[serde(default)]
-        pub window_seconds: Option<u64>,
-        #[serde(default)]
-        pub sliding: Option<bool>,
-        #[serde(default)]
-        pub model: Option<String>,
-    }
-
-    objects_only!(
+    derived!(
+        Usage,
         Message,
         ModelState,
         ToolDefinition,
@@ -162,7 +51,12 @@ mod reference {
         ModelRequest,
         ErrorEnvelope,
         ErrorBody,
-        SpendingLimit
+        SpendingLimit,
+        CreateConversation,
+        SaveConversation,
+        ModelsDocument,
+        ModelInfo,
+        Capabilities,
     );
 }
 
@@ -444,6 +338,9 @@ fn error_envelopes_read_exactly_as_the_derive_reads_them() {
         ],
         &[],
     );
+    for text in &limits {
+        same::<p::SpendingLimit, reference::SpendingLimit>(text);
+    }
     let first_limit = limits[0].clone();
     let bodies = mutations(
         &[
@@ -457,6 +354,9 @@ fn error_envelopes_read_exactly_as_the_derive_reads_them() {
         ],
         &[("limit", limits)],
     );
+    for text in &bodies {
+        same::<p::ErrorBody, reference::ErrorBody>(text);
+    }
     let first_body = bodies[0].clone();
     let envelopes = mutations(&[("error", &first_body)], &[("error", bodies)]);
     let accepted = envelopes
@@ -464,4 +364,97 @@ fn error_envelopes_read_exactly_as_the_derive_reads_them() {
         .filter(|t| same::<p::ErrorEnvelope, reference::ErrorEnvelope>(t))
         .count();
     assert!(accepted > 10, "{accepted}");
+}
+
+#[test]
+fn usage_reads_exactly_as_the_derive_reads_it() {
+    let usages = mutations(
+        &[
+            ("inputTokens", "1"),
+            ("outputTokens", "2"),
+            ("reasoningTokens", "3"),
+            ("cacheReadTokens", "4"),
+            ("cacheWriteTokens", "18446744073709551615"),
+        ],
+        &[],
+    );
+    let accepted = usages
+        .iter()
+        .filter(|t| same::<p::Usage, reference::Usage>(t))
+        .count();
+    assert!(
+        accepted > 5 && accepted < usages.len(),
+        "{accepted} of {}",
+        usages.len()
+    );
+}
+
+#[test]
+fn conversation_request_bodies_read_exactly_as_the_derive_reads_them() {
+    let context = contexts()[0].clone();
+    let creates = mutations(
+        &[("title", r#""t""#), ("context", &context)],
+        &[("context", contexts())],
+    );
+    let accepted = creates
+        .iter()
+        .filter(|t| same::<p::CreateConversation, reference::CreateConversation>(t))
+        .count();
+    assert!(accepted > 5, "{accepted}");
+    let saves = mutations(
+        &[
+            ("expectedRevision", "3"),
+            ("title", r#""t""#),
+            ("context", &context),
+        ],
+        &[("context", contexts())],
+    );
+    let accepted = saves
+        .iter()
+        .filter(|t| same::<p::SaveConversation, reference::SaveConversation>(t))
+        .count();
+    assert!(accepted > 5, "{accepted}");
+}
+
+#[test]
+fn models_documents_read_exactly_as_the_derive_reads_them() {
+    let capabilities = mutations(
+        &[
+            ("tools", "true"),
+            ("inputs", r#"["text","pdf"]"#),
+            ("images", "false"),
+            ("reasoning", "true"),
+        ],
+        &[],
+    );
+    let models = mutations(
+        &[
+            ("id", r#""m""#),
+            ("provider", r#""openai-chat""#),
+            ("label", r#""M""#),
+            ("previewOnly", "false"),
+            ("capabilities", &capabilities[0]),
+        ],
+        &[("capabilities", capabilities.clone())],
+    );
+    for text in &capabilities {
+        same::<p::Capabilities, reference::Capabilities>(text);
+    }
+    for text in &models {
+        same::<p::ModelInfo, reference::ModelInfo>(text);
+    }
+    let documents = mutations(
+        &[
+            ("protocolVersion", "1"),
+            ("previewOnly", "false"),
+            ("defaultModel", r#""m""#),
+            ("models", &format!("[{}]", models[0])),
+        ],
+        &[("models", in_lists(models))],
+    );
+    let accepted = documents
+        .iter()
+        .filter(|t| same::<p::ModelsDocument, reference::ModelsDocument>(t))
+        .count();
+    assert!(accepted > 5, "{accepted}");
 }

@@ -1,5 +1,5 @@
-//! The tagged enums (`Block`, `ImageSource`, `StreamEvent`, `BlockKind`) deserialise by hand (`src/tagged.rs`)
-//! instead of through serde's derive, whose internally tagged enums buffer every object in serde's `Content`
+//! The tagged enums (`Block`, `ImageSource`, `StreamEvent`, `BlockKind`) deserialise through the reader `wire!`
+//! generates over `src/tagged.rs` and `src/value.rs` instead of through serde's derive, whose internally tagged enums buffer every object in serde's `Content`
 //! tree (a large share of the browser runtime's wasm). This test pins that nothing observable changed: for a
 //! corpus of valid and invalid inputs, the hand-written impls accept exactly what serde's derive accepts (same
 //! values) and fail with exactly the same error text — including serde_json's line/column — as reference types
@@ -11,6 +11,15 @@ use serde_json::{Map, Value};
 
 mod reference {
     use super::*;
+
+    /// A key that must be present, null allowed (the protocol's former `required_nullable`).
+    fn required_nullable<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Option::<T>::deserialize(d)
+    }
 
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]
@@ -107,7 +116,7 @@ mod reference {
             stop_reason: p::StopReason,
             #[serde(default)]
             usage: p::Usage,
-            #[serde(deserialize_with = "p::message::required_nullable")]
+            #[serde(deserialize_with = "required_nullable")]
             model_state: Option<p::ModelState>,
         },
         Error {
@@ -555,7 +564,7 @@ fn event_lines() -> Vec<String> {
     lines
 }
 
-/// The stream events' fields are converted from JSON values by plain matches (`src/tagged.rs`), not through
+/// The stream events' fields are converted from JSON values by plain matches (`src/value.rs`), not through
 /// serde_json's `Value` deserializer. Over the generated corpus the reader accepts exactly what serde's derive
 /// accepts, with the same event, and refuses with the same text, except where [`texts_differ_by_design`].
 #[test]

@@ -1,5 +1,6 @@
-//! The wire types are written by hand (`src/write.rs`, [`ToValue`]) for the browser runtime, while the relay
-//! writes them through serde's derived `Serialize`. This test pins that the two agree byte for byte: for
+//! The wire types are written for the browser runtime by the [`ToValue`] that `wire!` generates (`src/declare.rs`,
+//! through `src/write.rs`'s `Object`), while the relay writes them through serde's derived `Serialize`, whose
+//! attributes `wire!` generates from the same declaration. This test pins that the two agree byte for byte: for
 //! generated values of every type with a hand writer (each optional field present and absent, each variant, empty
 //! and non-empty lists, strings that need escapes, pass-through JSON with exact numbers and key order), the hand
 //! writer's `Value` equals `serde_json::to_value` of the derive, and its text equals `serde_json::to_string`.

@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{Message, Role, ToValue};
-use serde::Serialize;
 use serde_json::Value;
 
 use super::draft::Draft;
@@ -35,17 +34,18 @@ patchbridge_protocol::string_enum! {
     }
 }
 
-/// The stored conversation this controller is attached to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct ConversationInfo {
-    /// Conversation id.
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// The revision the in-memory state corresponds to.
-    pub revision: u64,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// The stored conversation this controller is attached to.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ConversationInfo {
+        /// Conversation id.
+        pub id: String = "id",
+        /// Title.
+        pub title: String = "title",
+        /// The revision the in-memory state corresponds to.
+        pub revision: u64 = "revision",
+    }
 }
 
 /// A cheap-to-clone projection of the controller (shared `Rc`s; cloning copies no messages).
@@ -172,15 +172,5 @@ pub(crate) fn apply_event(s: &mut ControllerState, event: &ExecutionEvent<'_>) {
         ExecutionEvent::ElicitationResolved { .. } => {
             s.pending_elicitation = None;
         }
-    }
-}
-
-impl ToValue for ConversationInfo {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("id", self.id.as_str())
-            .put("title", self.title.as_str())
-            .put("revision", self.revision)
-            .done()
     }
 }

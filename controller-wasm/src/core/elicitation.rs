@@ -10,7 +10,6 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::ToValue;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, ErrorCode};
@@ -123,32 +122,33 @@ impl ElicitationRequest {
     }
 }
 
-/// A pending elicitation: the question of a running tool call, awaiting the person.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Elicitation {
-    /// Stable id to pass to `respond`.
-    pub interrupt_id: String,
-    /// Always `elicitation`.
-    pub kind: InterruptKind,
-    /// The tool call that asks.
-    pub call_id: String,
-    /// The tool name.
-    pub tool: String,
-    /// `form` or `url`.
-    pub mode: ElicitationMode,
-    /// The question.
-    pub message: String,
-    /// Form mode: the fields asked for.
-    #[cfg_attr(test, ts(type = "JsonObject | null"))]
-    pub requested_schema: Option<Map<String, Value>>,
-    /// URL mode: the link to open.
-    pub url: Option<String>,
-    /// URL mode: the server's id of this elicitation.
-    pub elicitation_id: Option<String>,
-    /// Who asks (an MCP tool's server), when the tool said.
-    pub source: Option<String>,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// A pending elicitation: the question of a running tool call, awaiting the person.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Elicitation {
+        /// Stable id to pass to `respond`.
+        pub interrupt_id: String = "interruptId",
+        /// Always `elicitation`.
+        pub kind: InterruptKind = "kind",
+        /// The tool call that asks.
+        pub call_id: String = "callId",
+        /// The tool name.
+        pub tool: String = "tool",
+        /// `form` or `url`.
+        pub mode: ElicitationMode = "mode",
+        /// The question.
+        pub message: String = "message",
+        /// Form mode: the fields asked for.
+        #[cfg_attr(test, ts(type = "JsonObject | null"))]
+        pub requested_schema: Option<Map<String, Value>> = "requestedSchema",
+        /// URL mode: the link to open.
+        pub url: Option<String> = "url",
+        /// URL mode: the server's id of this elicitation.
+        pub elicitation_id: Option<String> = "elicitationId",
+        /// Who asks (an MCP tool's server), when the tool said.
+        pub source: Option<String> = "source",
+    }
 }
 
 impl Elicitation {
@@ -171,26 +171,6 @@ impl Elicitation {
             elicitation_id: request.elicitation_id,
             source: request.source,
         }
-    }
-}
-
-impl ToValue for Elicitation {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("interruptId", self.interrupt_id.as_str())
-            .put("kind", self.kind.to_value())
-            .put("callId", self.call_id.as_str())
-            .put("tool", self.tool.as_str())
-            .put("mode", self.mode.to_value())
-            .put("message", self.message.as_str())
-            .put(
-                "requestedSchema",
-                self.requested_schema.clone().map(Value::Object),
-            )
-            .put("url", self.url.as_deref())
-            .put("elicitationId", self.elicitation_id.as_deref())
-            .put("source", self.source.as_deref())
-            .done()
     }
 }
 

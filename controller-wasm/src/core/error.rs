@@ -3,10 +3,8 @@
 
 use std::fmt;
 
-use serde::Serialize;
 use serde_json::Value;
 
-use patchbridge_protocol::write::Object;
 use patchbridge_protocol::ToValue;
 
 patchbridge_protocol::string_enum! {
@@ -97,23 +95,21 @@ patchbridge_protocol::string_enum! {
     }
 }
 
-/// A runtime failure: what `result` rejects with and what the bindings turn into the JS `AgentError` class.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct AgentError {
-    /// The stable code.
-    pub code: ErrorCode,
-    /// Human-readable text (not stable; do not match on it).
-    pub message: String,
-    /// For `AGENT_LIMIT_EXCEEDED` and `AGENT_INVALID_LIMITS`: which limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
-    pub limit: Option<LimitName>,
-    /// Structured extra facts (JSON), e.g. the offending call id or the relay's error code.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional, type = "JsonValue"))]
-    pub details: Option<Value>,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// A runtime failure: what `result` rejects with and what the bindings turn into the JS `AgentError` class.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AgentError {
+        /// The stable code.
+        pub code: ErrorCode = "code",
+        /// Human-readable text (not stable; do not match on it).
+        pub message: String = "message",
+        /// For `AGENT_LIMIT_EXCEEDED` and `AGENT_INVALID_LIMITS`: which limit.
+        pub limit: Option<LimitName> = "limit" optional,
+        /// Structured extra facts (JSON), e.g. the offending call id or the relay's error code.
+        #[cfg_attr(test, ts(type = "JsonValue"))]
+        pub details: Option<Value> = "details" optional,
+    }
 }
 
 impl AgentError {
@@ -200,14 +196,3 @@ impl fmt::Display for AgentError {
 }
 
 impl std::error::Error for AgentError {}
-
-impl ToValue for AgentError {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("code", self.code.to_value())
-            .put("message", self.message.as_str())
-            .put_some("limit", self.limit.map(|limit| limit.to_value()))
-            .put_some("details", self.details.clone())
-            .done()
-    }
-}

@@ -8,8 +8,6 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use patchbridge_protocol::write::Object;
-use patchbridge_protocol::ToValue;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
@@ -17,17 +15,18 @@ use super::error::{AgentError, ErrorCode};
 use super::host::{EventStream, ToolOutput};
 use super::request::CallRequest;
 
-/// Facts about the model call being intercepted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct ModelCallContext {
-    /// The execution's id.
-    pub execution_id: String,
-    /// Trace id (the input's, or the execution id).
-    pub trace_id: String,
-    /// 1-based index of this model call within the execution.
-    pub model_call: u64,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// Facts about the model call being intercepted.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ModelCallContext {
+        /// The execution's id.
+        pub execution_id: String = "executionId",
+        /// Trace id (the input's, or the execution id).
+        pub trace_id: String = "traceId",
+        /// 1-based index of this model call within the execution.
+        pub model_call: u64 = "modelCall",
+    }
 }
 
 /// One tool call as a tool interceptor sees it.
@@ -157,15 +156,5 @@ impl ToolNext {
                 Box::pin(futures::future::ready(Err(next_called_twice())))
             }
         }
-    }
-}
-
-impl ToValue for ModelCallContext {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("executionId", self.execution_id.as_str())
-            .put("traceId", self.trace_id.as_str())
-            .put("modelCall", self.model_call)
-            .done()
     }
 }

@@ -1,9 +1,6 @@
 //! Human-in-the-loop questions (pure data): the pending [`Interrupt`] a confirmation raises and the
 //! [`InterruptResponse`] that answers it. The slot that holds them lives in the execution's state.
 
-use patchbridge_protocol::write::Object;
-use patchbridge_protocol::ToValue;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, ErrorCode};
@@ -18,22 +15,23 @@ patchbridge_protocol::string_enum! {
     }
 }
 
-/// A pending human-in-the-loop question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Interrupt {
-    /// Stable id to pass to `respond`.
-    pub interrupt_id: String,
-    /// Always `tool-confirmation`.
-    pub kind: InterruptKind,
-    /// The tool call awaiting approval.
-    pub call_id: String,
-    /// The tool name.
-    pub tool: String,
-    /// The validated arguments.
-    #[cfg_attr(test, ts(type = "JsonObject"))]
-    pub arguments: Map<String, Value>,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// A pending human-in-the-loop question.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Interrupt {
+        /// Stable id to pass to `respond`.
+        pub interrupt_id: String = "interruptId",
+        /// Always `tool-confirmation`.
+        pub kind: InterruptKind = "kind",
+        /// The tool call awaiting approval.
+        pub call_id: String = "callId",
+        /// The tool name.
+        pub tool: String = "tool",
+        /// The validated arguments.
+        #[cfg_attr(test, ts(type = "JsonObject"))]
+        pub arguments: Map<String, Value> = "arguments",
+    }
 }
 
 /// The answer to a `tool-confirmation` interrupt.
@@ -91,17 +89,5 @@ impl InterruptResponse {
     /// Whether this approves.
     pub fn is_approve(&self) -> bool {
         matches!(self, InterruptResponse::Approve)
-    }
-}
-
-impl ToValue for Interrupt {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("interruptId", self.interrupt_id.as_str())
-            .put("kind", self.kind.to_value())
-            .put("callId", self.call_id.as_str())
-            .put("tool", self.tool.as_str())
-            .put("arguments", self.arguments.clone())
-            .done()
     }
 }

@@ -9,7 +9,6 @@
 
 use patchbridge_protocol::write::Object;
 use patchbridge_protocol::ToValue;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, LimitName};
@@ -21,25 +20,26 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// The largest `maxDurationMs` (`2^31 − 1`, the largest `setTimeout` delay).
 pub const MAX_DURATION_MS: u64 = 2_147_483_647;
 
-/// The five per-execution limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial
-/// override of the defaults.
-// Built with `Limits::from_full_json`, `Limits::from_partial_json`, or by hand and then `Limits::validate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct Limits {
-    /// `maxModelCalls`: model calls per execution (default 16).
-    pub max_model_calls: u64,
-    /// `maxToolCalls`: tool calls accepted per execution, cumulative over all batches (default 32).
-    pub max_tool_calls: u64,
-    /// `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms, at most
-    /// 2147483647 (default 300000).
-    pub max_duration_ms: u64,
-    /// `maxModelOutputCharacters`: text + shown reasoning + tool-argument characters aggregated from one model
-    /// call, counted as Unicode scalar values (default 100000).
-    pub max_model_output_characters: u64,
-    /// `maxToolResultCharacters`: Unicode scalar values of one tool result's `content` (default 100000).
-    pub max_tool_result_characters: u64,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// The five per-execution limits. `DefaultAgentRuntime` requires all; `createAgentController` takes a partial
+    /// override of the defaults.
+    // Built with `Limits::from_full_json`, `Limits::from_partial_json`, or by hand and then `Limits::validate`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Limits {
+        /// `maxModelCalls`: model calls per execution (default 16).
+        pub max_model_calls: u64 = "maxModelCalls",
+        /// `maxToolCalls`: tool calls accepted per execution, cumulative over all batches (default 32).
+        pub max_tool_calls: u64 = "maxToolCalls",
+        /// `maxDurationMs`: wall time of the whole execution (model, tools and confirmation waits), in ms, at most
+        /// 2147483647 (default 300000).
+        pub max_duration_ms: u64 = "maxDurationMs",
+        /// `maxModelOutputCharacters`: text + shown reasoning + tool-argument characters aggregated from one model
+        /// call, counted as Unicode scalar values (default 100000).
+        pub max_model_output_characters: u64 = "maxModelOutputCharacters",
+        /// `maxToolResultCharacters`: Unicode scalar values of one tool result's `content` (default 100000).
+        pub max_tool_result_characters: u64 = "maxToolResultCharacters",
+    }
 }
 
 impl Limits {
@@ -206,16 +206,4 @@ fn check_range(name: LimitName, value: u64) -> Result<(), AgentError> {
         ));
     }
     Ok(())
-}
-
-impl ToValue for Limits {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("maxModelCalls", self.max_model_calls)
-            .put("maxToolCalls", self.max_tool_calls)
-            .put("maxDurationMs", self.max_duration_ms)
-            .put("maxModelOutputCharacters", self.max_model_output_characters)
-            .put("maxToolResultCharacters", self.max_tool_result_characters)
-            .done()
-    }
 }

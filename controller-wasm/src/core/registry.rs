@@ -6,32 +6,32 @@
 
 use std::rc::Rc;
 
-use patchbridge_protocol::write::Object;
 use patchbridge_protocol::{ToValue, ToolDefinition};
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::{AgentError, ErrorCode};
 use super::host::{RegexEngine, ToolHandler};
 use super::schema::Schema;
 
-/// A tool's definition and confirmation policy.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolSpec {
-    /// Unique name the model calls it by.
-    pub name: String,
-    /// What the tool does (shown to the model).
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    pub input_schema: Value,
-    /// Explicitly read-only tools run without confirmation (unless `require_confirmation`).
-    pub read_only: bool,
-    /// Always ask the user before running, even when read-only.
-    pub require_confirmation: bool,
-    /// Check each call's arguments against `input_schema` before confirmation or execution (default `true`;
-    /// `false` for tools that validate their arguments themselves).
-    pub validate_input: bool,
+patchbridge_protocol::wire! {
+    written;
+    /// A tool's definition and confirmation policy.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ToolSpec {
+        /// Unique name the model calls it by.
+        pub name: String = "name",
+        /// What the tool does (shown to the model).
+        pub description: String = "description",
+        /// JSON Schema of the arguments object.
+        pub input_schema: Value = "inputSchema",
+        /// Explicitly read-only tools run without confirmation (unless `require_confirmation`).
+        pub read_only: bool = "readOnly",
+        /// Always ask the user before running, even when read-only.
+        pub require_confirmation: bool = "requireConfirmation",
+        /// Check each call's arguments against `input_schema` before confirmation or execution (default `true`;
+        /// `false` for tools that validate their arguments themselves).
+        pub validate_input: bool = "validateInput",
+    }
 }
 
 impl ToolSpec {
@@ -225,18 +225,5 @@ impl ToolRegistry {
     fn bump(&mut self) {
         self.revision += 1;
         self.cached = None;
-    }
-}
-
-impl ToValue for ToolSpec {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("name", self.name.as_str())
-            .put("description", self.description.as_str())
-            .put("inputSchema", self.input_schema.clone())
-            .put("readOnly", self.read_only)
-            .put("requireConfirmation", self.require_confirmation)
-            .put("validateInput", self.validate_input)
-            .done()
     }
 }

@@ -7,30 +7,33 @@
 
 use std::rc::Rc;
 
-use patchbridge_protocol::{Message, ModelRequest, ModelState, ToValue, ToolDefinition};
+use patchbridge_protocol::{Message, ModelRequest, ModelState, ToolDefinition};
 use serde::{Serialize, Serializer};
 
-/// One model call's request (see the module docs). Cloning is cheap (reference counts).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallRequest {
-    /// The relay model id, when one was chosen.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// The whole conversation so far, oldest first.
-    #[serde(serialize_with = "shared_messages")]
-    pub messages: Rc<[Rc<Message>]>,
-    /// Exactly what the last message-stop carried (or what was stored).
-    #[serde(serialize_with = "shared_state")]
-    pub model_state: Option<Rc<ModelState>>,
-    /// This turn's tool definitions (computed once per execution).
-    #[serde(serialize_with = "shared_tools")]
-    pub tools: Rc<[ToolDefinition]>,
-    /// For the relay's logs and metrics only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub conversation_id: Option<String>,
+patchbridge_protocol::wire! {
+    written;
+    /// One model call's request (see the module docs). Cloning is cheap (reference counts). It is written as
+    /// exactly the JSON of [`ModelRequest`] (the body of `POST /model`, what a custom model or an interceptor
+    /// reads), the history written from the shared messages.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CallRequest {
+        /// The relay model id, when one was chosen.
+        pub model: Option<String> = "model" optional,
+        /// The whole conversation so far, oldest first.
+        #[serde(serialize_with = "shared_messages")]
+        pub messages: Rc<[Rc<Message>]> = "messages",
+        /// Exactly what the last message-stop carried (or what was stored).
+        #[serde(serialize_with = "shared_state")]
+        pub model_state: Option<Rc<ModelState>> = "modelState",
+        /// This turn's tool definitions (computed once per execution).
+        #[serde(serialize_with = "shared_tools")]
+        pub tools: Rc<[ToolDefinition]> = "tools",
+        /// For the relay's logs and metrics only.
+        pub conversation_id: Option<String> = "conversationId" optional,
+    }
 }
 
+// serde's `Serialize` of an `Rc` needs its `rc` feature; these write through the shared values instead.
 fn shared_messages<S: Serializer>(messages: &Rc<[Rc<Message>]>, s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(messages.iter().map(|m| &**m))
 }
@@ -41,21 +44,6 @@ fn shared_state<S: Serializer>(state: &Option<Rc<ModelState>>, s: S) -> Result<S
 
 fn shared_tools<S: Serializer>(tools: &Rc<[ToolDefinition]>, s: S) -> Result<S::Ok, S::Error> {
     tools[..].serialize(s)
-}
-
-/// The JSON the runtime writes (the body of `POST /model`, what a custom model or an interceptor reads): the
-/// protocol's hand-written writer over the shared history, equal to the derive above (which the tests compare it
-/// with).
-impl ToValue for CallRequest {
-    fn to_value(&self) -> serde_json::Value {
-        patchbridge_protocol::write::model_request(
-            self.model.as_deref(),
-            &self.messages,
-            self.model_state.as_deref(),
-            &self.tools,
-            self.conversation_id.as_deref(),
-        )
-    }
 }
 
 impl CallRequest {

@@ -3,8 +3,6 @@
 //! values) and a boolean `isError`. No nulls, no loose types, no extra fields.
 
 use patchbridge_protocol::write::Object;
-use patchbridge_protocol::ToValue;
-use serde::Serialize;
 use serde_json::Value;
 
 use super::error::{AgentError, ErrorCode, LimitName};
@@ -26,17 +24,18 @@ pub fn has_reserved_prefix(content: &str) -> bool {
 /// `inputSchema` (reserved like [`NOT_RUN_PREFIX`]; the format is in `arguments`).
 pub const INVALID_ARGUMENTS_PREFIX: &str = "[invalid arguments] ";
 
-/// A validated tool result (what the model will see).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallResult {
-    /// The call it answers.
-    pub tool_call_id: String,
-    /// Result text.
-    pub content: String,
-    /// Whether it is an error result (the loop continues either way).
-    pub is_error: bool,
+patchbridge_protocol::wire! {
+    written, ts(test);
+    /// A validated tool result (what the model will see).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ToolCallResult {
+        /// The call it answers.
+        pub tool_call_id: String = "toolCallId",
+        /// Result text.
+        pub content: String = "content",
+        /// Whether it is an error result (the loop continues either way).
+        pub is_error: bool = "isError",
+    }
 }
 
 fn invalid(call_id: &str, problem: &str) -> AgentError {
@@ -121,14 +120,4 @@ pub fn validate_tool_result(
         content,
         is_error,
     })
-}
-
-impl ToValue for ToolCallResult {
-    fn to_value(&self) -> Value {
-        Object::new()
-            .put("toolCallId", self.tool_call_id.as_str())
-            .put("content", self.content.as_str())
-            .put("isError", self.is_error)
-            .done()
-    }
 }
