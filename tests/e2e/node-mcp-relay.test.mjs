@@ -147,4 +147,53 @@ describe('MCP servers through the relay', () => {
     assert.equal((await response.json()).error.code, 'PAYLOAD_TOO_LARGE');
     assert.equal(vault.state.initialized.length, sessions);
   });
+
+  test('a user with mcp.maxConcurrentPerUser exchanges open (GET streams) is refused with 429 until one ends; other users are not', async () => {
+    const bounded = await startRelay({
+      env: { E2E_MCP_AUTH: `Bearer ${TOKEN}` },
+      demo: true,
+      mcp: { maxConcurrentPerUser: 2, servers: [{ name: 'open', url: vault.url, headers: { authorization: { env: 'E2E_MCP_AUTH' } }, users: 'all' }] },
+    });
+    const send = (method, user, { session, signal, body } = {}) => fetch(`${bounded.api}/mcp/open`, {
+      method, signal, body,
+      headers: {
+        'x-patchbridge-user': user, origin: bounded.url, accept: method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+      },
+    });
+    const streams = [];
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const init = await send('POST', 'zoe', { body: initialize() });
+        assert.equal(init.status, 200);
+        await init.text();
+        const controller = new AbortController();
+        const stream = await send('GET', 'zoe', { session: init.headers.get('mcp-session-id'), signal: controller.signal });
+        assert.equal(stream.status, 200, 'the standalone SSE stream is open');
+        assert.match(stream.headers.get('content-type'), /text\/event-stream/);
+        streams.push(controller);
+      }
+      const refused = await send('POST', 'zoe', { body: initialize() });
+      assert.equal(refused.status, 429);
+      assert.equal((await refused.json()).error.code, 'MCP_CONCURRENCY_LIMIT');
+      const other = await send('POST', 'mia', { body: initialize() });
+      assert.equal(other.status, 200, 'the bound is per user');
+      await other.text();
+
+      streams.shift().abort();
+      let again;
+      for (let i = 0; i < 200; i += 1) {
+        again = await send('POST', 'zoe', { body: initialize() });
+        if (again.status !== 429) break;
+        await again.text();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.equal(again.status, 200, 'a closed stream gives its place back');
+      await again.text();
+    } finally {
+      for (const c of streams) c.abort();
+      await bounded.stop();
+    }
+  });
 });
