@@ -214,6 +214,3 @@ fn copy_headers(from: &HeaderMap, to: &mut HeaderMap, names: &[HeaderName]) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;
