@@ -50,6 +50,12 @@ crate::string_enum! {
         UpstreamProtocolError = "UPSTREAM_PROTOCOL_ERROR",
         /// 502: the upstream body or event count passed the relay's bounds.
         UpstreamResponseTooLarge = "UPSTREAM_RESPONSE_TOO_LARGE",
+        /// 404: `{base}/mcp/{name}` names no server of the relay's `mcp.servers`.
+        McpServerNotFound = "MCP_SERVER_NOT_FOUND",
+        /// 403: the user is not among the `users` of that MCP server.
+        McpServerForbidden = "MCP_SERVER_FORBIDDEN",
+        /// 429: the user already has `mcp.maxConcurrentPerUser` MCP exchanges open.
+        McpConcurrencyLimit = "MCP_CONCURRENCY_LIMIT",
         /// 500: anything else (details only in the relay's log).
         Internal = "INTERNAL",
     }
@@ -61,7 +67,9 @@ impl RelayErrorCode {
         match self {
             RelayErrorCode::Unauthenticated => 401,
             RelayErrorCode::IdentityUnavailable => 503,
-            RelayErrorCode::ForbiddenOrigin | RelayErrorCode::QuotaExceeded => 403,
+            RelayErrorCode::ForbiddenOrigin
+            | RelayErrorCode::QuotaExceeded
+            | RelayErrorCode::McpServerForbidden => 403,
             RelayErrorCode::UnsupportedMediaType => 415,
             RelayErrorCode::InvalidRequest
             | RelayErrorCode::UnknownModel
@@ -70,7 +78,7 @@ impl RelayErrorCode {
             | RelayErrorCode::ModelStateMismatch => 400,
             RelayErrorCode::PayloadTooLarge => 413,
             RelayErrorCode::RequestTimeout => 408,
-            RelayErrorCode::NotFound => 404,
+            RelayErrorCode::NotFound | RelayErrorCode::McpServerNotFound => 404,
             RelayErrorCode::RevisionConflict => 409,
             RelayErrorCode::ConversationCorrupt | RelayErrorCode::Internal => 500,
             RelayErrorCode::UpstreamUnavailable
@@ -78,7 +86,9 @@ impl RelayErrorCode {
             | RelayErrorCode::UpstreamProtocolError
             | RelayErrorCode::UpstreamResponseTooLarge => 502,
             RelayErrorCode::UpstreamTimeout => 504,
-            RelayErrorCode::UpstreamRateLimited | RelayErrorCode::SpendingLimitReached => 429,
+            RelayErrorCode::UpstreamRateLimited
+            | RelayErrorCode::SpendingLimitReached
+            | RelayErrorCode::McpConcurrencyLimit => 429,
         }
     }
 
@@ -88,6 +98,7 @@ impl RelayErrorCode {
         matches!(
             self,
             RelayErrorCode::SpendingLimitReached
+                | RelayErrorCode::McpConcurrencyLimit
                 | RelayErrorCode::UpstreamUnavailable
                 | RelayErrorCode::UpstreamTimeout
                 | RelayErrorCode::UpstreamRateLimited

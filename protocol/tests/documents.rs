@@ -48,7 +48,8 @@ fn only_spending_limits_outages_timeouts_and_rate_limits_are_retryable() {
             "SPENDING_LIMIT_REACHED",
             "UPSTREAM_UNAVAILABLE",
             "UPSTREAM_TIMEOUT",
-            "UPSTREAM_RATE_LIMITED"
+            "UPSTREAM_RATE_LIMITED",
+            "MCP_CONCURRENCY_LIMIT"
         ]
     );
 }

@@ -78,6 +78,9 @@ fn standard_message(code: RelayErrorCode) -> &'static str {
             "the model provider sent a stream that could not be understood"
         }
         RelayErrorCode::UpstreamResponseTooLarge => "upstream response too large",
+        RelayErrorCode::McpServerNotFound => "no such MCP server",
+        RelayErrorCode::McpServerForbidden => "this MCP server is not available to this user",
+        RelayErrorCode::McpConcurrencyLimit => "too many open MCP exchanges",
         RelayErrorCode::Internal => "internal error",
     }
 }

@@ -12,6 +12,7 @@
 //! - [`extract`]: the request extractors: bounded, strict JSON bodies; `Query` and `Path` answering with [`RelayError`].
 //! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls, a
 //!   component the model route asks (its own rules, counter store port, metrics and refusal type).
+//! - [`mcp_proxy`]: `{base}/mcp/{name}`, the optional passthrough to the operator's MCP servers.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus; [`telemetry`]: OpenTelemetry traces over OTLP.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
@@ -35,6 +36,7 @@ pub mod fdlimit;
 pub mod guard;
 pub mod identity;
 pub mod logging;
+pub mod mcp_proxy;
 pub mod metrics;
 pub mod model;
 pub mod ops;
@@ -77,6 +79,12 @@ pub fn router(state: AppState) -> Router {
             get(conversations::read)
                 .put(conversations::write)
                 .delete(conversations::delete),
+        )
+        .route(
+            "/mcp/{name}",
+            axum::routing::post(mcp_proxy::forward)
+                .get(mcp_proxy::forward)
+                .delete(mcp_proxy::forward),
         );
     let guard_layer = middleware::from_fn_with_state(state.clone(), guard::api_guard);
 
@@ -162,7 +170,11 @@ pub fn router(state: AppState) -> Router {
             .allow_origin(AllowOrigin::list(origins))
             .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
             .allow_headers(AllowHeaders::mirror_request())
-            .expose_headers([REQUEST_ID])
+            .expose_headers([
+                REQUEST_ID,
+                mcp_proxy::EXPOSED_HEADERS[0].clone(),
+                mcp_proxy::EXPOSED_HEADERS[1].clone(),
+            ])
             .max_age(std::time::Duration::from_secs(600))
     });
     // Every answer passes these, outermost first. They wrap the router once, as one service: added with

@@ -41,6 +41,8 @@ pub struct RelayConfig {
     pub spending: crate::spending::SpendingConfig,
     /// What traces may carry (`crate::telemetry`; whether they are exported is the `OTEL_*` variables' say).
     pub telemetry: TelemetryConfig,
+    /// MCP servers the relay forwards to (`crate::mcp_proxy`); none by default.
+    pub mcp: crate::mcp_proxy::McpConfig,
     pub models: Vec<ModelConfig>,
     pub default_model: Option<String>,
     /// Start the scripted demo model when no model is configured.

@@ -53,6 +53,8 @@ pub struct Validated {
     pub limits: LimitsConfig,
     pub spending: crate::spending::Policy,
     pub telemetry: super::TelemetryConfig,
+    /// The MCP passthrough (`crate::mcp_proxy`).
+    pub mcp: crate::mcp_proxy::ValidatedMcp,
     pub models: Vec<ValidatedModel>,
     pub default_model: Option<String>,
     /// The scripted demo model is the (only) model.
@@ -397,6 +399,7 @@ impl RelayConfig {
         }
 
         let spending = self.validate_spending(demo_active)?;
+        let mcp = crate::mcp_proxy::config::validate(&self.mcp)?;
 
         Ok(Validated {
             bind,
@@ -409,6 +412,7 @@ impl RelayConfig {
             limits: *l,
             spending,
             telemetry: self.telemetry.clone(),
+            mcp,
             models,
             default_model,
             demo_active,

@@ -39,9 +39,10 @@ export const UPSTREAM_KEY = 'sk-e2e-upstream-secret-1234';
  * Starts a relay. `upstream`: the fake upstream's base URL; models `openai-e2e`, `anthropic-e2e` and
  * `responses-e2e` point at it. Omit it and pass `demo: true` for the scripted demo model. `examplesDir` (default
  * `examples/`) is what the relay serves at `/examples/` (the widget tests serve `tests/e2e/pages/`). `identity`
- * replaces the development identity. `spending`: the relay's `spending` section (its defaults when absent).
+ * replaces the development identity. `spending`: the relay's `spending` section (its defaults when absent). `mcp`:
+ * the relay's `mcp` section; `env`: extra environment variables of the relay (secrets the config names).
  */
-export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity, spending } = {}) {
+export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity, spending, mcp, env } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbridge-e2e-'));
   const config = {
     server: {
@@ -56,6 +57,7 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
     demo,
   };
   if (spending) config.spending = spending;
+  if (mcp) config.mcp = mcp;
   if (upstream) {
     config.models.push(
       {
@@ -81,7 +83,7 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
   writeFileSync(configPath, JSON.stringify(config, null, 2));
 
   const child = spawn(relayBinary(), ['--config', configPath], {
-    env: { ...process.env, E2E_UPSTREAM_KEY: UPSTREAM_KEY, PATCHBRIDGE_LOG: process.env.PATCHBRIDGE_LOG ?? 'warn' },
+    env: { ...process.env, ...env, E2E_UPSTREAM_KEY: UPSTREAM_KEY, PATCHBRIDGE_LOG: process.env.PATCHBRIDGE_LOG ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
