@@ -24,10 +24,21 @@ struct GenAiMessage<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Part<'a> {
-    Text { content: &'a str },
-    Reasoning { content: &'a str },
-    ToolCall { id: &'a str, name: &'a str, arguments: ArgumentsOf<'a> },
-    ToolCallResponse { id: &'a str, response: &'a str },
+    Text {
+        content: &'a str,
+    },
+    Reasoning {
+        content: &'a str,
+    },
+    ToolCall {
+        id: &'a str,
+        name: &'a str,
+        arguments: ArgumentsOf<'a>,
+    },
+    ToolCallResponse {
+        id: &'a str,
+        response: &'a str,
+    },
     Image,
     Document,
 }
