@@ -53,7 +53,7 @@ pub(crate) struct Inner {
     pub models: ModelRegistry,
     pub http: UpstreamClient,
     /// The MCP passthrough's servers and open exchanges (`crate::mcp_proxy`).
-    pub mcp: Arc<crate::mcp_proxy::McpProxy>,
+    pub mcp: Arc<crate::mcp_proxy::servers::McpProxy>,
     pub metrics: Arc<Metrics>,
     /// Traces (off unless the `OTEL_*` variables name an endpoint).
     pub telemetry: crate::telemetry::Telemetry,
@@ -98,7 +98,7 @@ impl AppState {
                 identity,
                 models,
                 http,
-                mcp: Arc::new(crate::mcp_proxy::McpProxy::new(config.mcp)),
+                mcp: Arc::new(crate::mcp_proxy::servers::McpProxy::new(config.mcp)),
                 metrics,
                 telemetry,
                 heavy: Arc::new(tokio::sync::Semaphore::new(heavy_permits())),

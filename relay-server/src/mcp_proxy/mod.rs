@@ -6,7 +6,9 @@
 //!
 //! - [`config`]: the `mcp` section and its validation.
 //! - [`permits`]: the per-user bound on open exchanges.
-//! - this file: [`McpProxy`] (the validated servers) and the handler.
+//! - [`servers`]: [`McpProxy`], the validated servers and the open exchanges the state holds (a leaf, so the
+//!   state does not import the handler).
+//! - this file: the handler.
 //!
 //! Forwarded from the browser: `content-type`, `accept`, `mcp-session-id`, `mcp-protocol-version`,
 //! `last-event-id` and the body (bounded by `mcp.maxRequestBytes`); never `authorization` or cookies (they
@@ -18,6 +20,7 @@
 
 pub mod config;
 pub mod permits;
+pub mod servers;
 
 use std::sync::Arc;
 
@@ -37,6 +40,7 @@ use crate::model::client::describe;
 use crate::state::AppState;
 
 pub use config::{McpConfig, ValidatedMcp};
+pub use servers::McpProxy;
 
 const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -60,22 +64,6 @@ const FORWARDED_RESPONSE: [HeaderName; 4] = [
     MCP_SESSION_ID,
     MCP_PROTOCOL_VERSION,
 ];
-
-/// The configured servers and the open exchanges.
-#[derive(Debug)]
-pub struct McpProxy {
-    config: ValidatedMcp,
-    permits: Arc<permits::UserPermits>,
-}
-
-impl McpProxy {
-    pub fn new(config: ValidatedMcp) -> Self {
-        McpProxy {
-            config,
-            permits: Arc::default(),
-        }
-    }
-}
 
 /// `POST | GET | DELETE {base}/mcp/{name}`.
 pub async fn forward(
