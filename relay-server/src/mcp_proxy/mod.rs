@@ -22,8 +22,6 @@ pub mod config;
 pub mod permits;
 pub mod servers;
 
-use std::sync::Arc;
-
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderName, StatusCode};
