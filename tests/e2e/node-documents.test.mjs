@@ -53,8 +53,8 @@ describe('documents through the relay', () => {
     reloaded.destroy();
   });
 
-  test('a PDF for a model that takes none is refused by the relay before any upstream call', async () => {
-    const controller = relayController(suite.relay, { user: 'ed', model: 'openai-e2e' });
+  test('a PDF for a model that takes none (responses-e2e: text and images) is refused by the relay before any upstream call', async () => {
+    const controller = relayController(suite.relay, { user: 'ed', model: 'responses-e2e' });
     const first = suite.upstream.requests.length;
     await assert.rejects(controller.send(blocks), (e) => {
       assert.equal(e.code, 'AGENT_RELAY_ERROR');
