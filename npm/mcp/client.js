@@ -5,9 +5,12 @@
 //! widget/build.mjs) and imported only when a page sets `mcpServers` (./source.js), so a page without MCP
 //! servers never downloads it. It hands plain data back: errors that must end a turn carry a `failure`
 //! (`{ reason, message }`) that ./source.js turns into an AgentError (this chunk shares no class with the page).
+import './zod-jitless.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+
 import {
   CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -111,7 +114,13 @@ export async function finishAuth(entry, code) {
  */
 export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
   const transport = transportFor(entry);
-  const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+  // The SDK checks a tool's structuredContent against its outputSchema. Its default validator (Ajv) compiles
+  // schemas with `new Function`, which the widget's strict CSP (no 'unsafe-eval') refuses; @cfworker/json-schema
+  // (the SDK's own eval-free provider) interprets them instead.
+  const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, {
+    capabilities: { elicitation: { form: {}, url: {} } },
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => { onToolsChanged(); });
   /** @type {((request: any) => Promise<any>)[]} the `elicit` of each tools/call in flight, newest last */
   const asking = [];

@@ -2,7 +2,8 @@
 // server on the official SDK (CORS enabled, as a browser-direct server must be): the MCP client chunk is
 // requested only by a page that sets `mcpServers`; each server's status is shown; an MCP tool's confirmation
 // names its server and the server's hints (not trusted: it still asks); approving runs it on the server; servers
-// set after the element is ready apply too, and an unreachable one is reported as such.
+// set after the element is ready apply too, and an unreachable one is reported as such; an MCP tool's card names
+// its server, also after a reload.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +47,7 @@ after(async () => { await server?.close(); });
 const chunkNames = (chunks) => chunks.map((url) => url.split('/').at(-1)).sort();
 
 /** A page with one element; `servers` is set as its mcpServers before it connects (none: the property is not touched). */
-async function open(servers) {
+async function open(servers, user = `mcp-${Date.now()}`) {
   // The relay serves its pages with a policy that allows connections to itself only (PAGE_CSP); a page using a
   // browser-direct MCP server allows that server in its own policy, which tests/e2e/pages/mcp.html states and
   // this context applies instead of the relay's header.
@@ -55,6 +56,12 @@ async function open(servers) {
   const chunks = [];
   page.on('request', (request) => { if (/mcp-client\.js|patchbridge-mcp\.js|elicitation\.js/.test(request.url())) chunks.push(request.url()); });
   await page.goto(`${env.relay.url}/examples/mcp.html`);
+  await mount(page, servers, user);
+  return { page, chunks };
+}
+
+/** Defines the page's one element: endpoint /api, `user`'s identity header, `servers` as its mcpServers. */
+async function mount(page, servers, user) {
   await page.waitForFunction(() => customElements.get('patchbridge-agent'));
   await page.evaluate(({ list, user }) => {
     const el = document.createElement('patchbridge-agent');
@@ -62,10 +69,13 @@ async function open(servers) {
     el.headers = { 'x-patchbridge-user': user };
     if (list) el.mcpServers = list;
     document.body.append(el);
-  }, { list: servers, user: `mcp-${Date.now()}` });
+  }, { list: servers, user });
   await waitReady(page);
-  return { page, chunks };
 }
+
+/** Each tool card's [server, name shown, status]. */
+const cardsOf = (page) => page.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=tool-card]')]
+  .map((card) => [card.dataset.mcpServer ?? null, card.querySelector('.name').firstChild.textContent, card.querySelector('.status').textContent]));
 
 const statusOf = (page) => page.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=mcp-servers] li')]
   .map((li) => `${li.dataset.server}:${li.dataset.status}:${li.textContent}`));
@@ -110,6 +120,25 @@ describe('<patchbridge-agent> with MCP servers', () => {
     await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=mcp-servers] li[data-server=gone][data-status=failed]') != null);
     const status = await statusOf(page);
     assert.ok(status.includes('gone:failed:gone unavailable: could not be reached (network or CORS)'), status.join(' | '));
+    await page.context().close();
+  });
+
+  test('an MCP tool\'s card names its server, live and after a reload (read from the stored call alone)', async () => {
+    const user = `mcp-reload-${Date.now()}`;
+    const { page } = await open([{ name: 'docs', url: server.url, readOnly: ['count'] }], user);
+    env.upstream.script(toolCallTurn([{ id: 'call_w_count', name: 'mcp__docs__count', arguments: {} }]), textTurn('Three.'));
+    await sendInWidget(page, 'count them');
+    await waitIdle(page);
+    assert.deepEqual(await cardsOf(page), [['docs', 'count', 'Done']]);
+    assert.match(await page.textContent('patchbridge-agent [part~=tool-server]'), /MCP · docs/);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().conversation?.revision >= 1);
+
+    // The reloaded page restores the conversation before (and without) any MCP server being listed.
+    await page.reload();
+    await mount(page, null, user);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=tool-card]').length === 1);
+    assert.deepEqual(await cardsOf(page), [['docs', 'count', 'Done']]);
+    assert.match(await page.textContent('patchbridge-agent [part~=tool-card]'), /3/, 'the stored result');
     await page.context().close();
   });
 

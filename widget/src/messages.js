@@ -354,8 +354,12 @@ export class MessageLog {
     const argsDetails = h('details', {}, h('summary', {}, this.t('toolArguments')), argsPre);
     const resultPre = h('pre', {});
     const resultDetails = h('details', { hidden: true }, h('summary', {}, this.t('toolResult')), resultPre);
-    const el = h('div', { className: 'tool', part: 'tool-card', 'data-call-id': callId },
-      h('div', { className: 'head' }, h('span', { className: 'name' }, name), statusEl),
+    // An MCP tool's card names its server, read from the name alone (`mcp__<server>__<tool>`, npm/mcp/names.js),
+    // so a stored call does after a reload too.
+    const mcp = /^mcp__([A-Za-z0-9][A-Za-z0-9-]*)__(.)/.test(name) ? name.slice(5).split('__') : null;
+    const el = h('div', { className: 'tool', part: 'tool-card', 'data-call-id': callId, 'data-mcp-server': mcp?.[0] },
+      h('div', { className: 'head' }, h('span', { className: 'name', title: name }, mcp ? mcp.slice(1).join('__') : name,
+        mcp && h('span', { className: 'server', part: 'tool-server' }, `MCP · ${mcp[0]}`)), statusEl),
       argsDetails, resultDetails);
     const card = { el, name, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null, input: undefined, viewStale: true };
     this.cards.set(callId, card);

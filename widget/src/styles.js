@@ -170,6 +170,7 @@ details.reasoning .md { margin-top: 4px; }
 .tool { border: 1px solid var(--pb-border); border-radius: 10px; background: var(--pb-bg); overflow: hidden; min-width: 0; }
 .tool > .head { display: flex; align-items: center; gap: 8px; padding: 8px 12px; background: var(--pb-surface); flex-wrap: wrap; }
 .tool .name { font-family: var(--pb-font-mono); font-size: 0.9em; font-weight: 600; overflow-wrap: anywhere; flex: 1; min-width: 8em; }
+.tool .server { font-weight: 400; color: var(--pb-text-muted); margin-inline-start: 8px; }
 .status { font-size: 0.82em; padding: 2px 8px; border-radius: 999px; border: 1px solid var(--pb-border); white-space: nowrap; }
 .status[data-status="done"] { color: var(--pb-ok); border-color: currentColor; }
 .status[data-status="error"], .status[data-status="rejected"] { color: var(--pb-danger); border-color: currentColor; }
