@@ -102,7 +102,7 @@ describe('MCP Apps: tool UI metadata and app-only tools', () => {
 });
 
 describe('MCP Apps: readMcpResource', () => {
-  test('reads a ui:// view with its MIME type and the resource\'s _meta.ui; cached per server and URI until the connection is replaced', async () => {
+  test('reads a ui:// view with its MIME type and the resource\'s _meta.ui; cached per server and URI; a new connection (setMcpServers) reads again', async () => {
     const controller = controllerWith(scriptedModel());
     await ready(controller);
     const reads = apps.state.reads.length;
@@ -118,8 +118,7 @@ describe('MCP Apps: readMcpResource', () => {
     assert.equal(apps.state.reads.length - reads, 1, 'one resources/read for three reads');
     // A new connection (the servers set again) reads again.
     controller.setMcpServers([{ name: 'apps', url: apps.url }]);
-    await ready(controller);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(controller.getMcpServers()[0].status, 'connecting');
     await ready(controller);
     const fresh = await controller.readMcpResource('apps', VIEW);
     assert.equal(fresh.text, VIEW_HTML);
