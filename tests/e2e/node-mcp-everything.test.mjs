@@ -8,7 +8,8 @@
 // `subscribeMcpProgress` keyed by the toolCallId, dropped when the call ends; stop during the long call ends the
 // turn cancelled, the server receives notifications/cancelled for that request, and no progress is published
 // after the stop; the deadline still bounds a call that keeps sending progress; the server's elicitation
-// reaches `pendingElicitation` and the person's answer reaches the server.
+// reaches `pendingElicitation` and the person's answer reaches the server; an app's own call (callToolFromApp)
+// gets progress under its own call id and the elicitation as its pending interrupt.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -170,6 +171,31 @@ describe('the MCP reference server (server-everything)', () => {
     const [result] = toolResults(controller.getState());
     assert.equal(result.isError, false);
     assert.match(result.content, /Ada Lovelace/, 'the server echoes what the person answered');
+    controller.destroy();
+  });
+
+  test('an app\'s own call (callToolFromApp) gets the same progress and elicitation, keyed by its own call id', async () => {
+    const controller = controllerWith(scriptedModel());
+    await listed(controller, 'trigger-elicitation-request');
+    /** @type {Set<string>} */
+    const progressed = new Set();
+    const off = controller.subscribeMcpProgress((progress) => { for (const id of Object.keys(progress)) progressed.add(id); });
+    const long = await controller.callToolFromApp({ server: 'every', name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } });
+    off();
+    assert.match(long.content[0].text, /^Long running operation completed/);
+    assert.equal(progressed.size, 1);
+    assert.match([...progressed][0], /^app_/, 'the app call\'s id');
+    assert.deepEqual(controller.getMcpProgress(), {});
+
+    const asking = controller.callToolFromApp({ server: 'every', name: 'trigger-elicitation-request' });
+    const call = await new Promise((resolve) => {
+      const stop = controller.subscribeMcpAppCall((c) => { if (c?.pendingInterrupt?.kind === 'elicitation') { stop(); resolve(c); } });
+    });
+    assert.equal(call.pendingInterrupt.source, 'every');
+    controller.respondMcpAppCall({ interruptId: call.pendingInterrupt.interruptId, value: { action: 'decline' } });
+    const declined = await asking;
+    assert.match(declined.content.map((p) => p.text).join('\n'), /declined/);
+    assert.equal(controller.getMcpAppCall(), null);
     controller.destroy();
   });
 });
