@@ -9,7 +9,7 @@
 // (the raw CallToolResult of this page session, the last 50, null for a new controller); `callToolFromApp`
 // through the runtime's rules (confirmation unless readOnly, approve / reject, invalid arguments refused before
 // any confirmation, the deadline, cancellation by its signal and by abort, refused during a turn, turns refused
-// during it, nothing of it in the conversation).
+// during it, nothing of it in the conversation); the same through `createMcpToolSource` for DefaultAgentRuntime.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -149,6 +149,32 @@ describe('MCP Apps: readMcpResource', () => {
     controller.destroy();
   });
 });
+
+describe('MCP Apps: the tool source for DefaultAgentRuntime', () => {
+  test('createMcpToolSource leaves app-only tools out of tools(), reads ui:// resources and keeps raw results', async () => {
+    const source = await agent.createMcpToolSource([{ name: 'apps', url: apps.url, readOnly: ['show-chart'] }]);
+    try {
+      const tools = await source.tools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['mcp__apps__legacy', 'mcp__apps__model-only', 'mcp__apps__plain', 'mcp__apps__show-chart']);
+      assert.deepEqual(plain(source.describe('mcp__apps__chart-refresh').ui), { resourceUri: VIEW, visibility: ['app'] });
+      assert.equal((await source.readResource('apps', VIEW)).text, VIEW_HTML);
+      await assert.rejects(source.readResource('apps', 'https://example.com/'), code('AGENT_INVALID_INPUT'));
+      const runtime = new agent.DefaultAgentRuntime(scriptedModelFor([{ id: 'call_src', name: 'mcp__apps__show-chart', arguments: { series: 'q3' } }]), { limits: agent.DEFAULT_LIMITS });
+      const execution = runtime.start({ messages: [{ id: 'u1', role: 'user', blocks: [{ type: 'text', text: 'chart' }] }], tools });
+      assert.equal((await execution.result).outcome, 'completed');
+      assert.deepEqual(plain(source.callResult('call_src').structuredContent), { series: 'q3', points: [1, 2, 3] });
+    } finally {
+      source.close();
+    }
+  });
+});
+
+/** A model for one DefaultAgentRuntime execution: the given tool calls, then a short answer. */
+function scriptedModelFor(calls) {
+  const scripted = scriptedModel();
+  scripted.script(toolCalls(calls), say('Done.'));
+  return scripted.model;
+}
 
 describe('MCP Apps: getMcpCallResult', () => {
   test('the raw CallToolResult of a model call of this session; the state keeps only the text; a new controller has none', async () => {
