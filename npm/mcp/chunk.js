@@ -3,7 +3,10 @@
 //! once a page sets `mcpServers`.
 import './zod-jitless.js';
 export { attachMcp } from './registry.js';
-export { McpToolSource, LISTING_WAIT_MS, TOOLS_CACHE_MS, RETRY_AFTER_MS } from './source.js';
+export {
+  McpToolSource, LISTING_WAIT_MS, TOOLS_CACHE_MS, RETRY_AFTER_MS, MCP_APP_MIME_TYPE, MCP_RESOURCE_MAX_BYTES, MCP_CALL_RESULTS_KEPT,
+} from './source.js';
+export { McpAppCalls } from './app-call.js';
 export { withMcpServers } from './lazy.js';
 export { checkMcpServers } from './options.js';
 export { toToolCallResult } from './results.js';
