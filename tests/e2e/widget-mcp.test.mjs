@@ -3,7 +3,7 @@
 // requested only by a page that sets `mcpServers`; each server's status is shown; an MCP tool's confirmation
 // names its server and the server's hints (not trusted: it still asks); approving runs it on the server; servers
 // set after the element is ready apply too, and an unreachable one is reported as such; an MCP tool's card names
-// its server, also after a reload.
+// its server, also after a reload; a running call's progress is a bar in its card.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -140,6 +140,39 @@ describe('<patchbridge-agent> with MCP servers', () => {
     assert.deepEqual(await cardsOf(page), [['docs', 'count', 'Done']]);
     assert.match(await page.textContent('patchbridge-agent [part~=tool-card]'), /3/, 'the stored result');
     await page.context().close();
+  });
+
+  test('a running MCP call\'s progress is a bar in its card, labelled with the server\'s message, gone when the call ends', async () => {
+    let release;
+    const released = new Promise((resolve) => { release = resolve; });
+    const slow = await startMcpServer({
+      cors: true,
+      tools: [{
+        name: 'index',
+        run: async (_args, extra) => {
+          const token = extra._meta?.progressToken;
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 4, message: 'Indexing page 1 of 4' } });
+          await released;
+          return text('indexed');
+        },
+      }],
+    });
+    try {
+      const { page } = await open([{ name: 'search', url: slow.url, readOnly: ['index'] }]);
+      env.upstream.script(toolCallTurn([{ id: 'call_w_index', name: 'mcp__search__index', arguments: {} }]), textTurn('Indexed.'));
+      await sendInWidget(page, 'index it');
+      await page.waitForSelector('patchbridge-agent [part~=tool-progress]');
+      const bar = await page.$eval('patchbridge-agent [part~=tool-progress]', (el) => ({ value: el.value, max: el.max, label: el.getAttribute('aria-label'), card: el.closest('[part~=tool-card]').dataset.callId }));
+      assert.deepEqual(bar, { value: 1, max: 4, label: 'Indexing page 1 of 4', card: 'call_w_index' });
+      release();
+      await waitIdle(page);
+      assert.equal(await page.$('patchbridge-agent [part~=tool-progress]'), null, 'the bar goes with the call');
+      assert.deepEqual(await cardsOf(page), [['search', 'index', 'Done']]);
+      await page.context().close();
+    } finally {
+      release();
+      await slow.close();
+    }
   });
 
   test('a server\'s question during a call is a small accessible form; its answer goes back to the server', async () => {

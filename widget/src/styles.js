@@ -182,6 +182,7 @@ details.reasoning .md { margin-top: 4px; }
 .tool.custom > slot { display: block; flex: 1 1 12em; min-width: 0; }
 .tool.custom > .head { order: 1; flex: none; padding: 0; background: none; margin-left: auto; }
 .tool.custom > .head .name { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; min-width: 0; }
+.tool > progress { display: block; width: calc(100% - 24px); margin: 0 12px 8px; height: 6px; accent-color: var(--pb-primary); }
 .tool details { padding: 0 12px; }
 .tool details summary { font-size: 0.88em; color: var(--pb-text-muted); }
 .tool pre { margin: 0 0 10px; font-family: var(--pb-font-mono); font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px; overflow: auto; background: var(--pb-surface); padding: 8px; border-radius: 6px; }
