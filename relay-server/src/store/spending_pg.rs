@@ -253,3 +253,53 @@ impl CounterStore for SharedCounters {
         self.store.snapshot(user, horizons, now)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    use super::*;
+    use crate::spending::policy::{Scope, Window};
+
+    #[test]
+    fn an_admissions_limits_are_every_window_and_concurrency_limit_of_the_models_scopes_at_now() {
+        let window = |seconds, sliding, calls, output| Window {
+            seconds,
+            sliding,
+            calls,
+            input_tokens: None,
+            output_tokens: output,
+        };
+        let big = Scope {
+            model: Some("big".into()),
+            windows: vec![window(3600, false, None, Some(50))],
+            max_concurrent: Some(1),
+        };
+        let policy = Policy::new(
+            Scope {
+                model: None,
+                windows: vec![window(600, true, Some(3), None)],
+                max_concurrent: Some(4),
+            },
+            BTreeMap::from([("big".to_owned(), big)]),
+            HashMap::new(),
+            100,
+            60,
+        );
+        let now = 7 * 3600 + 1005;
+        let limits = AdmitLimits::new(&policy, "big", now);
+        assert_eq!(limits.window_scope, ["", "big"]);
+        assert_eq!(limits.window_len, [10, 3600]);
+        // The sliding window counts from 590 s before the slice `now` falls in; the fixed hour from its start.
+        assert_eq!(limits.window_since, [now - 5 - 590, 7 * 3600]);
+        assert_eq!(limits.window_calls, [Some(3), None]);
+        assert_eq!(limits.window_input, [None, None]);
+        assert_eq!(limits.window_output, [None, Some(50)]);
+        assert_eq!(limits.running_scope, ["", "big"]);
+        assert_eq!(limits.running_max, [4, 1]);
+        // Another model is checked against the limits of all models only.
+        let small = AdmitLimits::new(&policy, "small", now);
+        assert_eq!(small.window_scope, [""]);
+        assert_eq!(small.running_scope, [""]);
+    }
+}
