@@ -17,8 +17,9 @@
 //!   (under 2 s). Running calls are counted in memory only (the ticket is the guard): they end with the
 //!   process, so after a crash the user can call again at once. [`Spending::close`] (SIGTERM) waits for the
 //!   open calls to settle, then writes the last counts, before the store closes.
-//! - **replicas (PostgreSQL)**: in the database, so the limits hold across replicas: one transaction per
-//!   admission under the user's advisory lock, one per settlement. A running call's mark carries this relay's
+//! - **replicas (PostgreSQL)**: in the database, so the limits hold across replicas: one statement per
+//!   admission (`patchbridge_admit`, migration 0005: the user's advisory lock, each window's own slices, the
+//!   decision, the count and the mark; `crate::store::spending_pg`), one per settlement. A running call's mark carries this relay's
 //!   instance id (random, chosen at start); the instance renews all its marks every [`RENEW_INTERVAL`], and a
 //!   mark expires [`MARK_LEASE_SECONDS`] after its last renewal, so a crashed relay's calls stop counting
 //!   within a minute.
