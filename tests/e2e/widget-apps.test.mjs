@@ -8,7 +8,8 @@
 // shows the result; the probe cannot reach the page's document, cookies or storage, and a fetch its policy
 // forbids fails; its tool call asks in the card and runs only when approved; its message waits in the composer;
 // its link asks first; a view that never starts falls back to the generic card with a note and an event; after a
-// reload the view gets the stored text only; another conversation tears the views down.
+// reload the view gets the stored text only; views that flood or grow without end are stopped; another
+// conversation tears the views down.
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -231,6 +232,24 @@ describe('<patchbridge-agent> with MCP Apps', () => {
     assert.match(await page.textContent(card), /broken tool result/);
     const errors = await page.evaluate(() => window.appErrors);
     assert.deepEqual(errors.map((e) => [e.code, e.server, e.tool, e.callId]), [['APP_INIT_TIMEOUT', 'probe', 'broken', 'call_broken_1']]);
+  });
+
+  test('a view that floods the host, or grows without end, is stopped the same way', async (t) => {
+    if (missing) { t.skip(missing); return; }
+    await runTool(page, 'call_flood_1', 'mcp__probe__flood', {}, 'Flooded.');
+    await page.waitForSelector(`${W} [data-call-id=call_flood_1] [part~=app-note][data-code=APP_FLOOD]`);
+    await runTool(page, 'call_grow_1', 'mcp__probe__grow', {}, 'Grown.');
+    await page.waitForSelector(`${W} [data-call-id=call_grow_1] [part~=app-note][data-code=APP_RUNAWAY_SIZE]`);
+    for (const id of ['call_flood_1', 'call_grow_1']) {
+      assert.equal(await page.$(`${W} [data-call-id=${id}] [part~=app-frame]`), null, `${id}: its frame is gone`);
+    }
+    const codes = (await page.evaluate(() => window.appErrors)).map((e) => `${e.tool}:${e.code}`);
+    assert.deepEqual(codes.slice(-2), ['flood:APP_FLOOD', 'grow:APP_RUNAWAY_SIZE']);
+    // The turn and the page went on: the element is idle and answers the next message.
+    env.upstream.script(textTurn('Still here.'));
+    await sendInWidget(page, 'still there?');
+    await waitIdle(page);
+    assert.match(await page.textContent(`${W} .log`), /Still here\./);
   });
 
   test('after a reload the view gets the stored text only; another conversation tears the views down', async (t) => {

@@ -9,7 +9,8 @@
 //   `forbiddenUrl` (only a policy can refuse that one) and the policy violation it caused; what the host sent it
 //   (tool input and result, host capabilities and context); and what its buttons got back: `#call` (its
 //   app-only tool `probe-action`), `#message` (`ui/message`), `#link` (`ui/open-link`). Tool `broken` has a view
-//   whose script throws before it connects.
+//   whose script throws before it connects, `flood` one that floods the host with messages, `grow` one that
+//   keeps asking for more height.
 
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -129,6 +130,17 @@ async function probeHtml(forbiddenUrl) {
 const BROKEN_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>broken</title></head><body>
 <p>broken view</p><script>throw new Error('this view breaks before it connects');</script></body></html>`;
 
+// Views that misbehave on the wire without the SDK: one floods the host with notifications, one keeps asking to
+// grow (each size change larger than the last).
+const FLOOD_HTML = `<!doctype html><html><body><p>flood</p><script>
+for (let i = 0; i < 400; i += 1) window.parent.postMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: i } }, '*');
+</script></body></html>`;
+const GROW_HTML = `<!doctype html><html><body><p>grow</p><script>
+let height = 100;
+const grow = () => { height += 40; window.parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: { height } }, '*'); if (height < 4000) setTimeout(grow, 10); };
+grow();
+</script></body></html>`;
+
 /**
  * The probe server on a free port: `{ url, calls, close }` (`calls`: [tool, arguments] in order).
  * @param {{ forbiddenUrl: string }} options
@@ -137,12 +149,16 @@ export async function startProbeServer({ forbiddenUrl }) {
   const resources = new Map([
     ['ui://probe/app.html', await probeHtml(forbiddenUrl)],
     ['ui://probe/broken.html', BROKEN_HTML],
+    ['ui://probe/flood.html', FLOOD_HTML],
+    ['ui://probe/grow.html', GROW_HTML],
   ]);
   const calls = [];
   const tools = [
     { name: 'probe', description: 'Shows the probe view.', inputSchema: { type: 'object', properties: { topic: { type: 'string' } } }, _meta: { ui: { resourceUri: 'ui://probe/app.html' } } },
     { name: 'probe-action', description: 'Only the probe view calls this.', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, _meta: { ui: { resourceUri: 'ui://probe/app.html', visibility: ['app'] } } },
     { name: 'broken', description: 'A tool whose view never starts.', inputSchema: { type: 'object', properties: {} }, _meta: { ui: { resourceUri: 'ui://probe/broken.html' } } },
+    { name: 'flood', description: 'A tool whose view floods the host.', inputSchema: { type: 'object', properties: {} }, _meta: { ui: { resourceUri: 'ui://probe/flood.html' } } },
+    { name: 'grow', description: 'A tool whose view grows without end.', inputSchema: { type: 'object', properties: {} }, _meta: { ui: { resourceUri: 'ui://probe/grow.html' } } },
   ];
   const newServer = () => {
     const server = new Server({ name: 'patchbridge-probe', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
@@ -152,7 +168,7 @@ export async function startProbeServer({ forbiddenUrl }) {
       calls.push([name, args]);
       if (name === 'probe') return { content: [{ type: 'text', text: `probe result for ${args.topic ?? 'nothing'}` }], structuredContent: { topic: args.topic ?? null, answer: 42 } };
       if (name === 'probe-action') return { content: [{ type: 'text', text: `action ran with ${args.n}` }], structuredContent: { n: args.n } };
-      if (name === 'broken') return { content: [{ type: 'text', text: 'broken tool result' }] };
+      if (name === 'broken' || name === 'flood' || name === 'grow') return { content: [{ type: 'text', text: `${name} tool result` }] };
       throw new Error(`unknown tool ${name}`);
     });
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({
