@@ -58,7 +58,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * The page with one element for `user` (the same user after a reload reopens the same conversation), the MCP
  * servers through the relay, the sandbox URL; the page's own secrets are set first, for the probe to look for.
  */
-async function open(user, context = null) {
+async function open(user, context = null, mcpApps = undefined) {
   context ??= await env.browser.newContext({ viewport: { width: 1100, height: 900 } });
   const page = await context.newPage();
   page.problems = [];
@@ -67,7 +67,7 @@ async function open(user, context = null) {
   page.on('request', (request) => { if (/widget-apps\.js/.test(request.url())) page.chunks.push(request.url()); });
   await page.goto(`${env.relay.url}/examples/apps.html`);
   await page.waitForFunction(() => customElements.get('patchbridge-agent'));
-  await page.evaluate(({ user, api, sandbox }) => {
+  await page.evaluate(({ user, api, sandbox, mcpApps }) => {
     document.cookie = 'pb-secret=page-cookie';
     localStorage.setItem('pb-secret', 'page-storage');
     window.appErrors = [];
@@ -77,8 +77,9 @@ async function open(user, context = null) {
     el.headers = { 'x-patchbridge-user': user };
     el.mcpServers = ['time', 'probe'].map((name) => ({ name, url: `${api}/mcp/${name}`, headers: { 'x-patchbridge-user': user } }));
     el.addEventListener('patchbridge-app-error', (event) => window.appErrors.push(event.detail));
+    if (mcpApps !== undefined) el.mcpApps = mcpApps;
     document.body.append(el);
-  }, { user, api: env.relay.api, sandbox: env.relay.sandboxUrl });
+  }, { user, api: env.relay.api, sandbox: env.relay.sandboxUrl, mcpApps });
   await waitReady(page);
   // Both servers settle (the probe must be ready; see the get-time test for the other).
   await waitInPage(page, () => {
@@ -269,5 +270,18 @@ describe('<patchbridge-agent> with MCP Apps', () => {
     await waitInPage(page, () => !document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=app-frame]'));
     assert.equal(page.frames().filter((f) => f.url() === 'about:srcdoc').length, 0);
     await context.close();
+  });
+
+  test('mcpApps names the servers whose views show: the others keep the generic card and load nothing', async (t) => {
+    if (missing) { t.skip(missing); return; }
+    const other = await open(`apps-off-${Date.now()}`, null, ['time']);
+    await runTool(other, 'call_probe_off', 'mcp__probe__probe', { topic: 'off' }, 'Generic.');
+    const card = `${W} [part~=tool-card][data-call-id=call_probe_off]`;
+    await other.waitForSelector(card);
+    await sleep(500);
+    assert.equal(await other.$(`${card} [part~=app-frame]`), null);
+    assert.match(await other.textContent(card), /probe result for off/);
+    assert.deepEqual(other.chunks, [], 'no app host for a page whose cards show no view');
+    await other.context().close();
   });
 });
