@@ -284,4 +284,15 @@ describe('<patchbridge-agent> with MCP Apps', () => {
     assert.deepEqual(other.chunks, [], 'no app host for a page whose cards show no view');
     await other.context().close();
   });
+
+  test('a sandbox on the page\'s own origin is refused: the generic card, a note, an event', async (t) => {
+    if (missing) { t.skip(missing); return; }
+    const other = await open(`apps-same-${Date.now()}`);
+    await other.evaluate((url) => { document.querySelector('patchbridge-agent').appSandbox = url; }, `${env.relay.url}/examples/apps.html`);
+    await runTool(other, 'call_probe_same', 'mcp__probe__probe', { topic: 'same origin' }, 'Refused.');
+    await other.waitForSelector(`${W} [data-call-id=call_probe_same] [part~=app-note][data-code=APP_SANDBOX_SAME_ORIGIN]`);
+    assert.equal(await other.$(`${W} [part~=app-frame]`), null);
+    assert.deepEqual((await other.evaluate(() => window.appErrors)).map((e) => e.code), ['APP_SANDBOX_SAME_ORIGIN']);
+    await other.context().close();
+  });
 });
