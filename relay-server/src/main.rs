@@ -242,6 +242,11 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         let sandbox = match &sandbox {
             Some(config) => match tokio::net::TcpListener::bind(config.bind).await {
                 Ok(l) => Some((l, patchbridge_relay::sandbox::router(config))),
+                // The demo's sandbox is its own choice (port + 1): a busy port costs only the MCP Apps.
+                Err(e) if demo_setup.is_some() => {
+                    tracing::warn!(addr = %config.bind, error = %e, "demo: no MCP Apps sandbox (its port is taken)");
+                    None
+                }
                 Err(e) => {
                     return config_error(&format!(
                         "sandbox.bind: cannot listen on {}: {e}",
