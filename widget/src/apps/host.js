@@ -272,7 +272,7 @@ class AppView {
     iframe.style.height = `${MIN_HEIGHT * 4}px`;
     this.iframe = iframe;
     this.channel = new AppChannel(() => iframe.contentWindow, sandbox.origin, {
-      onRequest: (method, params) => this.request(method, params, resource.text),
+      onRequest: (method, params) => this.request(method, params),
       onNotification: (method, params) => this.notification(method, params, resource.text),
       onFlood: () => this.fail('APP_FLOOD', 'the app sent more messages than the host takes'),
     });
@@ -307,17 +307,16 @@ class AppView {
         this.resize(params?.height);
         return;
       default:
-        // notifications/message and others: not declared, ignored.
+        // notifications/message, ui/notifications/request-teardown and others: not declared, ignored (the card
+        // decides when a view goes).
     }
   }
 
   /**
    * @param {string} method
    * @param {any} params
-   * @param {string} html
    */
-  async request(method, params, html) {
-    void html;
+  async request(method, params) {
     switch (method) {
       case 'ui/initialize':
         return initializeResult(
