@@ -20,7 +20,8 @@
 // Failure stays in the card: an app that does not initialise within INIT_TIMEOUT_MS (a script that throws never
 // does), floods messages (./bridge.js), or keeps growing (GROWTH_STEPS growing size changes within
 // GROWTH_WINDOW_MS) is removed; the generic card stays with a note, and the element dispatches
-// `patchbridge-app-error` `{ code, tool, server, callId, message }` with one of APP_ERROR_CODES. Teardown
+// `patchbridge-app-error` `{ code, tool, server, callId, message }` with one of APP_ERROR_CODES. The card says
+// where its view is: `data-app="ready"` once the view initialised, `"failed"` after a fallback. Teardown
 // (`ui/resource-teardown`, then the frame goes, the card's calls are cancelled) on a removed card, a
 // conversation switch or the element's disconnect.
 import { h } from '../dom.js';
@@ -300,6 +301,7 @@ class AppView {
         if (this.initialized) return;
         this.initialized = true;
         clearTimeout(this.timer);
+        this.card.el.dataset.app = 'ready';
         this.channel?.notify('ui/notifications/tool-input', { arguments: this.card?.input ?? {} });
         this.sendResult();
         return;
@@ -472,6 +474,7 @@ class AppView {
     this.channel?.close();
     this.iframe?.remove();
     this.card?.el.classList.remove('app');
+    if (this.card) delete this.card.el.dataset.app;
     if (this.anchor) this.frames.observer?.unobserve(this.anchor);
   }
 
@@ -484,6 +487,7 @@ class AppView {
     if (this.state === 'failed' || this.state === 'closed') return;
     this.state = 'failed';
     this.#remove();
+    this.card.el.dataset.app = 'failed';
     this.iframe = null;
     const note = h('p', { className: 'app-note', part: 'app-note', 'data-code': code }, code === 'APP_NO_SANDBOX' ? message : this.frames.text('failed', code));
     adoptStyles(this.card.el);
