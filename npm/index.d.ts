@@ -289,6 +289,8 @@ export interface McpServerStatus {
   readonly protocolVersion: string | null;
   /** The server's tool names the agent uses (after the allow/deny-list and the registry's checks). */
   readonly tools: readonly string[];
+  /** Its tools only apps may call (`_meta.ui.visibility` without "model"): never in the model's snapshot. */
+  readonly appTools: readonly string[];
   /** Tools the registry refused (a schema the validator cannot use, a name clash), with the reason. */
   readonly skipped: ReadonlyArray<{ readonly tool: string; readonly reason: string }>;
 }
@@ -301,12 +303,113 @@ export interface McpToolInfo {
   /** Whether the page listed it in `readOnly` (the only thing that skips the confirmation). */
   readonly readOnly: boolean;
   readonly annotations: Readonly<{ readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }>;
+  /** The tool's MCP Apps metadata (`_meta.ui`, SEP-1865), or null when it has none. */
+  readonly ui: McpToolUi | null;
 }
+
+/**
+ * A tool's `_meta.ui` (MCP Apps, SEP-1865 / ext-apps 2.0 `McpUiToolMeta`; the legacy `_meta["ui/resourceUri"]`
+ * too). `csp`, `permissions`, `domain` and `prefersBorder` belong to the resource: `readMcpResource(...).meta`.
+ */
+export interface McpToolUi {
+  /** The view's `ui://` resource (anything else is dropped: null). */
+  readonly resourceUri: string | null;
+  /** Who may call it; default both. Without "model" it stays out of the model's snapshot; without "app" apps cannot call it. */
+  readonly visibility: ReadonlyArray<'model' | 'app'>;
+}
+
+/** A `ui://` resource as `readMcpResource` gives it (the spec's MIME type is `text/html;profile=mcp-app`). */
+export interface McpUiResource {
+  readonly uri: string;
+  readonly mimeType: string | null;
+  /** The HTML (a base64 `blob` is decoded as UTF-8); at most 2 MiB (2097152 bytes) of UTF-8. */
+  readonly text: string;
+  /** The content's `_meta.ui` (ext-apps 2.0 `McpUiResourceMeta`), known keys only; `{}` when none. */
+  readonly meta: Readonly<{
+    csp?: Readonly<{ connectDomains?: readonly string[]; resourceDomains?: readonly string[]; frameDomains?: readonly string[]; baseUriDomains?: readonly string[] }>;
+    permissions?: Readonly<{ camera?: {}; microphone?: {}; geolocation?: {}; clipboardWrite?: {} }>;
+    domain?: string;
+    prefersBorder?: boolean;
+  }>;
+}
+
+/** An MCP `CallToolResult` as the server sent it (deep-frozen copy). */
+export interface McpCallToolResult {
+  readonly content: ReadonlyArray<Readonly<{ type: string; [key: string]: JsonValue }>>;
+  readonly structuredContent?: Readonly<JsonObject>;
+  readonly _meta?: Readonly<JsonObject>;
+  readonly isError?: boolean;
+}
+
+/** What `callToolFromApp` takes: the entry name, the server's own tool name, its arguments, the card's signal. */
+export interface McpAppCallRequest {
+  server: string;
+  name: string;
+  arguments?: JsonObject;
+  signal?: AbortSignal;
+}
+
+/** The app call that runs (`getMcpAppCall()`), with its execution's pending confirmation or elicitation. */
+export interface McpAppCall {
+  /** `app_…`: its key in getMcpProgress() and getMcpCallResult(). */
+  readonly callId: string;
+  readonly server: string;
+  readonly tool: string;
+  /** `mcp__<server>__<tool>`, what the interrupt's `tool` names. */
+  readonly name: string;
+  readonly arguments: Readonly<JsonObject>;
+  /** The page listed it in `readOnly` (no confirmation). */
+  readonly readOnly: boolean;
+  readonly pendingInterrupt: Readonly<Interrupt> | Readonly<Elicitation> | null;
+}
+
+/**
+ * The latest `notifications/progress` of a running MCP call (every tools/call sends a progress token). `total`
+ * and `message` only when the server sent them. Kept while the call runs; dropped when it ends (answer, failure,
+ * stop, deadline); a notification after that is never published. Progress never extends the deadline.
+ */
+export interface McpProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** The progress of every running MCP call, keyed by its toolCallId (the `callId` of the tool-call block). */
+export type McpProgressByCall = Readonly<Record<string, McpProgress>>;
 
 /** The MCP members of a controller created with `mcpServers`. */
 export interface McpControllerMembers {
   getMcpServers(): readonly McpServerStatus[];
   subscribeMcp(listener: (servers: readonly McpServerStatus[]) => void): () => void;
+  /** The progress of the running MCP calls by toolCallId (frozen; a new object after each change; `{}` when none). */
+  getMcpProgress(): McpProgressByCall;
+  /** Called with the whole progress object on every change (a call's entry added, updated or dropped). */
+  subscribeMcpProgress(listener: (progress: McpProgressByCall) => void): () => void;
+  /**
+   * `resources/read` of a `ui://` resource through the server's client: cached per server and URI until the
+   * server's connection is replaced. AGENT_INVALID_INPUT (unknown server, not `ui://`), AGENT_MCP_RESOURCE_TOO_LARGE
+   * (over 2 MiB of text; `details: { server, uri, bytes, limit }`), AGENT_MCP_RESOURCE_FAILED (`details: { server,
+   * uri, reason }`: `not-connected`, `refused`, `empty`, `aborted`, or the transport's reason).
+   */
+  readMcpResource(server: string, uri: string, options?: { signal?: AbortSignal }): Promise<McpUiResource>;
+  /** The raw CallToolResult of an MCP call of this page session (the last 50); null when unknown, and after a reload. */
+  getMcpCallResult(toolCallId: string): McpCallToolResult | null;
+  /**
+   * An MCP App's own tool call, under the runtime's rules: a bounded execution of its own (the controller's limits
+   * and tool interceptors, its deadline) whose only step is this call: arguments checked against the tool's
+   * schema, confirmation unless the page listed it in `readOnly` (`getMcpAppCall().pendingInterrupt`, answered
+   * with `respondMcpAppCall`). Resolves with the raw CallToolResult, or when the runtime did not run it with its
+   * error result (`[rejected] `, `[invalid arguments] `, `[not run] ` text, `isError: true`). Rejects with
+   * AGENT_INVALID_INPUT (unknown server or tool, not callable by apps), AGENT_BUSY (a turn or another app call
+   * runs; `details.reason` `turn` / `app-call`), and as a turn would (AGENT_EXECUTION_TIMEOUT, AGENT_TOOL_FAILED, …).
+   * Nothing enters the conversation; while it runs the turn methods reject with AGENT_BUSY and `abort()` cancels it.
+   */
+  callToolFromApp(request: McpAppCallRequest): Promise<McpCallToolResult>;
+  /** The app call that runs, or null. */
+  getMcpAppCall(): McpAppCall | null;
+  subscribeMcpAppCall(listener: (call: McpAppCall | null) => void): () => void;
+  /** Answers the app call's pending interrupt, as `AgentExecution.respond` (confirmation value or ElicitationAnswer). */
+  respondMcpAppCall(response: { interruptId: string; value: InterruptValue | ElicitationAnswer }): void;
   describeMcpTool(name: string): McpToolInfo | null;
   /** Replaces the servers (validated like the option); their tools change from the next turn. */
   setMcpServers(servers: McpServerOptions[]): void;
@@ -321,6 +424,13 @@ export interface McpToolSource {
   servers(): readonly McpServerStatus[];
   subscribe(listener: (servers: readonly McpServerStatus[]) => void): () => void;
   describe(name: string): McpToolInfo | null;
+  /** As `readMcpResource` of a controller. */
+  readResource(server: string, uri: string, options?: { signal?: AbortSignal }): Promise<McpUiResource>;
+  /** As `getMcpCallResult` of a controller. */
+  callResult(toolCallId: string): McpCallToolResult | null;
+  /** As `getMcpProgress()` of a controller, for the calls of the tools this source gave. */
+  progress(): McpProgressByCall;
+  subscribeProgress(listener: (progress: McpProgressByCall) => void): () => void;
   close(): void;
 }
 

@@ -40,6 +40,7 @@ export function createAgentController(options) {
   try {
     return withMcpServers(controller, servers, {
       load: loadMcp, AgentError, limits: rest.runtime?.limits, defaultMaxCharacters: DEFAULT_LIMITS.maxToolResultCharacters,
+      Runtime: wasm.DefaultAgentRuntime, defaultLimits: DEFAULT_LIMITS, runtime: rest.runtime,
     });
   } catch (error) {
     controller.destroy();
@@ -63,6 +64,10 @@ export async function createMcpToolSource(servers, options = {}) {
     servers: () => source.servers(),
     subscribe: (/** @type {(servers: readonly any[]) => void} */ listener) => source.subscribe(listener),
     describe: (/** @type {string} */ name) => source.describe(name),
+    readResource: (/** @type {string} */ server, /** @type {string} */ uri, /** @type {{ signal?: AbortSignal }} */ opts) => source.readResource(server, uri, opts ?? {}),
+    callResult: (/** @type {string} */ callId) => (typeof callId === 'string' ? source.callResult(callId) : null),
+    progress: () => source.progress(),
+    subscribeProgress: (/** @type {(progress: Readonly<Record<string, any>>) => void} */ listener) => source.subscribeProgress(listener),
     close: () => source.close(),
     async tools() {
       await source.waiting();

@@ -154,5 +154,19 @@ export declare const AGENT_CONVERSATION_TOO_LARGE: 'AGENT_CONVERSATION_TOO_LARGE
  */
 export declare const AGENT_RUNTIME_LOAD_FAILED: 'AGENT_RUNTIME_LOAD_FAILED';
 
+/**
+ * An MCP server's UI resource (`readMcpResource`, `ui://` only) is over 2 MiB (2097152 bytes) of UTF-8
+ * text (`details`: `server`, `uri`, `bytes`, `limit`). The package's MCP client reports it; the core
+ * never produces it.
+ */
+export declare const AGENT_MCP_RESOURCE_TOO_LARGE: 'AGENT_MCP_RESOURCE_TOO_LARGE';
+
+/**
+ * An MCP server's UI resource could not be read: the server is not connected, refused the read, sent
+ * no text, the transport failed or the caller's signal aborted (`details`: `server`, `uri`, `reason`).
+ * The package's MCP client reports it; the core never produces it.
+ */
+export declare const AGENT_MCP_RESOURCE_FAILED: 'AGENT_MCP_RESOURCE_FAILED';
+
 /** Every code keyed by itself. */
 export declare const ErrorCodes: Readonly<{ [K in AgentErrorCode]: K }>;

@@ -154,6 +154,20 @@ export const AGENT_CONVERSATION_TOO_LARGE = 'AGENT_CONVERSATION_TOO_LARGE';
  */
 export const AGENT_RUNTIME_LOAD_FAILED = 'AGENT_RUNTIME_LOAD_FAILED';
 
+/**
+ * An MCP server's UI resource (`readMcpResource`, `ui://` only) is over 2 MiB (2097152 bytes) of UTF-8
+ * text (`details`: `server`, `uri`, `bytes`, `limit`). The package's MCP client reports it; the core
+ * never produces it.
+ */
+export const AGENT_MCP_RESOURCE_TOO_LARGE = 'AGENT_MCP_RESOURCE_TOO_LARGE';
+
+/**
+ * An MCP server's UI resource could not be read: the server is not connected, refused the read, sent
+ * no text, the transport failed or the caller's signal aborted (`details`: `server`, `uri`, `reason`).
+ * The package's MCP client reports it; the core never produces it.
+ */
+export const AGENT_MCP_RESOURCE_FAILED = 'AGENT_MCP_RESOURCE_FAILED';
+
 /** All codes, keyed by themselves: `ErrorCodes.AGENT_BUSY === 'AGENT_BUSY'`. */
 export const ErrorCodes = Object.freeze({
   AGENT_EXECUTION_TIMEOUT,
@@ -185,4 +199,6 @@ export const ErrorCodes = Object.freeze({
   AGENT_MESSAGE_TOO_LARGE,
   AGENT_CONVERSATION_TOO_LARGE,
   AGENT_RUNTIME_LOAD_FAILED,
+  AGENT_MCP_RESOURCE_TOO_LARGE,
+  AGENT_MCP_RESOURCE_FAILED,
 });

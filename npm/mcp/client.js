@@ -5,17 +5,26 @@
 //! widget/build.mjs) and imported only when a page sets `mcpServers` (./source.js), so a page without MCP
 //! servers never downloads it. It hands plain data back: errors that must end a turn carry a `failure`
 //! (`{ reason, message }`) that ./source.js turns into an AgentError (this chunk shares no class with the page).
+import './zod-jitless.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+
 import {
   CallToolResultSchema, ElicitRequestSchema, ErrorCode, McpError, ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 import { toToolCallResult } from './results.js';
 
-/** Longest wait for one tools/call answer without progress (the SDK's own default; progress resets it). */
+/**
+ * Longest wait for one tools/call answer without progress (the SDK's own default; a progress notification
+ * restarts it). It bounds a silent server only: the whole call stays bounded by the execution's deadline, whose
+ * AbortSignal the call carries and which no notification extends.
+ */
 export const CALL_TIMEOUT_MS = 60_000;
+/** A progress message longer than this is cut (a server's text on the person's tool card). */
+const MAX_PROGRESS_MESSAGE = 500;
 /** Listing pages read at most (a server that pages forever is cut off here). */
 const MAX_LIST_PAGES = 50;
 
@@ -111,7 +120,13 @@ export async function finishAuth(entry, code) {
  */
 export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
   const transport = transportFor(entry);
-  const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+  // The SDK checks a tool's structuredContent against its outputSchema. Its default validator (Ajv) compiles
+  // schemas with `new Function`, which the widget's strict CSP (no 'unsafe-eval') refuses; @cfworker/json-schema
+  // (the SDK's own eval-free provider) interprets them instead.
+  const client = new Client({ name: 'patchbridge-agent', version: '0.1.0' }, {
+    capabilities: { elicitation: { form: {}, url: {} } },
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => { onToolsChanged(); });
   /** @type {((request: any) => Promise<any>)[]} the `elicit` of each tools/call in flight, newest last */
   const asking = [];
@@ -168,32 +183,68 @@ export async function connect(entry, { onToolsChanged, signal, timeoutMs }) {
      * One tools/call. A JSON-RPC error the server answers (unknown tool, invalid params, its own failure) is an
      * error result the model sees; a transport failure, a malformed answer or a timeout throws with `failure`.
      * The execution's signal aborts the HTTP request and the SDK sends `notifications/cancelled`.
+     *
+     * Every call sends a progress token (the SDK's `onprogress`): the server's `notifications/progress` for it
+     * reach `onProgress` as `{ progress, total?, message? }` (numbers checked, the message cut), never once the
+     * call ended or its signal aborted. `onResult` gets the raw CallToolResult the ToolCallResult was made of.
      * @param {string} tool the server's own tool name
      * @param {Record<string, unknown>} args
      * @param {{ callId: string, signal: AbortSignal, maxCharacters: number, elicit?: (request: any) => Promise<any>,
-     *   onProgress?: (progress: { progress: number, total?: number, message?: string }) => void }} call
+     *   onProgress?: (progress: { progress: number, total?: number, message?: string }) => void,
+     *   onResult?: (raw: any) => void }} call
      */
-    async call(tool, args, { callId, signal, maxCharacters, elicit, onProgress }) {
+    async call(tool, args, { callId, signal, maxCharacters, elicit, onProgress, onResult }) {
       let result;
+      let ended = false;
+      /** @param {any} p */
+      const onprogress = (p) => {
+        if (ended || signal.aborted || !onProgress || typeof p?.progress !== 'number' || !Number.isFinite(p.progress)) return;
+        /** @type {{ progress: number, total?: number, message?: string }} */
+        const update = { progress: p.progress };
+        if (typeof p.total === 'number' && Number.isFinite(p.total)) update.total = p.total;
+        if (typeof p.message === 'string') update.message = p.message.slice(0, MAX_PROGRESS_MESSAGE);
+        try { onProgress(update); } catch { /* a progress listener's failure is not the call's */ }
+      };
       if (elicit) asking.push(elicit);
       try {
         result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
-          signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true,
-          onprogress: onProgress ? (p) => { try { onProgress(p); } catch { /* a status listener's failure is not the call's */ } } : undefined,
+          signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true, onprogress,
         });
       } catch (error) {
         if (signal.aborted) throw error;
         if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
-          return toToolCallResult(callId, {
+          const refused = {
             content: [{ type: 'text', text: `The MCP server "${entry.name}" refused the call of ${tool}: ${error.message}` }],
             isError: true,
-          }, maxCharacters);
+          };
+          onResult?.(refused);
+          return toToolCallResult(callId, refused, maxCharacters);
         }
         throw withFailure(new Error(`tools/call ${tool} failed`), error);
       } finally {
+        ended = true;
         if (elicit) asking.splice(asking.lastIndexOf(elicit), 1);
       }
+      onResult?.(result);
       return toToolCallResult(callId, result, maxCharacters);
+    },
+
+    /**
+     * One resources/read (the caller bounds and caches it). A JSON-RPC error the server answers throws with
+     * `failure.reason` `refused`; a transport failure, a malformed answer or a timeout as for a call.
+     * @param {string} uri
+     */
+    async readResource(uri) {
+      try {
+        return await client.readResource({ uri }, { timeout: timeoutMs });
+      } catch (error) {
+        if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) {
+          const refused = /** @type {Error & { failure?: { reason: string, message: string } }} */ (new Error('resources/read refused'));
+          refused.failure = { reason: 'refused', message: `the server refused the read: ${error.message}` };
+          throw refused;
+        }
+        throw withFailure(new Error('resources/read failed'), error);
+      }
     },
 
     /** Ends the session (DELETE where the server keeps one) and the connection. */

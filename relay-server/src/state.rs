@@ -82,11 +82,9 @@ impl AppState {
             &config.telemetry,
             Duration::from_millis(config.limits.connect_timeout_ms),
         )?;
-        let spending = Spending::new(
-            config.spending,
-            Arc::new(store.clone()),
-            metrics.spending.clone(),
-        );
+        // On PostgreSQL the counters check the policy's limits in the database (one statement per call).
+        let counters = store.spending_counters(&config.spending);
+        let spending = Spending::new(config.spending, counters, metrics.spending.clone());
         Ok(AppState {
             inner: Arc::new(Inner {
                 base_path: config.base_path,

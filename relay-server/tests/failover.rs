@@ -199,6 +199,62 @@ async fn a_failover_first_byte_timeout_moves_to_the_next_model() {
     );
 }
 
+/// The model that failed over had accepted the call (200, then nothing before the failover first-byte time):
+/// it may have spent the input, so its attempt is charged the bounds beside the usage the fallback reports.
+#[tokio::test]
+async fn an_accepted_attempt_that_fails_over_is_charged_its_bounds_beside_the_fallbacks_usage() {
+    let stalled = FakeUpstream::start(vec![Reply::Stall {
+        prefix: String::new(),
+    }])
+    .await;
+    let usage = concat!(
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":7,\"total_tokens\":12}}\n\n",
+        "data: [DONE]\n\n"
+    );
+    let up = FakeUpstream::start(vec![Reply::sse(usage)]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let spending = json!({ "windows": [ { "windowSeconds": 3600, "inputTokens": 1_000_000 } ] });
+    let r = relay_with(
+        vec![
+            chat(
+                "main",
+                &stalled.base_url(),
+                json!({ "fallbacks": ["backup"] }),
+            ),
+            chat("backup", &up.base_url(), json!({})),
+        ],
+        &db,
+        json!({ "limits": { "failoverFirstByteTimeoutMs": 200 }, "spending": spending }),
+    )
+    .await;
+    let mut body = first_turn_request("main");
+    body["messages"][0]["blocks"][0]["text"] = json!("p".repeat(8_000));
+    let (status, text) = post_model(&r, body).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert_eq!(served_answer(&text)[0]["model"], "backup");
+    let spending = r.state.spending();
+    for _ in 0..500 {
+        if spending.open_calls() == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let lines = spending
+        .usage_report("alice", patchbridge_relay::spending::now_seconds())
+        .await
+        .unwrap();
+    let input = lines
+        .iter()
+        .find(|l| l.kind == patchbridge_protocol::SpendingLimitKind::InputTokens)
+        .unwrap()
+        .used;
+    assert!(
+        input >= 8_005,
+        "the stalled attempt's bound and the fallback's 5: {input}"
+    );
+}
+
 #[tokio::test]
 async fn nothing_fails_over_once_an_event_went_to_the_browser() {
     let broken = FakeUpstream::start(vec![Reply::sse(read_fixture(

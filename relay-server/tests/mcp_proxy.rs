@@ -223,6 +223,8 @@ fn bounds_cannot_be_switched_off() {
         "maxRequestBytes",
         "firstByteTimeoutMs",
         "idleTimeoutMs",
+        "maxExchangeMs",
+        "maxResponseBytes",
         "maxConcurrentPerUser",
     ] {
         let e = refused(json!({ field: 0 }));

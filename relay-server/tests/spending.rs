@@ -578,6 +578,71 @@ async fn streams_closed_before_their_usage_are_charged_the_input_bound_and_refus
     );
 }
 
+/// A request whose prompt is 8,000 bytes: its input bound is at least 8,000 tokens.
+fn long_request(model: &str) -> Value {
+    json!({ "model": model, "modelState": null,
+        "messages": [ { "id": "u1", "role": "user", "blocks": [ { "type": "text", "text": "p".repeat(8_000) } ] } ] })
+}
+
+/// The relay answers the browser only once the first event exists, so a browser that gives up before it drops
+/// the call while the provider holds the request: headers never sent (`Hang`), or a 200 whose body has not
+/// started (`Stall`). The provider may be running it either way; the call is charged the bounds.
+#[tokio::test]
+async fn a_browser_that_hangs_up_while_the_provider_holds_the_request_is_charged_the_bounds() {
+    let spending = json!({ "windows": [ { "windowSeconds": 86_400, "inputTokens": 1_000_000, "outputTokens": 1_000_000 } ] });
+    for (user, reply) in [
+        ("gus", Reply::Hang),
+        (
+            "hal",
+            Reply::Stall {
+                prefix: String::new(),
+            },
+        ),
+    ] {
+        let fake = FakeUpstream::start(vec![reply]).await;
+        let db = TestDb::new(Backend::Sqlite);
+        let r = spending_relay(&fake, &db, spending.clone(), json!({})).await;
+        let pending = r.send(req("POST", "/api/model", user, Some(long_request("chat"))));
+        assert!(
+            tokio::time::timeout(Duration::from_millis(500), pending)
+                .await
+                .is_err(),
+            "the relay answered before the first event"
+        );
+        assert_eq!(fake.requests().len(), 1, "the provider got the call");
+        settled(&r).await;
+        let lines = report(&r, spending.clone(), user).await;
+        let input = used(&lines, None, SpendingLimitKind::InputTokens, Some(86_400));
+        assert!(input >= 8_000, "{user}: input charged {input}");
+        assert_eq!(
+            used(&lines, None, SpendingLimitKind::OutputTokens, Some(86_400)),
+            4096,
+            "{user}: the default output bound"
+        );
+    }
+}
+
+/// A provider that accepts the call (200) and ends the stream before any event: it may have spent the input.
+#[tokio::test]
+async fn a_call_the_provider_accepts_and_cuts_before_any_event_is_charged_the_bounds() {
+    let fake = FakeUpstream::start(vec![Reply::sse("")]).await;
+    let db = TestDb::new(Backend::Sqlite);
+    let spending = json!({ "windows": [ { "windowSeconds": 3600, "inputTokens": 1_000_000 } ] });
+    let r = spending_relay(&fake, &db, spending.clone(), json!({})).await;
+    let response = r
+        .send(req("POST", "/api/model", "ida", Some(long_request("chat"))))
+        .await;
+    let text = body_text(response).await;
+    assert!(
+        text.contains("\"error\""),
+        "the cut is the stream's error: {text}"
+    );
+    settled(&r).await;
+    let lines = report(&r, spending, "ida").await;
+    let input = used(&lines, None, SpendingLimitKind::InputTokens, Some(3600));
+    assert!(input >= 8_000, "input charged {input}");
+}
+
 #[tokio::test]
 async fn counts_written_behind_are_loaded_by_the_next_relay_on_the_same_database() {
     let fake = FakeUpstream::start(vec![Reply::sse(chat_stream(Some((5, 7))))]).await;

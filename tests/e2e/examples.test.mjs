@@ -6,9 +6,11 @@
 //   headless      a UI of its own on createAgentController: a turn, a confirmation, the conversation list
 //   custom-model  a model object of the page streams its answer and asks for a page tool (no relay traffic)
 //   vite-app      built here with Vite; the element loads its wasm from the bundle's assets and answers
+//   mcp-server    the example's own MCP server (node examples/mcp-server/server.mjs) through the relay's passthrough
+//                 of its relay.json: an MCP tool asks first, naming its server, and runs on the server on Approve
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -39,7 +41,7 @@ after(async () => {
  * Opens an example with CSP violations, element events and every requested URL recorded (the init script runs
  * before the page's own scripts and is not subject to the page's policy).
  */
-async function openExample(examplePath) {
+async function openExample(examplePath, on = relay) {
   const page = await newPage(browser);
   page.requested = [];
   page.on('request', (request) => page.requested.push(request.url()));
@@ -51,7 +53,7 @@ async function openExample(examplePath) {
     });
     document.addEventListener('patchbridge-outcome', (e) => globalThis.__outcomes.push(e.detail.outcome));
   });
-  await page.goto(`${relay.url}${examplePath}`);
+  await page.goto(`${on.url}${examplePath}`);
   return page;
 }
 
@@ -120,7 +122,7 @@ describe('example pages served by the relay', () => {
   test('index page links every example', async () => {
     const page = await openExample('/examples/');
     const links = await page.$$eval('main a[href]', (as) => as.map((a) => a.getAttribute('href')));
-    assert.deepEqual(links.sort(), ['custom-model/', 'demo/', 'headless/', 'jwt-identity/', 'no-build/', 'vite-app/dist/'].sort());
+    assert.deepEqual(links.sort(), ['custom-model/', 'demo/', 'headless/', 'jwt-identity/', 'mcp-server/', 'no-build/', 'vite-app/dist/'].sort());
     // vite-app/dist/ exists once built (the Vite test below builds and opens it).
     for (const href of links.filter((h) => h !== 'vite-app/dist/')) {
       const response = await page.request.get(new URL(href, page.url()).href);
@@ -166,6 +168,50 @@ describe('example pages served by the relay', () => {
     assert.deepEqual(await page.evaluate(() => globalThis.__outcomes), ['completed', 'completed']);
     await assertCleanUnderCsp(page);
     await page.context().close();
+  });
+
+  test('mcp-server page: the tools of the example\'s MCP server, through the relay\'s passthrough, ask first and run on the server', async () => {
+    // The example's server, on a free port, and a relay with the example's relay.json `mcp` section (its URL
+    // pointed at that port).
+    const server = spawn(process.execPath, [path.join(ROOT, 'examples/mcp-server/server.mjs')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => { out += d; const m = /listening on (http:\/\/\S+)/.exec(out); if (m) resolve(m[1]); });
+      server.on('exit', (code) => reject(new Error(`the example server exited with ${code}`)));
+    });
+    const example = JSON.parse(readFileSync(path.join(ROOT, 'examples/mcp-server/relay.json'), 'utf8'));
+    assert.equal(example.mcp.servers[0].url, 'http://127.0.0.1:8788/mcp', 'the README\'s port');
+    const mcp = { ...example.mcp, servers: example.mcp.servers.map((s) => ({ ...s, url })) };
+    const mcpRelay = await startRelay({ demo: true, mcp });
+    try {
+      const page = await openExample('/examples/mcp-server/', mcpRelay);
+      await whenElementReady(page);
+      await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getMcpServers?.()[0]?.status === 'ready');
+
+      await sendToWidget(page, 'add note buy milk');
+      await page.waitForSelector('patchbridge-agent [part~=approve-button]');
+      assert.match(await page.textContent('patchbridge-agent [part~=confirmation]'), /notes[\s\S]*buy milk/);
+      await page.click('patchbridge-agent [part~=approve-button]');
+      let answers = await waitForAssistantMessages(page, 2);
+      assert.match(answers.at(-1), /Added note 1: .*buy milk/, 'the model saw the server\'s result');
+
+      // list_notes is read-only by the page's word: it runs without asking.
+      await sendToWidget(page, 'list notes');
+      answers = await waitForAssistantMessages(page, 4);
+      assert.match(answers.at(-1), /1\. .*buy milk/);
+      assert.deepEqual(await toolStatuses(page), ['Done', 'Done']);
+      assert.ok(page.requested.some((u) => u.endsWith('/api/mcp/notes')), 'the page spoke to the server through the relay');
+      // The SDK's client cancels the (empty) body of the 202 that answers each notification it POSTs, which
+      // Chromium reports as an aborted request: that one is expected, any other failure is not.
+      const aborted = /^request failed: POST \S+\/api\/mcp\/notes \(net::ERR_ABORTED\)$/;
+      assert.ok(page.problems.filter((p) => aborted.test(p)).length <= 1, page.problems.join('\n'));
+      page.problems.splice(0, Infinity, ...page.problems.filter((p) => !aborted.test(p)));
+      await assertCleanUnderCsp(page);
+      await page.context().close();
+    } finally {
+      server.kill();
+      await mcpRelay.stop();
+    }
   });
 
   test('headless page: its own UI on createAgentController completes a turn and a confirmation, lists and deletes the conversation, stops a waiting turn', async () => {

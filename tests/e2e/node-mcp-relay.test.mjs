@@ -7,7 +7,8 @@
 // do not; the session id comes back); a user not in the server's `users` is refused with 403
 // MCP_SERVER_FORBIDDEN; an unknown name is 404 MCP_SERVER_NOT_FOUND; a body over `mcp.maxRequestBytes` is 413
 // PAYLOAD_TOO_LARGE and never reaches the server; without an identity the route is 401 like every API route; an
-// upstream 401 to the operator's key is 502 UPSTREAM_REJECTED.
+// upstream 401 to the operator's key is 502 UPSTREAM_REJECTED; an answer larger than `mcp.maxResponseBytes` is cut,
+// and a stream open past `mcp.maxExchangeMs` is ended while its idle bound is far off.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -194,6 +195,65 @@ describe('MCP servers through the relay', () => {
     } finally {
       for (const c of streams) c.abort();
       await bounded.stop();
+    }
+  });
+  test('an answer over mcp.maxResponseBytes is cut, and a stream open past mcp.maxExchangeMs is ended', async () => {
+    const large = await startMcpServer({
+      tools: [
+        { name: 'dump', run: () => text('x'.repeat(64 * 1024)) },
+        {
+          // Notifications before the result make the server stream its answer as SSE, with no length declared.
+          name: 'chatty',
+          run: async (_args, extra) => {
+            for (let i = 1; i <= 40; i += 1) {
+              await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: 'p', progress: i, total: 40, message: 'y'.repeat(1024) } });
+            }
+            return text('done');
+          },
+        },
+      ],
+    });
+    const bounded = await startRelay({
+      upstream: upstream.url,
+      mcp: { maxResponseBytes: 16 * 1024, maxExchangeMs: 400, servers: [{ name: 'large', url: large.url, users: 'all' }] },
+    });
+    const send = (method, { session, signal, body } = {}) => fetch(`${bounded.api}/mcp/large`, {
+      method, signal, body,
+      headers: {
+        'x-patchbridge-user': 'uma', origin: bounded.url, accept: method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+      },
+    });
+    try {
+      // A tools/call whose answer (64 KiB of text, its length declared) passes the bound: refused before any
+      // byte; one streamed as SSE (40 KiB of progress notifications) is cut once past it, not completed.
+      const init = await send('POST', { body: initialize() });
+      assert.equal(init.status, 200);
+      await init.text();
+      const session = init.headers.get('mcp-session-id');
+      const initialized = await send('POST', { session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+      assert.equal(initialized.status, 202);
+      const dump = await send('POST', { session, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'dump', arguments: {} } }) });
+      assert.equal(dump.status, 502);
+      assert.equal((await dump.json()).error.code, 'UPSTREAM_RESPONSE_TOO_LARGE');
+      const chatty = await send('POST', { session, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty', arguments: {}, _meta: { progressToken: 'p' } } }) });
+      assert.equal(chatty.status, 200, 'a stream\'s head passes before its size is known');
+      assert.match(chatty.headers.get('content-type'), /text\/event-stream/);
+      assert.equal(await chatty.text().then(() => 'done', () => 'cut'), 'cut');
+      assert.deepEqual(large.state.calls.map((c) => c.tool), ['dump', 'chatty'], 'the server ran both; the answers were stopped on the way back');
+
+      // A standalone GET stream, silent, is ended at maxExchangeMs (the idle bound is 5 minutes).
+      const opened = Date.now();
+      const stream = await send('GET', { session });
+      assert.equal(stream.status, 200);
+      const ended = await stream.text().then(() => 'done', () => 'cut');
+      const open = Date.now() - opened;
+      assert.equal(ended, 'cut', 'the stream ends with an error, not as a complete body');
+      assert.ok(open >= 350 && open < 10_000, `open for ${open} ms`);
+    } finally {
+      await bounded.stop();
+      await large.close();
     }
   });
 });

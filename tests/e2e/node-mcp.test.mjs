@@ -84,7 +84,7 @@ describe('MCP servers as tool sources', () => {
     assert.equal(waiting.pendingConfirmation.tool, 'mcp__docs__echo');
     const info = controller.describeMcpTool('mcp__docs__echo');
     assert.deepEqual({ ...info, annotations: { ...info.annotations } },
-      { server: 'docs', tool: 'echo', title: null, readOnly: false, annotations: { readOnlyHint: true, destructiveHint: false } });
+      { server: 'docs', tool: 'echo', title: null, readOnly: false, annotations: { readOnlyHint: true, destructiveHint: false }, ui: null });
     assert.equal(docs.state.calls.length, calls, 'nothing runs before approval');
     // The model saw the allowed tools under provider-safe names: no denied tool, no refused schema.
     assert.deepEqual(toolNames(suite.upstream.requests[first]), ['mcp__docs__echo', 'mcp__docs__fails', 'mcp__docs__picture', 'mcp__docs__search', 'mcp__docs__slow']);

@@ -2,7 +2,8 @@
 // server on the official SDK (CORS enabled, as a browser-direct server must be): the MCP client chunk is
 // requested only by a page that sets `mcpServers`; each server's status is shown; an MCP tool's confirmation
 // names its server and the server's hints (not trusted: it still asks); approving runs it on the server; servers
-// set after the element is ready apply too, and an unreachable one is reported as such.
+// set after the element is ready apply too, and an unreachable one is reported as such; an MCP tool's card names
+// its server, also after a reload; a running call's progress is a bar in its card.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +47,7 @@ after(async () => { await server?.close(); });
 const chunkNames = (chunks) => chunks.map((url) => url.split('/').at(-1)).sort();
 
 /** A page with one element; `servers` is set as its mcpServers before it connects (none: the property is not touched). */
-async function open(servers) {
+async function open(servers, user = `mcp-${Date.now()}`) {
   // The relay serves its pages with a policy that allows connections to itself only (PAGE_CSP); a page using a
   // browser-direct MCP server allows that server in its own policy, which tests/e2e/pages/mcp.html states and
   // this context applies instead of the relay's header.
@@ -55,6 +56,12 @@ async function open(servers) {
   const chunks = [];
   page.on('request', (request) => { if (/mcp-client\.js|patchbridge-mcp\.js|elicitation\.js/.test(request.url())) chunks.push(request.url()); });
   await page.goto(`${env.relay.url}/examples/mcp.html`);
+  await mount(page, servers, user);
+  return { page, chunks };
+}
+
+/** Defines the page's one element: endpoint /api, `user`'s identity header, `servers` as its mcpServers. */
+async function mount(page, servers, user) {
   await page.waitForFunction(() => customElements.get('patchbridge-agent'));
   await page.evaluate(({ list, user }) => {
     const el = document.createElement('patchbridge-agent');
@@ -62,10 +69,13 @@ async function open(servers) {
     el.headers = { 'x-patchbridge-user': user };
     if (list) el.mcpServers = list;
     document.body.append(el);
-  }, { list: servers, user: `mcp-${Date.now()}` });
+  }, { list: servers, user });
   await waitReady(page);
-  return { page, chunks };
 }
+
+/** Each tool card's [server, name shown, status]. */
+const cardsOf = (page) => page.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=tool-card]')]
+  .map((card) => [card.dataset.mcpServer ?? null, card.querySelector('.name').firstChild.textContent, card.querySelector('.status').textContent]));
 
 const statusOf = (page) => page.evaluate(() => [...document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=mcp-servers] li')]
   .map((li) => `${li.dataset.server}:${li.dataset.status}:${li.textContent}`));
@@ -111,6 +121,58 @@ describe('<patchbridge-agent> with MCP servers', () => {
     const status = await statusOf(page);
     assert.ok(status.includes('gone:failed:gone unavailable: could not be reached (network or CORS)'), status.join(' | '));
     await page.context().close();
+  });
+
+  test('an MCP tool\'s card names its server, live and after a reload (read from the stored call alone)', async () => {
+    const user = `mcp-reload-${Date.now()}`;
+    const { page } = await open([{ name: 'docs', url: server.url, readOnly: ['count'] }], user);
+    env.upstream.script(toolCallTurn([{ id: 'call_w_count', name: 'mcp__docs__count', arguments: {} }]), textTurn('Three.'));
+    await sendInWidget(page, 'count them');
+    await waitIdle(page);
+    assert.deepEqual(await cardsOf(page), [['docs', 'count', 'Done']]);
+    assert.match(await page.textContent('patchbridge-agent [part~=tool-server]'), /MCP · docs/);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().conversation?.revision >= 1);
+
+    // The reloaded page restores the conversation before (and without) any MCP server being listed.
+    await page.reload();
+    await mount(page, null, user);
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelectorAll('[part~=tool-card]').length === 1);
+    assert.deepEqual(await cardsOf(page), [['docs', 'count', 'Done']]);
+    assert.match(await page.textContent('patchbridge-agent [part~=tool-card]'), /3/, 'the stored result');
+    await page.context().close();
+  });
+
+  test('a running MCP call\'s progress is a bar in its card, labelled with the server\'s message, gone when the call ends', async () => {
+    let release;
+    const released = new Promise((resolve) => { release = resolve; });
+    const slow = await startMcpServer({
+      cors: true,
+      tools: [{
+        name: 'index',
+        run: async (_args, extra) => {
+          const token = extra._meta?.progressToken;
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 4, message: 'Indexing page 1 of 4' } });
+          await released;
+          return text('indexed');
+        },
+      }],
+    });
+    try {
+      const { page } = await open([{ name: 'search', url: slow.url, readOnly: ['index'] }]);
+      env.upstream.script(toolCallTurn([{ id: 'call_w_index', name: 'mcp__search__index', arguments: {} }]), textTurn('Indexed.'));
+      await sendInWidget(page, 'index it');
+      await page.waitForSelector('patchbridge-agent [part~=tool-progress]');
+      const bar = await page.$eval('patchbridge-agent [part~=tool-progress]', (el) => ({ value: el.value, max: el.max, label: el.getAttribute('aria-label'), card: el.closest('[part~=tool-card]').dataset.callId }));
+      assert.deepEqual(bar, { value: 1, max: 4, label: 'Indexing page 1 of 4', card: 'call_w_index' });
+      release();
+      await waitIdle(page);
+      assert.equal(await page.$('patchbridge-agent [part~=tool-progress]'), null, 'the bar goes with the call');
+      assert.deepEqual(await cardsOf(page), [['search', 'index', 'Done']]);
+      await page.context().close();
+    } finally {
+      release();
+      await slow.close();
+    }
   });
 
   test('a server\'s question during a call is a small accessible form; its answer goes back to the server', async () => {

@@ -526,7 +526,10 @@ export class PatchBridgeAgentElement extends Base {
       if (this.#controller !== controller || typeof controller.subscribeMcp !== 'function') return;
       this.#mcpUnsubscribe?.();
       const show = (/** @type {any} */ servers) => { this.#mcpStatus.render(servers, this.#t, connect); this.#apps.recheck(); };
-      this.#mcpUnsubscribe = controller.subscribeMcp(show);
+      const unsubscribe = controller.subscribeMcp(show);
+      const progress = (/** @type {any} */ entries) => this.#log.renderProgress(entries);
+      const unsubscribeProgress = typeof controller.subscribeMcpProgress === 'function' ? controller.subscribeMcpProgress(progress) : null;
+      this.#mcpUnsubscribe = () => { unsubscribe(); unsubscribeProgress?.(); };
       show(controller.getMcpServers());
     }, (error) => {
       if (this.#controller !== controller) return;

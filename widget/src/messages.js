@@ -31,7 +31,7 @@ import { BUSY } from './model.js';
  * @typedef {{ el: HTMLElement, name: string, statusEl: HTMLElement, argsPre: HTMLElement,
  *             argsDetails: HTMLDetailsElement, resultPre: HTMLElement, resultDetails: HTMLDetailsElement,
  *             complete: boolean, result: { content: string, isError: boolean } | null, status: string | null,
- *             input: any, viewStale: boolean, viewFailed?: boolean, slotted?: HTMLElement }} Card
+ *             input: any, viewStale: boolean, viewFailed?: boolean, slotted?: HTMLElement, progressEl?: HTMLElement }} Card
  */
 /**
  * A part of the draft: a tool call's card, or a text or reasoning run rendered as it grows (reasoning folds into
@@ -359,12 +359,39 @@ export class MessageLog {
     const argsDetails = h('details', {}, h('summary', {}, this.t('toolArguments')), argsPre);
     const resultPre = h('pre', {});
     const resultDetails = h('details', { hidden: true }, h('summary', {}, this.t('toolResult')), resultPre);
-    const el = h('div', { className: 'tool', part: 'tool-card', 'data-call-id': callId },
-      h('div', { className: 'head' }, h('span', { className: 'name' }, name), statusEl),
+    // An MCP tool's card names its server, read from the name alone (`mcp__<server>__<tool>`, npm/mcp/names.js),
+    // so a stored call does after a reload too.
+    const mcp = /^mcp__([A-Za-z0-9][A-Za-z0-9-]*)__(.)/.test(name) ? name.slice(5).split('__') : null;
+    const el = h('div', { className: 'tool', part: 'tool-card', 'data-call-id': callId, 'data-mcp-server': mcp?.[0] },
+      h('div', { className: 'head' }, h('span', { className: 'name', title: name }, mcp ? mcp.slice(1).join('__') : name,
+        mcp && h('span', { className: 'server', part: 'tool-server' }, `MCP · ${mcp[0]}`)), statusEl),
       argsDetails, resultDetails);
     const card = { el, name, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null, input: undefined, viewStale: true };
     this.cards.set(callId, card);
     return card;
+  }
+
+  /**
+   * The progress an MCP server reports for its running calls (`getMcpProgress()`, by toolCallId): a bar in each
+   * running call's card (part `tool-progress`; no `total` means it cannot say how far, so the bar is
+   * indeterminate), with the server's message as its label; a card whose call has no entry loses its bar.
+   * @param {Readonly<Record<string, { progress: number, total?: number, message?: string }>>} progress
+   */
+  renderProgress(progress) {
+    for (const [callId, card] of this.cards) {
+      const entry = Object.prototype.hasOwnProperty.call(progress, callId) ? progress[callId] : undefined;
+      if (!entry) { card.progressEl?.remove(); card.progressEl = undefined; continue; }
+      if (!card.progressEl) {
+        card.progressEl = h('progress', { part: 'tool-progress', max: 1 });
+        card.el.querySelector('.head')?.after(card.progressEl);
+      }
+      const bar = /** @type {HTMLProgressElement} */ (card.progressEl);
+      const total = typeof entry.total === 'number' && entry.total > 0 ? entry.total : null;
+      if (total === null) bar.removeAttribute('value');
+      else { bar.max = total; bar.value = Math.min(entry.progress, total); }
+      bar.setAttribute('aria-label', entry.message ? String(entry.message) : this.t('toolProgress'));
+      bar.title = entry.message ? String(entry.message) : '';
+    }
   }
 
   /**

@@ -37,6 +37,7 @@ export default {
   thoughts: '思考过程',
   toolArguments: '参数',
   toolResult: '结果',
+  toolProgress: '进度',
   toolStatusStreaming: '准备中…',
   toolStatusWaiting: '等待你的确认',
   toolStatusRunning: '执行中…',

@@ -41,6 +41,7 @@ const en = {
   thoughts: 'Thoughts',
   toolArguments: 'Arguments',
   toolResult: 'Result',
+  toolProgress: 'Progress',
   toolStatusStreaming: 'Preparing…',
   toolStatusWaiting: 'Waiting for your approval',
   toolStatusRunning: 'Running…',

@@ -170,6 +170,7 @@ details.reasoning .md { margin-top: 4px; }
 .tool { border: 1px solid var(--pb-border); border-radius: 10px; background: var(--pb-bg); overflow: hidden; min-width: 0; }
 .tool > .head { display: flex; align-items: center; gap: 8px; padding: 8px 12px; background: var(--pb-surface); flex-wrap: wrap; }
 .tool .name { font-family: var(--pb-font-mono); font-size: 0.9em; font-weight: 600; overflow-wrap: anywhere; flex: 1; min-width: 8em; }
+.tool .server { font-weight: 400; color: var(--pb-text-muted); margin-inline-start: 8px; }
 .status { font-size: 0.82em; padding: 2px 8px; border-radius: 999px; border: 1px solid var(--pb-border); white-space: nowrap; }
 .status[data-status="done"] { color: var(--pb-ok); border-color: currentColor; }
 .status[data-status="error"], .status[data-status="rejected"] { color: var(--pb-danger); border-color: currentColor; }
@@ -181,6 +182,7 @@ details.reasoning .md { margin-top: 4px; }
 .tool.custom > slot { display: block; flex: 1 1 12em; min-width: 0; }
 .tool.custom > .head { order: 1; flex: none; padding: 0; background: none; margin-left: auto; }
 .tool.custom > .head .name { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; min-width: 0; }
+.tool > progress { display: block; width: calc(100% - 24px); margin: 0 12px 8px; height: 6px; accent-color: var(--pb-primary); }
 .tool details { padding: 0 12px; }
 .tool details summary { font-size: 0.88em; color: var(--pb-text-muted); }
 .tool pre { margin: 0 0 10px; font-family: var(--pb-font-mono); font-size: 0.85em; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 260px; overflow: auto; background: var(--pb-surface); padding: 8px; border-radius: 6px; }

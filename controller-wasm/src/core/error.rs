@@ -76,6 +76,14 @@ patchbridge_protocol::string_enum! {
         /// `<patchbridge-agent>` could not load the WebAssembly runtime. The element reports it (as an
         /// `AgentError` whose `cause` is the reason); the runtime itself never produces it.
         RuntimeLoadFailed = "AGENT_RUNTIME_LOAD_FAILED",
+        /// An MCP server's UI resource (`readMcpResource`, `ui://` only) is over 2 MiB (2097152 bytes) of UTF-8
+        /// text (`details`: `server`, `uri`, `bytes`, `limit`). The package's MCP client reports it; the core
+        /// never produces it.
+        McpResourceTooLarge = "AGENT_MCP_RESOURCE_TOO_LARGE",
+        /// An MCP server's UI resource could not be read: the server is not connected, refused the read, sent
+        /// no text, the transport failed or the caller's signal aborted (`details`: `server`, `uri`, `reason`).
+        /// The package's MCP client reports it; the core never produces it.
+        McpResourceFailed = "AGENT_MCP_RESOURCE_FAILED",
     }
 }
 

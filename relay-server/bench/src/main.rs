@@ -7,15 +7,18 @@
 //!   [--levels 1,64,1024] [--hold 1024] [--paced 64]`: the load generator and the report ([`run`], [`report`]).
 //! - `cas --relays label=URL[,label=URL] --engine sqlite [--levels 1,16] [--seconds 2] [--repeats 3]
 //!   [--context-bytes 1024]`: the durable conversation write benchmark ([`cas`]); URLs include the base path.
+//! - `admit --relays label=URL[,label=URL] [--levels 1,16] [--users one,each] [--seconds 2] [--repeats 3]`: the
+//!   spending admission benchmark ([`admit`]); URLs include the base path, the first relay is the ratios' baseline.
 //! - `rss --relay URL --relay-pid PID [--rounds 20] [--streams 500] [--users 50] [--chunks 20]
 //!   [--settle-ms 500]`: the relay's RSS after each round of concurrent streams ([`rss`]).
 //! - `free-port`: prints a free loopback TCP port (for nginx's generated config).
 //!
-//! Layout: [`cas`] the conversation write benchmark; [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
+//! Layout: [`admit`] the spending admission benchmark; [`cas`] the conversation write benchmark; [`chunks`] the upstream's SSE body (pure); [`sse`] incremental event counting (pure);
 //! [`stats`] percentiles (pure); [`procfs`] RSS and CPU time from `/proc`; [`metrics`] the relay's own
 //! Prometheus histograms; [`client`] one measured stream;
 //! [`upstream`] the fake server; [`run`] the phases; [`report`] the printed tables.
 
+mod admit;
 mod cas;
 mod chunks;
 mod client;
@@ -35,6 +38,7 @@ const USAGE: &str = "usage:
   patchbridge-relay-bench upstream --bind 127.0.0.1:0 --chunks N [--interval-us 1000]
   patchbridge-relay-bench run --upstream URL --nginx URL --relay URL --relay-pid PID --nginx-pid PID --chunks N [--levels 1,64,1024] [--hold 1024]
   patchbridge-relay-bench cas --relays label=URL[,label=URL] --engine NAME [--levels 1,16] [--seconds 2] [--repeats 3] [--context-bytes 1024]
+  patchbridge-relay-bench admit --relays label=URL[,label=URL] [--levels 1,16] [--users one,each] [--seconds 2] [--repeats 3]
   patchbridge-relay-bench rss --relay URL --relay-pid PID [--rounds 20] [--streams 500] [--users 50] [--chunks 20] [--settle-ms 500]
   patchbridge-relay-bench free-port";
 
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Some("upstream") => flags(&args[1..]).and_then(upstream_cmd),
         Some("run") => flags(&args[1..]).and_then(run_cmd),
         Some("cas") => flags(&args[1..]).and_then(cas_cmd),
+        Some("admit") => flags(&args[1..]).and_then(admit_cmd),
         Some("rss") => flags(&args[1..]).and_then(rss_cmd),
         Some("free-port") => free_port(),
         _ => Err(USAGE.to_string()),
@@ -112,6 +117,34 @@ fn levels(text: &str) -> Result<Vec<usize>, String> {
                 .map_err(|e| format!("--levels {l}: {e}"))
         })
         .collect()
+}
+
+/// `label=URL[,label=URL]`.
+fn relay_list(text: &str) -> Result<Vec<(String, String)>, String> {
+    text.split(',')
+        .map(|r| {
+            r.split_once('=')
+                .map(|(l, u)| (l.to_string(), u.to_string()))
+                .ok_or_else(|| format!("--relays {r}: expected label=URL"))
+        })
+        .collect()
+}
+
+fn admit_cmd(f: HashMap<String, String>) -> Result<(), String> {
+    let options = admit::Options {
+        relays: relay_list(&take::<String>(&f, "relays", None)?)?,
+        levels: levels(&take::<String>(&f, "levels", Some("1,16".to_string()))?)?,
+        users: take::<String>(&f, "users", Some("one,each".to_string()))?
+            .split(',')
+            .map(admit::Users::parse)
+            .collect::<Result<_, _>>()?,
+        seconds: take(&f, "seconds", Some(2.0))?,
+        repeats: take(&f, "repeats", Some(3))?,
+    };
+    if options.repeats == 0 || options.levels.contains(&0) {
+        return Err("--repeats and every level must be at least 1".into());
+    }
+    runtime()?.block_on(async { admit::run(&client::client(), &options).await })
 }
 
 fn cas_cmd(f: HashMap<String, String>) -> Result<(), String> {

@@ -22,6 +22,12 @@ pub struct McpConfig {
     pub first_byte_timeout_ms: u64,
     /// An answer (a JSON body, or an SSE stream) whose upstream sends nothing for this long is cut.
     pub idle_timeout_ms: u64,
+    /// Longest an exchange stays open, however busy: an SSE stream is then ended (the client reconnects with
+    /// `Last-Event-ID`), so a page cannot hold an upstream connection and its permit for ever.
+    pub max_exchange_ms: u64,
+    /// Largest answer forwarded, in bytes: a larger declared `content-length` is refused before any byte, a
+    /// stream is cut when it passes the bound.
+    pub max_response_bytes: u64,
     /// Exchanges (POSTs, open GET streams, DELETEs) one user may have open at once, over all servers.
     pub max_concurrent_per_user: u64,
 }
@@ -33,6 +39,8 @@ impl Default for McpConfig {
             max_request_bytes: 1024 * 1024,
             first_byte_timeout_ms: 30_000,
             idle_timeout_ms: 300_000,
+            max_exchange_ms: 30 * 60_000,
+            max_response_bytes: 16 * 1024 * 1024,
             max_concurrent_per_user: 8,
         }
     }
@@ -127,6 +135,8 @@ pub struct ValidatedMcp {
     pub max_request_bytes: usize,
     pub first_byte_timeout: std::time::Duration,
     pub idle_timeout: std::time::Duration,
+    pub max_exchange: std::time::Duration,
+    pub max_response_bytes: u64,
     pub max_concurrent_per_user: usize,
 }
 
@@ -161,6 +171,8 @@ pub fn validate(config: &McpConfig) -> Result<ValidatedMcp, ConfigError> {
         ("maxRequestBytes", config.max_request_bytes),
         ("firstByteTimeoutMs", config.first_byte_timeout_ms),
         ("idleTimeoutMs", config.idle_timeout_ms),
+        ("maxExchangeMs", config.max_exchange_ms),
+        ("maxResponseBytes", config.max_response_bytes),
         ("maxConcurrentPerUser", config.max_concurrent_per_user),
     ] {
         if value == 0 {
@@ -241,6 +253,8 @@ pub fn validate(config: &McpConfig) -> Result<ValidatedMcp, ConfigError> {
         max_request_bytes: usize::try_from(config.max_request_bytes).unwrap_or(usize::MAX),
         first_byte_timeout: std::time::Duration::from_millis(config.first_byte_timeout_ms),
         idle_timeout: std::time::Duration::from_millis(config.idle_timeout_ms),
+        max_exchange: std::time::Duration::from_millis(config.max_exchange_ms),
+        max_response_bytes: config.max_response_bytes,
         max_concurrent_per_user: usize::try_from(config.max_concurrent_per_user)
             .unwrap_or(usize::MAX),
     })

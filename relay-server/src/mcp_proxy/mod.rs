@@ -13,8 +13,11 @@
 //! Forwarded from the browser: `content-type`, `accept`, `mcp-session-id`, `mcp-protocol-version`,
 //! `last-event-id` and the body (bounded by `mcp.maxRequestBytes`); never `authorization` or cookies (they
 //! authenticate the user to the relay, not to the server). Passed back: the status, `content-type`,
-//! `mcp-session-id`, `mcp-protocol-version`, `cache-control`, and the body streamed as it arrives (JSON or SSE),
-//! cut when the upstream is idle past `mcp.idleTimeoutMs`. An upstream 401/403 or 3xx is the operator's
+//! `mcp-session-id`, `mcp-protocol-version`, `cache-control`, a declared `content-length`, and the body streamed
+//! as it arrives (JSON or SSE),
+//! cut when the upstream is idle past `mcp.idleTimeoutMs`, open past `mcp.maxExchangeMs`, or larger than
+//! `mcp.maxResponseBytes` (a larger declared `content-length` is 502 `UPSTREAM_RESPONSE_TOO_LARGE` before any
+//! byte). A cut answer ends the browser's response with an error, which its MCP client sees as a broken stream. An upstream 401/403 or 3xx is the operator's
 //! problem, not the page's: it becomes 502 `UPSTREAM_REJECTED` (a page must not start an OAuth flow against a
 //! server the relay holds the credentials of).
 
@@ -156,19 +159,48 @@ pub async fn forward(
         .with_source(format!("mcp server `{}` answered {status}", server.name)));
     }
 
+    let declared = response
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.max_response_bytes) {
+        return Err(RelayError::new(
+            RelayErrorCode::UpstreamResponseTooLarge,
+            format!(
+                "the MCP server's answer is larger than {} bytes",
+                limits.max_response_bytes
+            ),
+        ));
+    }
+
     let (head, incoming) = response.into_parts();
     let mut answer = Response::builder().status(head.status);
     if let Some(headers) = answer.headers_mut() {
         copy_headers(&head.headers, headers, &FORWARDED_RESPONSE);
+        // A declared length goes on with the body (an empty 202 stays an empty body, not an open chunked stream
+        // the client must cancel).
+        if let Some(length) = declared {
+            headers.insert(header::CONTENT_LENGTH, length.into());
+        }
     }
     let idle = limits.idle_timeout;
+    let max_bytes = limits.max_response_bytes;
+    let ends_at = tokio::time::Instant::now() + limits.max_exchange;
     let server_name = server.name.clone();
     let stream = async_stream::stream! {
         // Held until the answer ends or the browser goes away (the stream is dropped).
         let _permit = permit;
         let mut incoming = incoming;
+        let mut sent: u64 = 0;
         loop {
-            match tokio::time::timeout(idle, incoming.frame()).await {
+            let wait = idle.min(ends_at.saturating_duration_since(tokio::time::Instant::now()));
+            match tokio::time::timeout(wait, incoming.frame()).await {
+                Err(_) if tokio::time::Instant::now() >= ends_at => {
+                    tracing::info!(server = %server_name, "mcp exchange open past mcp.maxExchangeMs; answer ended");
+                    yield Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "mcp exchange too long"));
+                    break;
+                }
                 Err(_) => {
                     tracing::info!(server = %server_name, "mcp upstream idle; answer cut");
                     yield Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "mcp upstream idle"));
@@ -182,6 +214,12 @@ pub async fn forward(
                 }
                 Ok(Some(Ok(frame))) => {
                     if let Ok(data) = frame.into_data() {
+                        sent = sent.saturating_add(data.len() as u64);
+                        if sent > max_bytes {
+                            tracing::info!(server = %server_name, "mcp answer larger than mcp.maxResponseBytes; answer cut");
+                            yield Err(std::io::Error::other("mcp answer too large"));
+                            break;
+                        }
                         yield Ok::<Bytes, std::io::Error>(data);
                     }
                 }

@@ -180,7 +180,7 @@ pub async fn call(
         }
         let (back, prepared) = prepare(&state, serving, request, head.small_body).await?;
         request = back;
-        let (upstream_request, decoder) = match prepared {
+        let encoded = match prepared {
             Ok(prepared) => prepared,
             Err(e) if position == 0 => return Err(adapter_error(e)),
             Err(e) => {
@@ -191,7 +191,7 @@ pub async fn call(
         // The spending limits of the model about to serve, after the request proved valid for it and before
         // anything goes upstream: a refused call costs nothing. The ticket records the call's usage when it is
         // dropped, with the response (or on the way out of this function, when no response streams).
-        let ticket = match trace
+        let mut ticket = match trace
             .admission(async {
                 state
                     .spending()
@@ -218,14 +218,7 @@ pub async fn call(
             );
         }
         match call
-            .attempt(
-                serving,
-                &request,
-                &upstream_request,
-                decoder,
-                has_next,
-                &trace,
-            )
+            .attempt(serving, &request, encoded, has_next, &trace, &mut ticket)
             .await?
         {
             Attempted::Served { first, events } => {
@@ -248,7 +241,8 @@ pub async fn call(
                     holds.hold(serving, Instant::now(), wait);
                 }
                 if has_next && failover::fails_over(&failure.error) {
-                    // Dropping the events and the ticket cancels that attempt and records it.
+                    // Dropping the events and the ticket cancels that attempt and records it (charged the
+                    // bounds when the provider accepted it: it may have spent them).
                     drop(ticket);
                     failed = Some((serving.clone(), failure.error));
                     continue;
@@ -311,16 +305,16 @@ impl Call<'_> {
         &self,
         model: &Arc<ValidatedModel>,
         request: &ModelRequest,
-        upstream_request: &UpstreamRequest,
-        decoder: Decoder,
+        (upstream_request, decoder): (UpstreamRequest, Decoder),
         has_next: bool,
         trace: &ModelCallTrace,
+        ticket: &mut spending::Ticket,
     ) -> Result<Attempted, RelayError> {
         let state = self.state;
         let limits = state.inner.limits;
         let kind = model.config.provider;
         let mut unused_decoder = Some(decoder);
-        let mut upstream = upstream::Prepared::new(model, upstream_request, self.request_id)?;
+        let mut upstream = upstream::Prepared::new(model, &upstream_request, self.request_id)?;
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -332,8 +326,13 @@ impl Call<'_> {
                 total: Duration::from_millis(limits.max_stream_duration_ms),
             };
             let span = trace.attempt(&model.endpoint, attempt);
+            // Charged from here if the browser goes away before the answer (`spending::Ticket::tokens`).
+            ticket.attempt_sent();
             let failure = match upstream.send(state, self.started, bounds.first_byte).await {
                 Err(upstream::Failed { error, retry_after }) => {
+                    // A refusal or an unreachable provider cost nothing; a request left unanswered may be
+                    // running at the provider.
+                    ticket.attempt_ended(error.code() == RelayErrorCode::UpstreamTimeout);
                     span.failed(&error, None);
                     Failure {
                         error,
@@ -342,6 +341,7 @@ impl Call<'_> {
                     }
                 }
                 Ok(response) => {
+                    ticket.attempt_ended(true);
                     span.answered(response.status().as_u16());
                     // The one built up front serves the first attempt (building it parses the request's
                     // ModelState).

@@ -6,8 +6,9 @@
 //! route asks [`Spending::admit`] before any upstream call; a refusal is a [`Refused`], which the route turns
 //! into its HTTP answer (`SPENDING_LIMIT_REACHED`, 429). A [`Ticket`] watches the call's events for the
 //! provider's reported usage and, when the response ends however it ends, records the tokens (without usage:
-//! the request's input bound, [`estimate`], and the model's output bound). A limit reached mid-stream never
-//! cuts a running call: the next one is refused.
+//! the request's input bound, [`estimate`], and the model's output bound, once the request may have reached the
+//! provider; the model route tells the ticket when an attempt is sent and how it was answered). A limit reached
+//! mid-stream never cuts a running call: the next one is refused.
 //!
 //! Where the counters live (docs/adr/013):
 //! - **one relay (SQLite)**: in memory ([`counters`]); an admission is a lock and a few additions, no database
@@ -213,7 +214,8 @@ impl Spending {
             model: model.to_owned(),
             input_bound: estimate::input_bound(request),
             usage: None,
-            streamed: false,
+            in_flight: false,
+            reached: false,
             free: false,
         })
     }
@@ -320,8 +322,11 @@ pub struct Ticket {
     input_bound: u64,
     /// The usage of the call's `message-stop`, when it reported any.
     usage: Option<Usage>,
-    /// Whether the provider accepted the call (an event other than an error arrived).
-    streamed: bool,
+    /// An attempt's request is on its way to the provider and has no answer yet.
+    in_flight: bool,
+    /// An attempt reached the provider: it answered 2xx, or its answer never came in time (the provider may
+    /// be running it). Never unset: a later refused retry does not undo what an earlier attempt may cost.
+    reached: bool,
     /// The call costs no tokens (the scripted demo model).
     free: bool,
 }
@@ -329,16 +334,26 @@ pub struct Ticket {
 impl Ticket {
     /// Notes what the event says about the call's cost. Called for every event: a match and nothing else.
     pub fn observe(&mut self, event: &StreamEvent) {
-        match event {
-            StreamEvent::MessageStop { usage, .. } => {
-                self.streamed = true;
-                if usage.input_tokens > 0 || usage.output_tokens > 0 {
-                    self.usage = Some(*usage);
-                }
+        if let StreamEvent::MessageStop { usage, .. } = event {
+            if usage.input_tokens > 0 || usage.output_tokens > 0 {
+                self.usage = Some(*usage);
             }
-            StreamEvent::Error { .. } => {}
-            _ => self.streamed = true,
         }
+    }
+
+    /// An attempt's request is about to leave for the provider. From here until [`Ticket::attempt_ended`]
+    /// says otherwise, a call that ends without usage (the browser hung up while the provider was answering,
+    /// say) is charged the bounds.
+    pub fn attempt_sent(&mut self) {
+        self.in_flight = true;
+    }
+
+    /// The attempt's answer: `reached` when the provider accepted the request (2xx) or never answered in time;
+    /// not when it refused it (a non-2xx status) or could not be reached (its connection failed), which costs
+    /// nothing.
+    pub fn attempt_ended(&mut self, reached: bool) {
+        self.in_flight = false;
+        self.reached |= reached;
     }
 
     /// Marks the call as costing no tokens (a model without a provider).
@@ -347,11 +362,12 @@ impl Ticket {
         self
     }
 
-    /// `(input, output)` tokens to record: the reported usage; without it, nothing when the provider never
-    /// accepted the call, else the request's input bound and the model's output bound (the most the call could
-    /// have cost: the stream was cut, cancelled or closed by the browser before the provider said).
+    /// `(input, output)` tokens to record: the reported usage; without it, nothing when no attempt reached the
+    /// provider, else the request's input bound and the model's output bound (the most the call could have
+    /// cost: the stream was cut, cancelled or closed by the browser before the provider said, or it failed
+    /// after the provider accepted it).
     fn tokens(&self) -> (u64, u64) {
-        match (&self.usage, self.free, self.streamed) {
+        match (&self.usage, self.free, self.reached || self.in_flight) {
             (_, true, _) => (0, 0),
             (Some(usage), _, _) => (usage.input_tokens, usage.output_tokens),
             (None, _, false) => (0, 0),

@@ -1,7 +1,9 @@
 //! The port through which spending reaches its counters: [`CounterStore`], and what crosses it (one call's
 //! admission, [`Reserve`], and its end, [`Settle`]). The relay's database implements it
-//! (`crate::store::spending`); spending knows nothing of SQL, and the store nothing of the rules (the rule is a
-//! closure the admission carries, so the store can run it inside its transaction).
+//! (`crate::store::spending`); spending knows nothing of SQL. The rule is a closure the admission carries, so a
+//! store can run it inside its transaction; the relay's PostgreSQL counters (`crate::store::spending_pg`)
+//! instead check the same [`super::Policy`]'s limits in one statement, and only a refusal's usage comes back
+//! to the rule (docs/adr/013).
 
 use std::future::Future;
 use std::pin::Pin;

@@ -17,7 +17,8 @@
 //! - [`connect`]: opening pools, pragmas, PostgreSQL schemas, embedded migrations.
 //! - [`group_commit`]: the SQLite writer task; [`sqlite_ops`]: the SQLite write statements it runs.
 //! - [`spending`]: the spending counters' port ([`crate::spending::port::CounterStore`]) on this database;
-//!   [`spending_sql`]: their statements, shared by both backends and the SQLite writer.
+//!   [`spending_sql`]: their statements, shared by both backends and the SQLite writer; [`spending_pg`]: the
+//!   PostgreSQL counters the relay runs (one statement per admission and per settlement).
 //! - [`error`]: [`StoreError`] and [`ConnectError`].
 
 mod connect;
@@ -26,6 +27,7 @@ mod group_commit;
 mod pg_ops;
 mod rows;
 pub mod spending;
+pub mod spending_pg;
 mod spending_sql;
 mod sqlite_ops;
 

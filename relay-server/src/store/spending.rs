@@ -4,7 +4,10 @@
 //!
 //! SQLite is one relay's file: its counters live in that relay's memory and are written behind here
 //! ([`CounterStore::flush`], through the group-commit writer, without an fsync of their own). PostgreSQL is
-//! shared by replicas: each admission and settlement is a transaction here.
+//! shared by replicas: here each admission and settlement is a transaction that runs the caller's rule (the
+//! port's general path, several round trips). The relay itself admits and settles on PostgreSQL in one
+//! statement each instead ([`super::spending_pg`], which needs the policy's limits); the rest of its counter
+//! operations are these.
 //!
 //! Atomicity: on PostgreSQL a transaction-scoped advisory lock on the user serialises one user's admissions
 //! across every replica sharing the schema, so two relays cannot both admit the last allowed call. On SQLite the
