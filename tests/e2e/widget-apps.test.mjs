@@ -201,9 +201,8 @@ describe('<patchbridge-agent> with MCP Apps', () => {
 
   test('server-basic-vanillajs: get-time renders its view with the time; its button asks first', async (t) => {
     if (missing) { t.skip(missing); return; }
-    // The package's MCP client compiles a tool's outputSchema with `new Function` (the SDK's default Ajv
-    // validator), which the strict page policy refuses ('unsafe-eval'): get-time declares one, so the server
-    // fails to list under that policy until the client uses an eval-free validator (the runtime's side, npm/mcp/).
+    // get-time declares an outputSchema: an MCP client whose validator needs `eval` cannot list it under the
+    // strict page policy (the package's client is eval-free; this says so if that ever changes).
     const time = await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getMcpServers().find((s) => s.name === 'time'));
     if (time.status !== 'ready') {
       t.skip(`the time server did not list under the strict policy: ${time.reason}: ${time.message}`);
