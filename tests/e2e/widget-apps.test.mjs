@@ -7,7 +7,7 @@
 // A page that meets no app loads no app code; a tool's view renders in its card once the call is approved, and
 // shows the result; the probe cannot reach the page's document, cookies or storage, and a fetch its policy
 // forbids fails; its tool call asks in the card and runs only when approved; its message waits in the composer;
-// its link asks first; a view that never starts falls back to the generic card with a note and an event; after a
+// its link asks first; during a turn its tool call is answered busy; a view that never starts falls back to the generic card with a note and an event; after a
 // reload the view gets the stored text only; views that flood or grow without end are stopped; another
 // conversation tears the views down.
 
@@ -197,6 +197,21 @@ describe('<patchbridge-agent> with MCP Apps', () => {
     await appFrame(page, '#report', (t) => t.includes('"link"'));
     assert.deepEqual((await reportOf(frame)).link, { isError: true });
     await page.fill(sel.input, '');
+  });
+
+  test('during a turn the view\'s tool call is answered busy and nothing runs', async (t) => {
+    if (missing) { t.skip(missing); return; }
+    const frame = await appFrame(page, '#report', (text) => text.includes('"connected":true'));
+    const before = env.probe.calls.length;
+    env.upstream.script(textTurn('A slow answer.', { firstDelayMs: 2500 }));
+    await sendInWidget(page, 'take your time');
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().status !== 'idle');
+    await frame.click('#call');
+    await appFrame(page, '#report', (text) => text.includes('in the middle of a turn'));
+    assert.equal((await reportOf(frame)).call.isError, true);
+    assert.equal(await page.$(appParts.ask), null, 'nothing to approve: the runtime refused it');
+    await waitIdle(page);
+    assert.equal(env.probe.calls.length, before);
   });
 
   test('server-basic-vanillajs: get-time renders its view with the time; its button asks first', async (t) => {
