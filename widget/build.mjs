@@ -13,6 +13,8 @@
 //                              when an answer has a formula (src/math.js, src/math-render.js)
 //   npm/widget-elicitation.js, npm/dist/patchbridge-elicitation.js  the question card of a running tool's
 //                              elicitation, imported by the element the first time one appears
+//   npm/widget-apps.js, npm/dist/patchbridge-apps.js  the MCP Apps host (src/apps/host.js), imported by the element
+//                              only when a tool card carries a `ui://` view (src/apps/hook.js)
 //   npm/mcp-client.js, npm/dist/patchbridge-mcp.js  the MCP client (npm/mcp/ with the official SDK bundled in),
 //                              imported by the package entry and the element only when a page sets `mcpServers`
 //   npm/widget-zh.js, npm/dist/patchbridge-zh.js  the Chinese strings, imported by the element only when it
@@ -122,14 +124,14 @@ const eagerRuntime = [
   "import __pbInit from './pkg/patchbridge_agent.js';",
   'if (typeof document === "object") __pbInit({ module_or_path: globalThis.PATCHBRIDGE_WASM_URL ?? new URL("./pkg/patchbridge_agent_bg.wasm", import.meta.url) }).catch(() => {});',
 ].join('\n');
-await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_MATH_PATH__: '"./widget-math.js"', __PB_FILES_PATH__: '"./widget-files.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"', __PB_MCP_PATH__: '"./mcp-client.js"', __PB_ELICITATION_PATH__: '"./widget-elicitation.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'widget.js'), plugins: [externalGlue, externalErrors, minifiedCss], banner: { js: eagerRuntime }, define: { __PB_WASM_PATH__: '"./pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./widget-highlight.js"', __PB_MATH_PATH__: '"./widget-math.js"', __PB_FILES_PATH__: '"./widget-files.js"', __PB_STRINGS_ZH_PATH__: '"./widget-zh.js"', __PB_MCP_PATH__: '"./mcp-client.js"', __PB_ELICITATION_PATH__: '"./widget-elicitation.js"', __PB_APPS_PATH__: '"./widget-apps.js"' } });
 // Outputs of earlier builds (source maps, a copy of the wasm in dist/) must not linger into `npm pack`.
 await rm(path.join(npm, 'dist'), { recursive: true, force: true });
 await rm(path.join(npm, 'widget.js.map'), { force: true });
 await rm(path.join(npm, 'widget-highlight.js.map'), { force: true });
 await rm(path.join(npm, 'widget-math.js.map'), { force: true });
 await mkdir(path.join(npm, 'dist'), { recursive: true });
-await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_MATH_PATH__: '"./patchbridge-math.js"', __PB_FILES_PATH__: '"./patchbridge-files.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"', __PB_MCP_PATH__: '"./patchbridge-mcp.js"', __PB_ELICITATION_PATH__: '"./patchbridge-elicitation.js"' } });
+await build({ ...common, ...elementOnly, outfile: path.join(npm, 'dist', 'patchbridge-agent.js'), plugins: [minifiedCss], define: { __PB_WASM_PATH__: '"../pkg/patchbridge_agent_bg.wasm"', __PB_HIGHLIGHT_PATH__: '"./patchbridge-highlight.js"', __PB_MATH_PATH__: '"./patchbridge-math.js"', __PB_FILES_PATH__: '"./patchbridge-files.js"', __PB_STRINGS_ZH_PATH__: '"./patchbridge-zh.js"', __PB_MCP_PATH__: '"./patchbridge-mcp.js"', __PB_ELICITATION_PATH__: '"./patchbridge-elicitation.js"', __PB_APPS_PATH__: '"./patchbridge-apps.js"' } });
 const highlightEntry = path.join(root, 'widget', 'src', 'highlight.js');
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'widget-highlight.js') });
 await build({ ...common, entryPoints: [highlightEntry], outfile: path.join(npm, 'dist', 'patchbridge-highlight.js') });
@@ -143,6 +145,10 @@ await build({ ...common, entryPoints: [mathEntry], outfile: path.join(npm, 'dist
 const elicitationEntry = path.join(root, 'widget', 'src', 'elicitation.js');
 await build({ ...common, ...elementOnly, entryPoints: [elicitationEntry], outfile: path.join(npm, 'widget-elicitation.js') });
 await build({ ...common, ...elementOnly, entryPoints: [elicitationEntry], outfile: path.join(npm, 'dist', 'patchbridge-elicitation.js') });
+// The MCP Apps host (src/apps/host.js), imported the first time a tool card carries a `ui://` view.
+const appsEntry = path.join(root, 'widget', 'src', 'apps', 'host.js');
+await build({ ...common, entryPoints: [appsEntry], outfile: path.join(npm, 'widget-apps.js') });
+await build({ ...common, entryPoints: [appsEntry], outfile: path.join(npm, 'dist', 'patchbridge-apps.js') });
 // The MCP client (npm/mcp/, the official SDK bundled in), imported only once a page sets `mcpServers`.
 const mcpEntry = path.join(npm, 'mcp', 'chunk.js');
 await build({ ...common, entryPoints: [mcpEntry], outfile: path.join(npm, 'mcp-client.js') });
@@ -168,6 +174,7 @@ const rows = [
   ['attachments, on demand (npm/widget-files.js)', path.join(npm, 'widget-files.js')],
   ['Chinese strings, on demand (npm/widget-zh.js)', path.join(npm, 'widget-zh.js')],
   ['question card, on demand (npm/widget-elicitation.js)', path.join(npm, 'widget-elicitation.js')],
+  ['MCP Apps host, on demand (npm/widget-apps.js)', path.join(npm, 'widget-apps.js')],
   ['MCP client, on demand (npm/mcp-client.js: npm/mcp/ + @modelcontextprotocol/sdk)', path.join(npm, 'mcp-client.js')],
   ['runtime glue (npm/pkg/patchbridge_agent.js, minified by scripts/minify-js.mjs)', gluePath],
   ['runtime wasm (npm/pkg/patchbridge_agent_bg.wasm)', path.join(npm, 'pkg', 'patchbridge_agent_bg.wasm')],

@@ -13,6 +13,7 @@
 //! - [`model`]: `POST {base}/model` and `GET {base}/models`; [`spending`]: per-user limits on model calls, a
 //!   component the model route asks (its own rules, counter store port, metrics and refusal type).
 //! - [`mcp_proxy`]: `{base}/mcp/{name}`, the optional passthrough to the operator's MCP servers.
+//! - [`sandbox`]: the MCP Apps sandbox origin, a second listener serving only the sandbox proxy page.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus; [`telemetry`]: OpenTelemetry traces over OTLP.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
@@ -40,6 +41,7 @@ pub mod mcp_proxy;
 pub mod metrics;
 pub mod model;
 pub mod ops;
+pub mod sandbox;
 pub mod serve;
 pub mod spending;
 pub mod state;
@@ -140,6 +142,13 @@ pub fn router(state: AppState) -> Router {
         }
     }
     app = app.fallback(|| async { RelayError::from(RelayErrorCode::NotFound) });
+    // With a sandbox listener, the relay's pages may frame it: the one directive ADR 018 adds to their policy.
+    if let Some(origin) = state.inner.sandbox_origin.clone() {
+        app = app.layer(middleware::map_response(move |response| {
+            let origin = origin.clone();
+            async move { sandbox::frame_src_for_pages(response, &origin) }
+        }));
+    }
 
     // Inside the router: the request counter needs the matched route.
     let app = app

@@ -213,6 +213,7 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
             Err(e) => return config_error(&e.to_string()),
         };
         let bind = validated.bind;
+        let sandbox = validated.sandbox.clone();
         let demo = validated.demo_active;
         let options = ServeOptions::from_limits(&validated.limits);
         let state = match AppState::new(validated, store.clone()) {
@@ -236,6 +237,25 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or_else(|_| bind.to_string());
+        // The MCP Apps sandbox origin (`patchbridge_relay::sandbox`), a listener of its own, bound before the
+        // "listening" lines so a refused address stops the start like `server.bind` does.
+        let sandbox = match &sandbox {
+            Some(config) => match tokio::net::TcpListener::bind(config.bind).await {
+                Ok(l) => Some((l, patchbridge_relay::sandbox::router(config))),
+                // The demo's sandbox is its own choice (port + 1): a busy port costs only the MCP Apps.
+                Err(e) if demo_setup.is_some() => {
+                    tracing::warn!(addr = %config.bind, error = %e, "demo: no MCP Apps sandbox (its port is taken)");
+                    None
+                }
+                Err(e) => {
+                    return config_error(&format!(
+                        "sandbox.bind: cannot listen on {}: {e}",
+                        config.bind
+                    ))
+                }
+            },
+            None => None,
+        };
         // Registered before the "listening" line: a SIGTERM sent as soon as a script sees it must shut down
         // gracefully, not hit the default action (termination) before the handler exists.
         let term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
@@ -250,12 +270,33 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         tracing::info!(%addr, "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
+        // Stops the sandbox listener when the API's shutdown starts (the sender is dropped then).
+        let (stop_sandbox, sandbox_stopped) = tokio::sync::watch::channel(());
+        let sandbox_task = sandbox.map(|(listener, app)| {
+            let sandbox_addr = listener
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            tracing::info!(addr = %sandbox_addr, "MCP Apps sandbox listening");
+            println!("patchbridge-relay sandbox listening on http://{sandbox_addr}");
+            let mut stopped = sandbox_stopped;
+            tokio::spawn(serve(listener, app, options, async move {
+                let _ = stopped.changed().await;
+            }))
+        });
         if let Some(setup) = &demo_setup {
             announce_demo(&addr, setup, site);
         }
         let telemetry = state.telemetry().clone();
         let spending = state.spending().clone();
-        let ended = serve(listener, router(state), options, shutdown_signal(term)).await;
+        let ended = serve(listener, router(state), options, async move {
+            shutdown_signal(term).await;
+            drop(stop_sandbox);
+        })
+        .await;
+        if let Some(task) = sandbox_task {
+            let _ = tokio::time::timeout(options.shutdown_grace, task).await;
+        }
         // Every call settles into the counters and the last counts are written before the store closes.
         let unsettled = spending.close(options.shutdown_grace).await;
         if unsettled > 0 {

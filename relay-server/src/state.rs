@@ -44,6 +44,8 @@ pub(crate) struct Inner {
     pub allowed_origins: Vec<String>,
     pub npm_dir: Option<PathBuf>,
     pub examples_dir: Option<PathBuf>,
+    /// The MCP Apps sandbox origin (`crate::sandbox`), which the relay's own pages may frame.
+    pub sandbox_origin: Option<String>,
     /// Files compiled into the binary, served where no directory is configured ([`AppState::with_site`]).
     pub site: Option<EmbeddedSite>,
     pub limits: LimitsConfig,
@@ -89,6 +91,7 @@ impl AppState {
                 allowed_origins: config.allowed_origins,
                 npm_dir: config.npm_dir,
                 examples_dir: config.examples_dir,
+                sandbox_origin: config.sandbox.map(|s| s.public_origin),
                 site: None,
                 limits: config.limits,
                 spending,

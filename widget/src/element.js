@@ -15,6 +15,7 @@ import { Composer } from './composer.js';
 import { ConfirmationDock } from './confirm.js';
 import { HistoryPanel } from './history.js';
 import { bridgeWebMcp } from './webmcp.js';
+import { AppsHook, appsSetting } from './apps/hook.js';
 import { AUTH_MESSAGE, applyMcpServers, mcpConfirmationText, McpStatusList, withPopupAuth } from './mcp.js';
 import { loadElicitation } from './runtime.js';
 import { loadRuntime } from './runtime.js';
@@ -48,7 +49,7 @@ import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES, attachmentLimits, positiveLi
  */
 
 /** Properties a page may set before the element is upgraded (they are re-applied through the setters). */
-const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'mcpServers', 'model', 'headers', 'strings', 'maxImageBytes', 'maxFileBytes', 'maxFiles', 'suggestions', 'toolViews'];
+const UPGRADE_PROPS = ['runtimeOptions', 'tools', 'mcpServers', 'model', 'headers', 'strings', 'maxImageBytes', 'maxFileBytes', 'maxFiles', 'suggestions', 'toolViews', 'mcpApps', 'appSandbox'];
 
 /** @type {CSSStyleSheet | null} */
 let sheet = null;
@@ -125,6 +126,12 @@ export class PatchBridgeAgentElement extends Base {
   #suggestions = null;
   /** @type {ToolViews | null} */
   #toolViews = null;
+  /** MCP Apps (./apps/hook.js): the `mcpApps` property (undefined: the attribute decides) and `appSandbox`. */
+  /** @type {unknown} */
+  #mcpApps = undefined;
+  /** @type {string | null} */
+  #appSandbox = null;
+  #apps = new AppsHook({ host: this, controller: () => this.#controller, composer: () => this.#composer });
   /** @type {Translate} */
   #t;
   /** @type {AgentController | null} */
@@ -183,6 +190,7 @@ export class PatchBridgeAgentElement extends Base {
     logActions.onEdit = (/** @type {any} */ message) => this.#composer?.setEditing(true, textOf(message));
     logActions.feedback = this.hasAttribute('feedback');
     log.host = this;
+    log.apps = this.#apps;
     log.views = (/** @type {string} */ name, /** @type {'card' | 'confirmation'} */ kind) => pickView(this.#toolViews, name, kind);
     log.onViewError = (/** @type {string} */ tool, /** @type {'card' | 'confirmation'} */ view, /** @type {unknown} */ error) => this.#viewFailed(tool, view, error);
     this.#applySuggestions();
@@ -314,6 +322,18 @@ export class PatchBridgeAgentElement extends Base {
    */
   get toolViews() { return this.#toolViews; }
   set toolViews(value) { this.#toolViews = value && typeof value === 'object' ? value : null; }
+
+  /**
+   * MCP Apps, a tool's own view in its card: 'off', 'on' (default) or the names of the servers whose apps may
+   * render (the `mcp-apps` attribute: 'off', 'on' or names separated by spaces). Applies to calls shown from now on.
+   * @type {'off' | 'on' | string[]}
+   */
+  get mcpApps() { return appsSetting(this.#mcpApps !== undefined ? this.#mcpApps : this.getAttribute('mcp-apps')); }
+  set mcpApps(value) { this.#mcpApps = value ?? undefined; }
+
+  /** The sandbox proxy page's URL, on an origin other than the page's (`app-sandbox` attribute; docs/adr/018). */
+  get appSandbox() { return this.#appSandbox ?? this.getAttribute('app-sandbox'); }
+  set appSandbox(value) { this.#appSandbox = typeof value === 'string' && value ? value : null; }
 
   /**
    * Sends a message as if typed (queued until the runtime is ready), with image and document blocks.
@@ -502,10 +522,10 @@ export class PatchBridgeAgentElement extends Base {
       const url = client?.pending;
       return url ? () => { globalThis.open?.(url.href, 'patchbridge-mcp-auth', 'popup,width=520,height=680'); } : null;
     };
-    return applyMcpServers(controller, entries, this.#runtimeOptions?.limits, this.#defaultToolResult).then(() => {
+    return applyMcpServers(controller, entries, this.#runtimeOptions?.limits, this.#defaultToolResult, this.#runtimeOptions).then(() => {
       if (this.#controller !== controller || typeof controller.subscribeMcp !== 'function') return;
       this.#mcpUnsubscribe?.();
-      const show = (/** @type {any} */ servers) => this.#mcpStatus.render(servers, this.#t, connect);
+      const show = (/** @type {any} */ servers) => { this.#mcpStatus.render(servers, this.#t, connect); this.#apps.recheck(); };
       const unsubscribe = controller.subscribeMcp(show);
       const progress = (/** @type {any} */ entries) => this.#log.renderProgress(entries);
       const unsubscribeProgress = typeof controller.subscribeMcpProgress === 'function' ? controller.subscribeMcpProgress(progress) : null;
@@ -644,6 +664,7 @@ export class PatchBridgeAgentElement extends Base {
 
   #applyTheme() {
     this.dataset.scheme = schemeOf(this.getAttribute('theme') ?? 'auto', this);
+    this.#apps?.contextChanged();
   }
 
   #applyLanguage() {
@@ -656,6 +677,7 @@ export class PatchBridgeAgentElement extends Base {
     this.#history?.setTranslator(t);
     translateShell(this.#shell, t, Boolean(this.#controller?.getState().conversation));
     this.#log.emptyEl.textContent = t('empty');
+    this.#apps?.contextChanged();
   }
 
   /**

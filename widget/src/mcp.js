@@ -4,6 +4,7 @@
 // confirmation of an MCP tool names its server and the hints the server declares, which are never trusted.
 import { AgentError } from '../../npm/errors.js';
 import { h } from './dom.js';
+import { loadRuntime } from './runtime.js';
 
 /** @type {Promise<any> | null} */
 let chunk = null;
@@ -27,12 +28,13 @@ export function loadMcp() {
  * @param {unknown[]} servers
  * @param {{ maxToolResultCharacters?: number } | undefined} limits
  * @param {number} defaultMaxCharacters
+ * @param {any} [runtime] the element's runtimeOptions (an MCP App's own tool calls run under them)
  */
-export async function applyMcpServers(controller, servers, limits, defaultMaxCharacters) {
+export async function applyMcpServers(controller, servers, limits, defaultMaxCharacters, runtime) {
   if (typeof controller.setMcpServers === 'function') { controller.setMcpServers(servers); return; }
   if (servers.length === 0) return;
-  const mcp = await loadMcp();
-  mcp.withMcpServers(controller, servers, { load: async () => mcp, AgentError, limits, defaultMaxCharacters });
+  const [mcp, glue] = await Promise.all([loadMcp(), loadRuntime()]);
+  mcp.withMcpServers(controller, servers, { load: async () => mcp, AgentError, limits, defaultMaxCharacters, Runtime: glue.DefaultAgentRuntime, defaultLimits: glue.defaultLimits?.(), runtime });
 }
 
 /**

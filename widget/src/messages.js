@@ -107,6 +107,9 @@ export class MessageLog {
     this.slotCount = 0;
     /** Long stored texts still being rendered (see `fill`). */
     this.slices = new Slices(root);
+    /** MCP Apps (the element's apps/hook.js): told of every card rendered, removed, and of a reset. */
+    /** @type {{ card(callId: string, card: Card): void, gone(callId: string): void, reset(): void } | null} */
+    this.apps = null;
   }
 
   /** @param {Translate} t */
@@ -133,6 +136,7 @@ export class MessageLog {
     this.draft = null;
     for (const card of this.cards.values()) card.slotted?.remove();
     this.cards.clear();
+    this.apps?.reset();
     this.root.replaceChildren(this.emptyEl, this.suggestionsEl, ...this.queued);
   }
 
@@ -163,7 +167,7 @@ export class MessageLog {
       for (const gone of this.stable.splice(same)) gone.el.remove();
       // Cards of removed messages go, with the page views they placed in the light DOM.
       for (const [callId, card] of this.cards) {
-        if (!card.el.isConnected) { card.slotted?.remove(); this.cards.delete(callId); }
+        if (!card.el.isConnected) { card.slotted?.remove(); this.cards.delete(callId); this.apps?.gone(callId); }
       }
     }
     for (let i = same; i < messages.length; i += 1) {
@@ -203,6 +207,7 @@ export class MessageLog {
         card.viewStale = true;
       }
       if (card.viewStale && card.input !== undefined) this.renderView(callId, card);
+      if (card.complete) this.apps?.card(callId, card);
     }
     this.emptyEl.hidden = messages.length > 0 || state.draft != null || this.queued.length > 0;
     this.updateEmpty();

@@ -19,7 +19,8 @@ usage: patchbridge-relay demo [--port N] [--data-dir DIR]
                               [--provider P [--model M] [--base-url URL] [--api-key-env NAME]]
 Serves the demo page at http://127.0.0.1:PORT/ and the API at /api: development identity (loopback only),
 SQLite in DIR, and the scripted demo model (deterministic scripts, not AI) unless --provider names a real one.
-  --port N            port on 127.0.0.1 (default 8787; 0 picks a free one)
+  --port N            port on 127.0.0.1 (default 8787; 0 picks a free one); the MCP Apps sandbox listens on
+                      N+1 as http://localhost:N+1 (none with 0)
   --data-dir DIR      folder of the SQLite database (default ./patchbridge-data; created when missing)
   --provider P        openai | openai-responses | anthropic | openai-compatible
   --model M           the provider's model name (default gpt-4.1-mini for openai and openai-responses,
@@ -217,6 +218,20 @@ impl DemoArgs {
             config.database.url = database_url.clone();
         }
         let data_dir = (config.database.url == database_url).then_some(data_dir);
+        // The MCP Apps sandbox (`crate::sandbox`) on the next port, under another host name, for the page's
+        // origin only; none with port 0 (the page's origin is not known before the bind).
+        if let Some(Ok(addr)) =
+            (config.sandbox.is_none()).then(|| config.server.bind.parse::<std::net::SocketAddr>())
+        {
+            if addr.port() != 0 && addr.port() < u16::MAX && addr.ip().is_loopback() {
+                let next = addr.port() + 1;
+                config.sandbox = Some(crate::sandbox::config::SandboxConfig {
+                    bind: format!("127.0.0.1:{next}"),
+                    public_origin: format!("http://localhost:{next}"),
+                    page_origins: vec![format!("http://{addr}")],
+                });
+            }
+        }
 
         let model = match self.provider {
             None => "scripted demo model (not AI)".to_owned(),
@@ -367,6 +382,16 @@ mod tests {
         assert_eq!(setup.model, "scripted demo model (not AI)");
         let v = setup.config.validate().unwrap();
         assert_eq!(v.bind.to_string(), "127.0.0.1:8787");
+        let sandbox = v
+            .sandbox
+            .as_ref()
+            .expect("the MCP Apps sandbox on the next port");
+        assert_eq!(sandbox.bind.to_string(), "127.0.0.1:8788");
+        assert_eq!(sandbox.public_origin, "http://localhost:8788");
+        assert_eq!(
+            sandbox.page_origins,
+            vec!["http://127.0.0.1:8787".to_string()]
+        );
         assert_eq!(v.base_path, "/api");
         assert_eq!(
             v.database.url,

@@ -43,6 +43,8 @@ pub struct RelayConfig {
     pub telemetry: TelemetryConfig,
     /// MCP servers the relay forwards to (`crate::mcp_proxy`); none by default.
     pub mcp: crate::mcp_proxy::McpConfig,
+    /// The MCP Apps sandbox listener (`crate::sandbox`); none by default.
+    pub sandbox: Option<crate::sandbox::config::SandboxConfig>,
     pub models: Vec<ModelConfig>,
     pub default_model: Option<String>,
     /// Start the scripted demo model when no model is configured.

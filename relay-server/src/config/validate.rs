@@ -55,6 +55,8 @@ pub struct Validated {
     pub telemetry: super::TelemetryConfig,
     /// The MCP passthrough (`crate::mcp_proxy`).
     pub mcp: crate::mcp_proxy::ValidatedMcp,
+    /// The MCP Apps sandbox listener (`crate::sandbox`).
+    pub sandbox: Option<crate::sandbox::config::ValidatedSandbox>,
     pub models: Vec<ValidatedModel>,
     pub default_model: Option<String>,
     /// The scripted demo model is the (only) model.
@@ -400,6 +402,11 @@ impl RelayConfig {
 
         let spending = self.validate_spending(demo_active)?;
         let mcp = crate::mcp_proxy::config::validate(&self.mcp)?;
+        let sandbox = self
+            .sandbox
+            .as_ref()
+            .map(|s| s.validate(bind, &allowed_origins))
+            .transpose()?;
 
         Ok(Validated {
             bind,
@@ -413,6 +420,7 @@ impl RelayConfig {
             spending,
             telemetry: self.telemetry.clone(),
             mcp,
+            sandbox,
             models,
             default_model,
             demo_active,

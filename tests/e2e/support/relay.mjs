@@ -8,6 +8,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,8 +42,11 @@ export const UPSTREAM_KEY = 'sk-e2e-upstream-secret-1234';
  * `examples/`) is what the relay serves at `/examples/` (the widget tests serve `tests/e2e/pages/`). `identity`
  * replaces the development identity. `spending`: the relay's `spending` section (its defaults when absent). `mcp`:
  * the relay's `mcp` section; `env`: extra environment variables of the relay (secrets the config names).
+ * `sandbox: true`: the MCP Apps sandbox listener too, as `http://localhost:<port>` for the page origin
+ * `http://127.0.0.1:<relay port>` (both ports picked free first, since each names the other); its URL is
+ * `sandboxUrl`.
  */
-export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity, spending, mcp, env } = {}) {
+export async function startRelay({ upstream, demo = false, defaultModel, examplesDir, identity, spending, mcp, env, sandbox = false } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'patchbridge-e2e-'));
   const config = {
     server: {
@@ -58,6 +62,13 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
   };
   if (spending) config.spending = spending;
   if (mcp) config.mcp = mcp;
+  let sandboxUrl = null;
+  if (sandbox) {
+    const [port, sandboxPort] = [await freePort(), await freePort()];
+    config.server.bind = `127.0.0.1:${port}`;
+    sandboxUrl = `http://localhost:${sandboxPort}/`;
+    config.sandbox = { bind: `127.0.0.1:${sandboxPort}`, publicOrigin: `http://localhost:${sandboxPort}`, pageOrigins: [`http://127.0.0.1:${port}`] };
+  }
   if (upstream) {
     config.models.push(
       {
@@ -107,6 +118,7 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
   return {
     url,
     api: `${url}/api`,
+    sandboxUrl,
     dir,
     stderr: () => stderr,
     /** A direct JSON call to the relay API as `user` (what a second device or an operator would see). */
@@ -129,4 +141,16 @@ export async function startRelay({ upstream, demo = false, defaultModel, example
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A port free on 127.0.0.1 right now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
 }
