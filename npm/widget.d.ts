@@ -21,6 +21,10 @@ export declare const EVENTS: Readonly<{
   viewError: 'patchbridge-view-error';
 }>;
 
+/** Why an MCP App fell back to the generic tool card (`patchbridge-app-error`). */
+export type McpAppErrorCode = 'APP_NO_SANDBOX' | 'APP_SANDBOX_SAME_ORIGIN' | 'APP_RESOURCE_FAILED' | 'APP_RESOURCE_INVALID'
+  | 'APP_INIT_TIMEOUT' | 'APP_FLOOD' | 'APP_RUNAWAY_SIZE' | 'APP_HOST_UNAVAILABLE';
+
 /** What a custom tool-card view is drawn from (called again when `status` or `result` changes). */
 export interface ToolCardView {
   name: string;
@@ -54,6 +58,8 @@ export interface PatchBridgeEventMap {
   /** A custom tool view threw or returned no Node; the generic view is shown instead. */
   'patchbridge-view-error': CustomEvent<{ tool: string; view: 'card' | 'confirmation'; error: unknown }>;
   'patchbridge-feedback': CustomEvent<{ messageId: string; value: 'up' | 'down' | null; conversation: { id: string; revision: number } | null }>;
+  /** An MCP App could not show (or stopped showing) its view; its card fell back to the generic one with a note. */
+  'patchbridge-app-error': CustomEvent<{ code: McpAppErrorCode; tool?: string; server?: string; callId?: string; message: string }>;
 }
 
 /**
@@ -90,6 +96,10 @@ export declare class PatchBridgeAgentElement extends HTMLElement {
   tools: AnyAgentTool[];
   /** Remote MCP servers whose tools join the agent's; the MCP client loads only once some are set. */
   mcpServers: McpServerOptions[];
+  /** MCP Apps, a tool's own view in its card: 'off', 'on' (default) or the servers whose apps may render (`mcp-apps`). */
+  mcpApps: 'off' | 'on' | string[];
+  /** The sandbox proxy page's URL, on an origin other than the page's (`app-sandbox`; docs/adr/018). */
+  appSandbox: string | null;
   /** A custom model instead of the relay's, or a relay model id; a change restarts the element's controller. */
   model: AgentModel | string | undefined;
   /** Relay request headers: an object or a (possibly async) function, called per request. */
