@@ -3,7 +3,8 @@
 // requested only by a page that sets `mcpServers`; each server's status is shown; an MCP tool's confirmation
 // names its server and the server's hints (not trusted: it still asks); approving runs it on the server; servers
 // set after the element is ready apply too, and an unreachable one is reported as such; an MCP tool's card names
-// its server, also after a reload; a running call's progress is a bar in its card.
+// its server, also after a reload; a running call's progress is a bar in its card; Reject never reaches the
+// server and Stop cancels a running call there.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -140,6 +141,44 @@ describe('<patchbridge-agent> with MCP servers', () => {
     assert.deepEqual(await cardsOf(page), [['docs', 'count', 'Done']]);
     assert.match(await page.textContent('patchbridge-agent [part~=tool-card]'), /3/, 'the stored result');
     await page.context().close();
+  });
+
+  test('Reject never calls the server; Stop during a long call cancels it on the server and the card says it did not run', async () => {
+    let answered = false;
+    const slow = await startMcpServer({
+      cors: true,
+      tools: [
+        { name: 'wipe', run: () => text('wiped') },
+        { name: 'crawl', run: (_args, extra) => new Promise((resolve) => { extra.signal.addEventListener('abort', () => resolve(text('aborted'))); setTimeout(() => { answered = true; resolve(text('late answer')); }, 20_000); }) },
+      ],
+    });
+    try {
+      const { page } = await open([{ name: 'ops', url: slow.url }]);
+      env.upstream.script(toolCallTurn([{ id: 'call_w_wipe', name: 'mcp__ops__wipe', arguments: {} }]), textTurn('Not wiped.'));
+      await sendInWidget(page, 'wipe it');
+      await page.waitForSelector(sel.confirmation);
+      assert.match(await page.textContent(sel.confirmation), /of the MCP server “ops”/);
+      await page.click(sel.reject);
+      await waitIdle(page);
+      assert.deepEqual(slow.state.calls, [], 'a rejected call never reaches the server');
+      assert.deepEqual(await cardsOf(page), [['ops', 'wipe', 'Rejected']]);
+
+      env.upstream.script(toolCallTurn([{ id: 'call_w_crawl', name: 'mcp__ops__crawl', arguments: {} }]));
+      await sendInWidget(page, 'crawl everything');
+      await page.waitForSelector(sel.approve);
+      await page.click(sel.approve);
+      for (let i = 0; i < 200 && slow.state.calls.length < 1; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.deepEqual(slow.state.calls.map((c) => c.tool), ['crawl'], 'the approved call runs on the server');
+      await page.click(sel.stop);
+      await waitIdle(page);
+      for (let i = 0; i < 200 && !slow.state.cancelled.includes('crawl'); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.deepEqual(slow.state.cancelled, ['crawl'], 'the server got notifications/cancelled');
+      assert.equal(answered, false);
+      assert.deepEqual((await cardsOf(page)).at(-1), ['ops', 'crawl', 'Did not run']);
+      await page.context().close();
+    } finally {
+      await slow.close();
+    }
   });
 
   test('a running MCP call\'s progress is a bar in its card, labelled with the server\'s message, gone when the call ends', async () => {
