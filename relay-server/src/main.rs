@@ -267,6 +267,10 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
                 "demo mode: the scripted model is active (deterministic scripts, not AI)"
             );
         }
+        if cfg!(feature = "bench-spending-off") {
+            tracing::warn!("bench-only build (bench-spending-off): spending limits count nothing and refuse nothing");
+            println!("patchbridge-relay: bench-only build, spending limits are OFF");
+        }
         tracing::info!(%addr, "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");

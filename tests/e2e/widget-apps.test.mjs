@@ -20,7 +20,7 @@ import { startBasicAppServer, startProbeServer } from './support/apps-servers.mj
 import { startFakeUpstream } from './support/fake-upstream.mjs';
 import { textTurn, toolCallTurn } from './support/openai-chat.mjs';
 import { ROOT, startRelay } from './support/relay.mjs';
-import { sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
+import { artifact, sel, sendInWidget, waitIdle, waitReady } from './support/widget.mjs';
 
 const env = { upstream: null, relay: null, browser: null, basic: null, probe: null };
 before(async () => {
@@ -119,20 +119,14 @@ async function runTool(page, id, name, args, answer) {
 describe('<patchbridge-agent> with MCP Apps', () => {
   const user = `apps-${Date.now()}`;
   let page;
-  /** Why the suite cannot run here: the runtime's MCP Apps members (APPS-RUNTIME, npm/mcp/) are missing. */
-  let missing = null;
 
   test('a page whose tools show no view loads no app code', async (t) => {
-    if (missing) { t.skip(missing); return; }
     page = await open(user);
-    if (!(await page.evaluate(() => typeof document.querySelector('patchbridge-agent').controller.readMcpResource === 'function'))) {
-      missing = 'the runtime has no MCP Apps members (readMcpResource, callToolFromApp: APPS-RUNTIME.md, npm/mcp/)';
-    }
+    assert.equal(await page.evaluate(() => typeof document.querySelector('patchbridge-agent').controller.readMcpResource), 'function', 'the runtime has its MCP Apps members');
     env.upstream.script(textTurn('Nothing to show.'));
     await sendInWidget(page, 'hello');
     await waitIdle(page);
     assert.deepEqual(page.chunks, []);
-    if (missing) { t.skip(missing); return; }
     // App-only tools are callable by their view, never offered to the model.
     const tools = (env.upstream.requests.at(-1).body.tools ?? []).map((t) => t.function?.name ?? t.name);
     assert.ok(tools.includes('mcp__probe__probe'), tools.join(', '));
@@ -140,7 +134,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('the probe view renders in its card with the result, and reaches nothing of the page', async (t) => {
-    if (missing) { t.skip(missing); return; }
     await runTool(page, 'call_probe_1', 'mcp__probe__probe', { topic: 'isolation' }, 'Shown.');
     const frame = await appFrame(page, '#report', (t) => t.includes('"connected":true') && t.includes('"result"') && t.includes('"fetch"'));
     assert.equal(page.chunks.length, 1, 'the app host loads once an app card appears');
@@ -167,7 +160,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('the view\'s tool call asks in the card and runs only once approved', async (t) => {
-    if (missing) { t.skip(missing); return; }
     const frame = await appFrame(page, '#report', (t) => t.includes('"connected":true'));
     const before = env.probe.calls.length;
     await frame.click('#call');
@@ -183,7 +175,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('the view\'s message waits in the composer; its link asks first', async (t) => {
-    if (missing) { t.skip(missing); return; }
     const frame = await appFrame(page, '#report', (t) => t.includes('"connected":true'));
     const requests = env.upstream.requests.length;
     await frame.click('#message');
@@ -200,7 +191,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('during a turn the view\'s tool call is answered busy and nothing runs', async (t) => {
-    if (missing) { t.skip(missing); return; }
     const frame = await appFrame(page, '#report', (text) => text.includes('"connected":true'));
     const before = env.probe.calls.length;
     env.upstream.script(textTurn('A slow answer.', { firstDelayMs: 2500 }));
@@ -215,17 +205,14 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('server-basic-vanillajs: get-time renders its view with the time; its button asks first', async (t) => {
-    if (missing) { t.skip(missing); return; }
     // get-time declares an outputSchema: an MCP client whose validator needs `eval` cannot list it under the
-    // strict page policy (the package's client is eval-free; this says so if that ever changes).
+    // strict page policy (the package's client is eval-free; this fails if that ever changes).
     const time = await page.evaluate(() => document.querySelector('patchbridge-agent').controller.getMcpServers().find((s) => s.name === 'time'));
-    if (time.status !== 'ready') {
-      t.skip(`the time server did not list under the strict policy: ${time.reason}: ${time.message}`);
-      return;
-    }
+    assert.equal(time.status, 'ready', `the time server lists under the strict policy: ${time.reason}: ${time.message}`);
     await runTool(page, 'call_time_1', 'mcp__time__get-time', {}, 'Here is the time.');
     const frame = await appFrame(page, '#server-time', (t) => /^\d{4}-\d\d-\d\dT/.test(t.trim()));
     const first = (await frame.textContent('#server-time')).trim();
+    await artifact(page, 'widget-mcp-app');
     await frame.click('#get-time-btn');
     await page.waitForSelector(appParts.ask);
     assert.match(await page.textContent(appParts.ask), /The view asks to run get-time \(time\)/);
@@ -238,7 +225,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('a view that never starts falls back to the generic card with a note and an event', async (t) => {
-    if (missing) { t.skip(missing); return; }
     await runTool(page, 'call_broken_1', 'mcp__probe__broken', {}, 'It broke.');
     await page.waitForSelector(`${appParts.note}[data-code=APP_INIT_TIMEOUT]`, { timeout: 15_000 });
     const card = `${W} [part~=tool-card][data-call-id=call_broken_1]`;
@@ -250,7 +236,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('a view that floods the host, or grows without end, is stopped the same way', async (t) => {
-    if (missing) { t.skip(missing); return; }
     await runTool(page, 'call_flood_1', 'mcp__probe__flood', {}, 'Flooded.');
     await page.waitForSelector(`${W} [data-call-id=call_flood_1] [part~=app-note][data-code=APP_FLOOD]`);
     await runTool(page, 'call_grow_1', 'mcp__probe__grow', {}, 'Grown.');
@@ -268,7 +253,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('after a reload the view gets the stored text only; another conversation tears the views down', async (t) => {
-    if (missing) { t.skip(missing); return; }
     const context = page.context();
     await page.close();
     page = await open(user, context);
@@ -287,7 +271,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('mcpApps names the servers whose views show: the others keep the generic card and load nothing', async (t) => {
-    if (missing) { t.skip(missing); return; }
     const other = await open(`apps-off-${Date.now()}`, null, ['time']);
     await runTool(other, 'call_probe_off', 'mcp__probe__probe', { topic: 'off' }, 'Generic.');
     const card = `${W} [part~=tool-card][data-call-id=call_probe_off]`;
@@ -300,7 +283,6 @@ describe('<patchbridge-agent> with MCP Apps', () => {
   });
 
   test('a sandbox on the page\'s own origin is refused: the generic card, a note, an event', async (t) => {
-    if (missing) { t.skip(missing); return; }
     const other = await open(`apps-same-${Date.now()}`);
     await other.evaluate((url) => { document.querySelector('patchbridge-agent').appSandbox = url; }, `${env.relay.url}/examples/apps.html`);
     await runTool(other, 'call_probe_same', 'mcp__probe__probe', { topic: 'same origin' }, 'Refused.');

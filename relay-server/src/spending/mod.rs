@@ -155,7 +155,19 @@ impl Spending {
         Ok(())
     }
 
+    /// The bench-only build (`bench-spending-off`): every call admitted, nothing counted.
+    #[cfg(feature = "bench-spending-off")]
+    pub async fn admit(
+        &self,
+        user: &str,
+        _model: &str,
+        _request: &ModelRequest,
+    ) -> Result<Ticket, Refused> {
+        Ok(Ticket::uncounted(self.inner.clone(), user))
+    }
+
     /// Admits one call of `model` by `user` for `request`, or refuses it.
+    #[cfg(not(feature = "bench-spending-off"))]
     pub async fn admit(
         &self,
         user: &str,
@@ -218,6 +230,7 @@ impl Spending {
             in_flight: false,
             reached: false,
             free: false,
+            counted: true,
         })
     }
 
@@ -330,9 +343,28 @@ pub struct Ticket {
     reached: bool,
     /// The call costs no tokens (the scripted demo model).
     free: bool,
+    /// False only in the bench-only build without limits (`bench-spending-off`): nothing is recorded.
+    counted: bool,
 }
 
 impl Ticket {
+    /// The bench-only build's ticket (`bench-spending-off`): admitted without a count, records nothing.
+    #[cfg(feature = "bench-spending-off")]
+    fn uncounted(spending: Arc<Inner>, user: &str) -> Self {
+        Ticket {
+            spending,
+            user: user.to_owned(),
+            call_id: String::new(),
+            model: String::new(),
+            input_bound: 0,
+            usage: None,
+            in_flight: false,
+            reached: false,
+            free: true,
+            counted: false,
+        }
+    }
+
     /// Notes what the event says about the call's cost. Called for every event: a match and nothing else.
     pub fn observe(&mut self, event: &StreamEvent) {
         if let StreamEvent::MessageStop { usage, .. } = event {
@@ -382,6 +414,9 @@ impl Ticket {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
+        if !self.counted {
+            return;
+        }
         let (input, output) = self.tokens();
         let tokens = [
             i64::try_from(input).unwrap_or(i64::MAX),
