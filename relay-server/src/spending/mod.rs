@@ -34,6 +34,9 @@
 //! - this file: [`Spending`], [`Ticket`], and the operators' usage report ([`Spending::usage_report`]).
 //! - [`report`]: the `patchbridge-relay usage` subcommand.
 
+// The bench-only build (`bench-spending-off`) skips the counting, so what only it uses is unused there.
+#![cfg_attr(feature = "bench-spending-off", allow(dead_code, unused_imports))]
+
 pub mod config;
 pub mod counters;
 pub mod counts;
