@@ -1,4 +1,4 @@
-// MCP Apps in <patchbridge-agent> (issue 28, docs/adr/018), in Chromium against the real relay with its sandbox
+// MCP Apps in <patchbridge-agent> (docs/adr/018, docs/adr/019), in Chromium against the real relay with its sandbox
 // listener (the page at 127.0.0.1, the sandbox proxy at localhost on a port of its own), the relay's MCP
 // passthrough to two real MCP Apps servers (@modelcontextprotocol/server-basic-vanillajs from npm, and a probe
 // built here on @modelcontextprotocol/ext-apps's app side: support/apps-servers.mjs) and a scripted model (the

@@ -7,10 +7,12 @@
 //! - `validate`: checks everything and resolves secrets into [`Validated`].
 //! - `fallbacks`: the checks of `models[].fallbacks` and `models[].stateGroup` (failover, `model/failover.rs`).
 //! - [`error`]: [`ConfigError`], the one error of every section (a leaf).
+//! - [`origin`]: an origin as every section names one, normalised (a leaf).
 //! - this file: the typed schema ([`RelayConfig`]), defaults, parsing and env overrides.
 
 pub mod error;
 pub(crate) mod fallbacks;
+pub mod origin;
 pub mod secret;
 pub mod strict_json;
 mod validate;

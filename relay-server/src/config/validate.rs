@@ -84,7 +84,7 @@ impl RelayConfig {
         let mut allowed_origins = Vec::new();
         for (i, origin) in self.server.allowed_origins.iter().enumerate() {
             allowed_origins.push(
-                validate_origin(origin)
+                super::origin::origin(origin)
                     .map_err(|m| err(format!("server.allowedOrigins[{i}]"), m))?,
             );
         }
@@ -495,22 +495,6 @@ pub fn join_url(base: &url::Url, path: &str) -> url::Url {
     let joined = format!("{}{}", base.path().trim_end_matches('/'), path);
     url.set_path(&joined);
     url
-}
-
-/// Normalises an allow-listed origin to `scheme://host[:port]` (no path, no trailing slash).
-fn validate_origin(origin: &str) -> Result<String, String> {
-    let url = url::Url::parse(origin).map_err(|e| format!("not an origin: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err("must be an http(s) origin".into());
-    }
-    if url.path() != "/"
-        || url.query().is_some()
-        || url.fragment().is_some()
-        || !url.username().is_empty()
-    {
-        return Err("must be scheme://host[:port] with no path".into());
-    }
-    Ok(url.origin().ascii_serialization())
 }
 
 /// The peers a trusted-proxy identity believes when `trustedProxies` is not given: loopback only.

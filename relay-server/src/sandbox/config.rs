@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use serde::Deserialize;
 
 use crate::config::error::{err, ConfigError};
+use crate::config::origin::origin;
 
 /// The section as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -85,23 +86,6 @@ impl SandboxConfig {
             page_origins,
         })
     }
-}
-
-/// `scheme://host[:port]`, serialized as browsers send it in `Origin`.
-fn origin(text: &str) -> Result<String, String> {
-    let url = url::Url::parse(text).map_err(|e| format!("not an origin: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err("must be an http(s) origin".into());
-    }
-    if url.path() != "/"
-        || url.query().is_some()
-        || url.fragment().is_some()
-        || !url.username().is_empty()
-        || url.password().is_some()
-    {
-        return Err("must be scheme://host[:port] with no path".into());
-    }
-    Ok(url.origin().ascii_serialization())
 }
 
 #[cfg(test)]
