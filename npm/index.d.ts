@@ -186,6 +186,18 @@ export interface ExecutionInput {
 /** `true`/`false`, `'approve'`/`'reject'`, or `{ approved, reason? }` (a reason only when rejecting). */
 export type InterruptValue = boolean | 'approve' | 'reject' | { approved: boolean; reason?: string };
 
+/**
+ * A tool call the host adds to a running execution (an MCP App's call from its view): `callId` unique in the
+ * conversation (the MCP client uses `app_` and 24 hex digits), `name` a tool of the execution's snapshot, or
+ * `tool` (a definition as `registerTool` takes) for one it lacks (a tool meant for apps only).
+ */
+export interface HostToolCall {
+  callId: string;
+  name: string;
+  arguments?: JsonObject;
+  tool?: AnyAgentTool;
+}
+
 /** One independent execution: own signal, interrupt slot, budget and result. */
 export declare class AgentExecution {
   private constructor();
@@ -202,6 +214,16 @@ export declare class AgentExecution {
    * is always accepted: its error tool result is cut to maxToolResultCharacters.
    */
   respond(response: { interruptId: string; value: InterruptValue | ElicitationAnswer }): void;
+  /**
+   * Adds the host's tool call to this execution: taken before the next model call (or before the execution
+   * ends), then run as the model's calls are (arguments checked against the tool's schema, confirmation through
+   * `pendingInterrupt` unless read-only, maxToolCalls, tool interceptors and hooks, deadline and cancellation).
+   * Resolves with its ToolCallResult (`[invalid arguments] `, `[rejected] `, or `[not run] ` when the execution
+   * ended first); no event or message carries it. Rejects with AGENT_LIMIT_EXCEEDED (maxToolCalls), the call's own
+   * failure (AGENT_TOOL_FAILED, …: the execution goes on), AGENT_TOOL_PRECHECK_FAILED (no such tool),
+   * AGENT_INVALID_INPUT (bad shape, an id already used), AGENT_BUSY (`details.reason: 'settled'`).
+   */
+  callTool(call: HostToolCall): Promise<Readonly<ToolCallResult>>;
   free(): void;
 }
 
@@ -395,14 +417,17 @@ export interface McpControllerMembers {
   /** The raw CallToolResult of an MCP call of this page session (the last 50); null when unknown, and after a reload. */
   getMcpCallResult(toolCallId: string): McpCallToolResult | null;
   /**
-   * An MCP App's own tool call, under the runtime's rules: a bounded execution of its own (the controller's limits
-   * and tool interceptors, its deadline) whose only step is this call: arguments checked against the tool's
-   * schema, confirmation unless the page listed it in `readOnly` (`getMcpAppCall().pendingInterrupt`, answered
-   * with `respondMcpAppCall`). Resolves with the raw CallToolResult, or when the runtime did not run it with its
-   * error result (`[rejected] `, `[invalid arguments] `, `[not run] ` text, `isError: true`). Rejects with
-   * AGENT_INVALID_INPUT (unknown server or tool, not callable by apps), AGENT_BUSY (a turn or another app call
-   * runs; `details.reason` `turn` / `app-call`), and as a turn would (AGENT_EXECUTION_TIMEOUT, AGENT_TOOL_FAILED, …).
-   * Nothing enters the conversation; while it runs the turn methods reject with AGENT_BUSY and `abort()` cancels it.
+   * An MCP App's own tool call, under the runtime's rules. While a turn runs, inside that turn's execution
+   * (`callToolInTurn`: its snapshot, confirmation slot, maxToolCalls, deadline and cancellation; taken before its
+   * next model call); otherwise in a bounded execution of its own (the controller's limits and tool interceptors,
+   * its deadline) whose only step is this call. Either way: arguments checked against the tool's schema,
+   * confirmation unless the page listed it in `readOnly` (`getMcpAppCall().pendingInterrupt`, answered with
+   * `respondMcpAppCall`). Resolves with the raw CallToolResult, or when the runtime did not run it with its error
+   * result (`[rejected] `, `[invalid arguments] `, `[not run] ` text, `isError: true`). Rejects with
+   * AGENT_INVALID_INPUT (unknown server or tool, not callable by apps), AGENT_BUSY (another app call runs, a
+   * conversation loads, the turn is ending; `details.reason` `app-call` / `loading` / `settled`), and as a turn
+   * would (AGENT_EXECUTION_TIMEOUT, AGENT_LIMIT_EXCEEDED, AGENT_TOOL_FAILED, …). Nothing enters the conversation;
+   * while one runs in its own execution the turn methods reject with AGENT_BUSY and `abort()` cancels it.
    */
   callToolFromApp(request: McpAppCallRequest): Promise<McpCallToolResult>;
   /** The app call that runs, or null. */
@@ -505,6 +530,14 @@ export declare class AgentController {
   rejectTool(reason?: string): void;
   /** Answers `state.pendingElicitation`; AGENT_NO_PENDING_INTERRUPT when none is pending. */
   answerElicitation(answer: ElicitationAnswer | 'decline' | 'cancel'): void;
+  /**
+   * `AgentExecution.callTool` on the running turn's execution (what `callToolFromApp` uses during a turn). Its
+   * confirmation is `state.pendingConfirmation` with the call's own `callId` (in no message). AGENT_INVALID_INPUT
+   * when no turn runs.
+   */
+  callToolInTurn(call: HostToolCall): Promise<Readonly<ToolCallResult>>;
+  /** Answers the running turn's pending interrupt by id, as `AgentExecution.respond`. */
+  respond(response: { interruptId: string; value: InterruptValue | ElicitationAnswer }): void;
   /** Affects the next turn only; returns the registry revision. */
   registerTool<Args = JsonObject>(tool: AgentTool<Args>): number;
   unregisterTool(name: string): boolean;

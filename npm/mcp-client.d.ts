@@ -25,7 +25,7 @@ export declare const MCP_APP_MIME_TYPE: 'text/html;profile=mcp-app';
 export declare const MCP_RESOURCE_MAX_BYTES: number;
 export declare const MCP_CALL_RESULTS_KEPT: number;
 export declare class McpAppCalls {
-  constructor(source: McpToolSource, options: { AgentError: unknown, Runtime: unknown, runtimeOptions: () => unknown, busy: () => boolean });
+  constructor(source: McpToolSource, options: { AgentError: unknown, Runtime: unknown, runtimeOptions: () => unknown, controller: unknown });
   current(): any;
   running(): boolean;
   subscribe(listener: (call: any) => void): () => void;

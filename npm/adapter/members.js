@@ -8,9 +8,9 @@
 const CONTROLLER_MEMBERS = ['subscribe', 'getState', 'send', 'retry', 'regenerate', 'editLastMessage',
   'setRuntimeOptions', 'abort', 'approveTool', 'rejectTool', 'registerTool', 'unregisterTool',
   'getToolInspectionSource', 'loadConversation', 'newConversation', 'listConversations', 'renameConversation',
-  'deleteConversation', 'getModelState', 'destroy', 'answerElicitation'];
+  'deleteConversation', 'getModelState', 'destroy', 'answerElicitation', 'callToolInTurn', 'respond'];
 const RUNTIME_MEMBERS = ['get limits', 'start'];
-const EXECUTION_MEMBERS = ['get id', 'get result', 'get settled', 'get pendingInterrupt', 'cancel', 'respond'];
+const EXECUTION_MEMBERS = ['get id', 'get result', 'get settled', 'get pendingInterrupt', 'cancel', 'respond', 'callTool'];
 
 /**
  * Defines the members on the class's prototype as non-enumerable methods and getters (as class syntax would),

@@ -11,8 +11,13 @@
 //! ends the execution (it is cancelled right after, so no second model call is made or counted). Nothing enters
 //! the conversation. While it runs, `current()` shows the call with the execution's pending interrupt (the
 //! confirmation, or a server's elicitation), answered with `respond({ interruptId, value })`.
-//! One app call at a time; none while a turn runs: the core has no entry point to add a host's call to a
-//! running execution, so that is refused with AGENT_BUSY rather than run outside the turn's rules.
+//! During a turn the call runs inside that turn's execution instead (`controller.callToolInTurn`, the core's
+//! `AgentExecution::call_tool`): the turn's snapshot (or this definition for a tool meant for apps only), its
+//! confirmation slot (`state.pendingConfirmation`, whose callId is this call's `app_…` id and in no message),
+//! its maxToolCalls, deadline and cancellation; its result never enters the conversation. `current()` then
+//! shows the turn's pending interrupt when it is this call's, answered through `controller.respond`. The
+//! caller's signal can no longer take the call out of the turn: it rejects the call's confirmation instead.
+//! One app call at a time; none while a conversation loads (AGENT_BUSY).
 
 /** @typedef {import('./options.js').ErrorClass} ErrorClass */
 
@@ -31,16 +36,16 @@ const isPlainObject = (value) => value !== null && typeof value === 'object' && 
 export class McpAppCalls {
   #source;
   #options;
-  /** @type {{ execution: any, view: any } | null} */
+  /** @type {{ execution: any, view: any, withdraw?: () => void } | null} */
   #current = null;
   /** @type {Set<(call: any) => void>} */
   #listeners = new Set();
 
   /**
    * @param {import('./source.js').McpToolSource} source
-   * @param {{ AgentError: ErrorClass, Runtime: any, runtimeOptions: () => any, busy: () => boolean }} options
+   * @param {{ AgentError: ErrorClass, Runtime: any, runtimeOptions: () => any, controller: any }} options
    *   `Runtime`: the DefaultAgentRuntime class; `runtimeOptions()`: `{ limits, toolInterceptors? }` now;
-   *   `busy()`: whether the controller runs or loads a turn
+   *   `controller`: the AgentController whose running turn takes the call
    */
   constructor(source, options) {
     this.#source = source;
@@ -50,8 +55,8 @@ export class McpAppCalls {
   /** The running app call with its pending interrupt, or null (frozen). */
   current() { return this.#current?.view ?? null; }
 
-  /** Whether an app call runs. */
-  running() { return this.#current !== null; }
+  /** Whether an app call runs in an execution of its own. */
+  running() { return this.#current?.execution != null; }
 
   /** @param {(call: any) => void} listener @returns {() => void} */
   subscribe(listener) {
@@ -61,7 +66,11 @@ export class McpAppCalls {
 
   /** Cancels the running app call (its result is the runtime's not-run result); true if one was cancelled. */
   cancel() {
-    return this.#current ? this.#current.execution.cancel() === true : false;
+    const current = this.#current;
+    if (!current) return false;
+    if (current.execution) return current.execution.cancel() === true;
+    current.withdraw?.();
+    return false;
   }
 
   /**
@@ -70,7 +79,7 @@ export class McpAppCalls {
    */
   respond(response) {
     if (!this.#current) throw new this.#options.AgentError('AGENT_NO_PENDING_INTERRUPT', 'respondMcpAppCall: no app call is waiting');
-    this.#current.execution.respond(response);
+    (this.#current.execution ?? this.#options.controller).respond(response);
   }
 
   /**
@@ -78,7 +87,7 @@ export class McpAppCalls {
    * @returns {Promise<any>} the raw CallToolResult, or the runtime's error result when the call did not run
    */
   async call(request) {
-    const { AgentError, Runtime, runtimeOptions, busy } = this.#options;
+    const { AgentError, Runtime, runtimeOptions, controller } = this.#options;
     if (!isPlainObject(request)) throw new AgentError('AGENT_INVALID_INPUT', 'callToolFromApp expects { server, name, arguments, signal }');
     const input = /** @type {Record<string, unknown>} */ (request);
     for (const key of Object.keys(input)) {
@@ -92,13 +101,14 @@ export class McpAppCalls {
       throw new AgentError('AGENT_INVALID_OPTIONS', 'callToolFromApp needs the runtime: withMcpServers(controller, servers, { Runtime: DefaultAgentRuntime, defaultLimits, runtime })');
     }
     const { definition, name, readOnly } = this.#source.appDefinition(/** @type {string} */ (input.server), /** @type {string} */ (input.name));
-    if (busy()) {
-      throw new AgentError('AGENT_BUSY', 'callToolFromApp: a turn is running; an app call during a turn is not supported yet',
-        { details: { reason: 'turn' } });
-    }
     if (this.#current) throw new AgentError('AGENT_BUSY', 'callToolFromApp: another app call is running', { details: { reason: 'app-call' } });
+    const status = controller.getState().status;
+    if (status === 'loading') throw new AgentError('AGENT_BUSY', 'callToolFromApp: a conversation is loading', { details: { reason: 'loading' } });
 
     const callId = appCallId();
+    if (status === 'running' || status === 'awaiting-confirmation') {
+      return this.#inTurn({ callId, server: /** @type {string} */ (input.server), tool: /** @type {string} */ (input.name), name, arguments: JSON.parse(JSON.stringify(args)), readOnly }, definition, signal);
+    }
     let executed = false;
     const tool = {
       ...definition,
@@ -184,6 +194,49 @@ export class McpAppCalls {
     // Cancelled before the call ran: the closing tool message's not-run result.
     const closing = outcome?.messages?.flatMap((/** @type {any} */ m) => m.blocks).find((/** @type {any} */ b) => b.type === 'tool-result' && b.callId === callId);
     return deepFreeze({ content: [{ type: 'text', text: closing?.content ?? '[not run] the app call was cancelled' }], isError: true });
+  }
+
+  /**
+   * The app's call inside the running turn's execution (see the header).
+   * @param {{ callId: string, server: string, tool: string, name: string, arguments: any, readOnly: boolean }} base
+   * @param {any} definition @param {AbortSignal | undefined} signal
+   */
+  async #inTurn(base, definition, signal) {
+    const { controller } = this.#options;
+    const { callId } = base;
+    let withdrawn = false;
+    /** @type {any} */
+    let shown = null;
+    const current = { execution: null, view: deepFreeze({ ...base, pendingInterrupt: null }), withdraw: () => { withdrawn = true; show(); } };
+    const show = () => {
+      if (this.#current !== current) return;
+      const state = controller.getState();
+      const pending = [state.pendingConfirmation, state.pendingElicitation].find((p) => p?.callId === callId) ?? null;
+      if (pending && (withdrawn || signal?.aborted) && pending.kind === 'tool-confirmation') {
+        // The card went away: the call it asked for does not run.
+        try { controller.respond({ interruptId: pending.interruptId, value: false }); } catch { /* answered meanwhile */ }
+        return;
+      }
+      if ((pending?.interruptId ?? null) === (shown?.interruptId ?? null)) return;
+      shown = pending;
+      current.view = deepFreeze({ ...base, pendingInterrupt: pending });
+      this.#publish();
+    };
+    this.#current = current;
+    this.#publish();
+    const unsubscribe = controller.subscribe(show);
+    signal?.addEventListener('abort', show, { once: true });
+    try {
+      const calling = controller.callToolInTurn({ callId, name: base.name, arguments: base.arguments, tool: definition });
+      show();
+      const result = await calling;
+      return this.#source.callResult(callId) ?? deepFreeze({ content: [{ type: 'text', text: result.content }], isError: result.isError });
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener('abort', show);
+      this.#current = null;
+      this.#publish();
+    }
   }
 
   #publish() {

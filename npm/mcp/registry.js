@@ -3,8 +3,8 @@
 //! a tool runs without confirmation is the page's word (`readOnly` of the entry), never the server's hint. A
 //! tool the registry refuses (a schema the validator cannot compile, a name a page tool already has) is skipped
 //! and reported in the server's status; the server stays ready.
-//! It also holds the controller's app calls (./app-call.js), which run the source's tools in executions of
-//! their own.
+//! It also holds the controller's app calls (./app-call.js), which run the source's tools in the running turn's
+//! execution or in executions of their own.
 import { McpAppCalls } from './app-call.js';
 import { McpToolSource } from './source.js';
 
@@ -54,7 +54,7 @@ export function attachMcp(controller, entries, options) {
         ...(Array.isArray(runtime?.toolInterceptors) ? { toolInterceptors: runtime.toolInterceptors } : {}),
       };
     },
-    busy: () => ['running', 'awaiting-confirmation', 'loading'].includes(controller.getState().status),
+    controller,
   });
   const emit = options.emit ?? (() => {});
   source.subscribeProgress((progress) => { emit('progress', progress); });

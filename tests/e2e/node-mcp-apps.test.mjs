@@ -273,17 +273,64 @@ describe('MCP Apps: callToolFromApp goes through the runtime\'s rules', () => {
     controller.destroy();
   });
 
-  test('refused during a turn (AGENT_BUSY); cancelled by its signal and by abort(); bounded by the deadline', async () => {
+  test('during a turn it runs inside the turn: after the model\'s batch, asked in the turn\'s slot, counted, never in the conversation', async () => {
+    const scripted = scriptedModel();
+    const controller = controllerWith(scripted, { limits: { maxToolCalls: 2 } });
+    await ready(controller);
+    const calls = apps.state.calls.length;
+    scripted.script(toolCalls([{ id: 'call_plain', name: 'mcp__apps__plain', arguments: {} }]), say('ok'));
+    const turn = controller.send('go');
+    await waitForState(controller, (s) => s.pendingConfirmation?.callId === 'call_plain', 5_000, 'the model call asks');
+    // Queued while the model's call waits: it runs after that batch, before the next model call.
+    const calling = controller.callToolFromApp({ server: 'apps', name: 'chart-refresh', arguments: { n: 5 } });
+    controller.approveTool();
+    const waiting = await waitForAppCall(controller, (c) => c?.pendingInterrupt != null);
+    const state = controller.getState();
+    assert.equal(state.status, 'awaiting-confirmation');
+    assert.equal(state.pendingConfirmation.callId, waiting.callId, 'the turn\'s own confirmation slot');
+    assert.equal(state.pendingConfirmation.interruptId, waiting.pendingInterrupt.interruptId);
+    assert.match(waiting.callId, /^app_[0-9a-f]{24}$/);
+    assert.equal(scripted.requests.length, 1, 'the next model call waits for it');
+    assert.deepEqual(apps.state.calls.slice(calls).map((c) => c.tool), ['plain']);
+    controller.respondMcpAppCall({ interruptId: waiting.pendingInterrupt.interruptId, value: true });
+    const result = await calling;
+    assert.deepEqual(plain(result), { content: [{ type: 'text', text: 'refreshed 5' }], structuredContent: { n: 5, points: [5] } });
+    assert.equal(await turn, 'completed');
+    assert.deepEqual(apps.state.calls.slice(calls).map((c) => c.tool), ['plain', 'chart-refresh']);
+    const mentioned = (messages) => JSON.stringify(messages).includes(waiting.callId);
+    assert.equal(mentioned(scripted.requests[1].messages), false, 'the model never sees it');
+    assert.equal(mentioned(controller.getState().messages), false, 'nothing enters the conversation');
+    assert.equal(controller.getMcpAppCall(), null);
+
+    // maxToolCalls counts the app's call with the model's: over it, refused with the limit error.
+    scripted.script(toolCalls([{ id: 'call_plain2', name: 'mcp__apps__plain', arguments: {} }, { id: 'call_plain3', name: 'mcp__apps__plain', arguments: {} }]), say('ok'));
+    const second = controller.send('again');
+    await waitForState(controller, (s) => s.pendingConfirmation?.callId === 'call_plain2', 5_000, 'the first model call asks');
+    const over = controller.callToolFromApp({ server: 'apps', name: 'chart-refresh', arguments: { n: 6 } });
+    controller.approveTool();
+    await waitForState(controller, (s) => s.pendingConfirmation?.callId === 'call_plain3', 5_000, 'the second model call asks');
+    controller.approveTool();
+    await assert.rejects(over, (error) => code('AGENT_LIMIT_EXCEEDED')(error) && error.limit === 'maxToolCalls');
+    assert.equal(await second, 'completed', 'the turn is not affected');
+
+    // abort() ends the turn and the app call in it: not run.
+    scripted.script(toolCalls([{ id: 'call_plain4', name: 'mcp__apps__plain', arguments: {} }]), say('ok'));
+    const third = controller.send('and again');
+    await waitForState(controller, (s) => s.pendingConfirmation?.callId === 'call_plain4', 5_000, 'the model call asks');
+    const aborted = controller.callToolFromApp({ server: 'apps', name: 'chart-refresh', arguments: { n: 7 } });
+    assert.equal(controller.abort(), true);
+    assert.equal(await third, 'cancelled');
+    const notRun = await aborted;
+    assert.equal(notRun.isError, true);
+    assert.match(notRun.content[0].text, /^\[not run\] .*\(cancelled\)/);
+    assert.equal(apps.state.calls.slice(calls).filter((c) => c.tool === 'chart-refresh').length, 1, 'only the approved app call reached the server');
+    controller.destroy();
+  });
+
+  test('cancelled by its signal and by abort(); bounded by the deadline', async () => {
     const scripted = scriptedModel();
     const controller = controllerWith(scripted, { limits: { maxDurationMs: 1_000 } });
     await ready(controller);
-    // During a turn (waiting for the model's tool confirmation).
-    scripted.script(toolCalls([{ id: 'call_plain', name: 'mcp__apps__plain', arguments: {} }]), say('ok'));
-    const turn = controller.send('go');
-    await waitForState(controller, (s) => s.pendingConfirmation != null, 5_000, 'pendingConfirmation');
-    await assert.rejects(controller.callToolFromApp({ server: 'apps', name: 'ping' }), code('AGENT_BUSY', 'turn'));
-    controller.approveTool();
-    assert.equal(await turn, 'completed');
 
     const calls = apps.state.calls.length;
     const card = new AbortController();

@@ -7,7 +7,7 @@
 // A page that meets no app loads no app code; a tool's view renders in its card once the call is approved, and
 // shows the result; the probe cannot reach the page's document, cookies or storage, and a fetch its policy
 // forbids fails; its tool call asks in the card and runs only when approved; its message waits in the composer;
-// its link asks first; during a turn its tool call is answered busy; a view that never starts falls back to the generic card with a note and an event; after a
+// its link asks first; during a turn its tool call joins the turn and is asked in its card; a view that never starts falls back to the generic card with a note and an event; after a
 // reload the view gets the stored text only; views that flood or grow without end are stopped; another
 // conversation tears the views down.
 
@@ -190,18 +190,38 @@ describe('<patchbridge-agent> with MCP Apps', () => {
     await page.fill(sel.input, '');
   });
 
-  test('during a turn the view\'s tool call is answered busy and nothing runs', async (t) => {
+  test('during a turn the view\'s tool call joins the turn: asked in the card, run once approved, the turn unaffected', async (t) => {
     const frame = await appFrame(page, '#report', (text) => text.includes('"connected":true'));
     const before = env.probe.calls.length;
+    const requests = env.upstream.requests.length;
     env.upstream.script(textTurn('A slow answer.', { firstDelayMs: 2500 }));
     await sendInWidget(page, 'take your time');
     await waitInPage(page, () => document.querySelector('patchbridge-agent').controller.getState().status !== 'idle');
     await frame.click('#call');
-    await appFrame(page, '#report', (text) => text.includes('in the middle of a turn'));
-    assert.equal((await reportOf(frame)).call.isError, true);
-    assert.equal(await page.$(appParts.ask), null, 'nothing to approve: the runtime refused it');
+    // Taken once the model's message is complete, before the turn ends; asked in the app's card only.
+    await page.waitForSelector(appParts.ask, { timeout: 10_000 });
+    assert.match(await page.textContent(appParts.ask), /The view asks to run probe-action \(probe\)/);
+    const state = await page.evaluate(() => {
+      const s = document.querySelector('patchbridge-agent').controller.getState();
+      return { status: s.status, callId: s.pendingConfirmation?.callId ?? null };
+    });
+    assert.equal(state.status, 'awaiting-confirmation', 'the turn waits for the app call\'s answer');
+    assert.match(state.callId, /^app_[0-9a-f]{24}$/);
+    assert.equal(await page.$(sel.confirmation), null, 'the dock leaves it to the card');
+    assert.equal(env.probe.calls.length, before, 'nothing runs before the person says yes');
+    await page.click(appParts.yes);
+    await appFrame(page, '#report', (text) => text.includes('action ran with 7'));
+    assert.deepEqual(env.probe.calls.slice(before), [['probe-action', { n: 7 }]], 'run on the real MCP server');
     await waitIdle(page);
-    assert.equal(env.probe.calls.length, before);
+    const after = await page.evaluate(() => {
+      const s = document.querySelector('patchbridge-agent').controller.getState();
+      return { outcome: s.lastOutcome, error: s.error?.code ?? null, messages: JSON.stringify(s.messages) };
+    });
+    assert.deepEqual([after.outcome, after.error], ['completed', null]);
+    assert.ok(after.messages.includes('A slow answer.'));
+    assert.ok(!after.messages.includes(state.callId), 'the app call is not part of the conversation');
+    assert.equal(env.upstream.requests.length, requests + 1, 'no model call was added for it');
+    assert.equal(await page.$(`${W} [part~=tool-card][data-call-id^=app_]`), null, 'no card in the transcript');
   });
 
   test('server-basic-vanillajs: get-time renders its view with the time; its button asks first', async (t) => {

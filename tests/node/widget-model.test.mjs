@@ -94,6 +94,10 @@ test('the view: Stop only while a turn runs, the log paused while a conversation
   assert.equal(viewOf(snapshot({ lastOutcome: 'cancelled', error: relayError({ relayCode: '' }) })).notice, 'error');
   assert.equal(viewOf(snapshot({ conversation: { id: 'c', revision: 1, title: 'Trip' } })).title, 'Trip');
   assert.equal(viewOf(snapshot()).keepProblem, true, 'a problem with the input stays while idle');
+  const ask = (callId) => ({ interruptId: 'i', kind: 'tool-confirmation', callId, tool: 'mcp__s__t', arguments: {} });
+  assert.equal(viewOf(snapshot({ status: 'awaiting-confirmation', pendingConfirmation: ask('call_1') })).pending.callId, 'call_1');
+  assert.equal(viewOf(snapshot({ status: 'awaiting-confirmation', pendingConfirmation: ask('app_0123') })).pending, null,
+    'an MCP App\'s call in the turn is asked in its card, not in the dock');
 });
 
 test('the ways forward fit the error', () => {

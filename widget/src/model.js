@@ -76,7 +76,8 @@ export function viewOf(state) {
     inputBusy: busy || state.status === 'loading',
     canStop: busy,
     title: state.conversation?.title || null,
-    pending: state.pendingConfirmation ?? null,
+    // An MCP App's call in the turn (`app_…`, in no message) is asked in its app's card instead.
+    pending: state.pendingConfirmation?.callId.startsWith('app_') ? null : state.pendingConfirmation,
     notice,
     keepProblem: !busy,
   };

@@ -19,6 +19,7 @@ use super::host::{JsModel, JsPlatform};
 use super::js;
 use super::options;
 use super::relay::FetchTransport;
+use super::runtime;
 use super::snapshot::View;
 use super::values::{from_host, frozen, get, is_missing};
 use crate::core::json::to_text;
@@ -356,6 +357,8 @@ const DELETE_CONVERSATION: u32 = 17;
 const GET_MODEL_STATE: u32 = 18;
 const DESTROY: u32 = 19;
 const ANSWER_ELICITATION: u32 = 20;
+const CALL_TOOL_IN_TURN: u32 = 21;
+const RESPOND: u32 = 22;
 
 #[wasm_bindgen(js_class = AgentController)]
 impl JsController {
@@ -412,6 +415,19 @@ impl JsController {
                 self.shared
                     .core
                     .answer_elicitation(&value)
+                    .map_err(|e| to_js(&e))?;
+                JsValue::UNDEFINED
+            }
+            // An MCP App's call in the running turn (`core::Controller::call_tool_in_turn`).
+            CALL_TOOL_IN_TURN => {
+                let call = runtime::host_call(&a).map_err(|e| to_js(&e))?;
+                runtime::tool_call_promise(self.shared.core.call_tool_in_turn(call)).into()
+            }
+            RESPOND => {
+                let (id, value) = runtime::parse_response(&a).map_err(|e| to_js(&e))?;
+                self.shared
+                    .core
+                    .respond_json(&id, &value)
                     .map_err(|e| to_js(&e))?;
                 JsValue::UNDEFINED
             }

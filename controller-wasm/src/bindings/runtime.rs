@@ -3,7 +3,8 @@
 
 use std::rc::Rc;
 
-use js_sys::{Function, Promise};
+use futures::future::LocalBoxFuture;
+use js_sys::{Array, Function, Promise};
 use patchbridge_protocol::StreamEvent;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -16,7 +17,8 @@ use super::options;
 use super::values::{frozen, get, is_missing};
 use crate::core::json::to_text;
 use crate::core::{
-    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, Limits, Observer, ToolRegistry,
+    self, AgentError, ErrorCode, ExecutionEvent, ExecutionInput, HostToolCall, Limits, Observer,
+    ToolCallResult, ToolRegistry,
 };
 
 /// The factory defaults (`DEFAULT_LIMITS` in npm/index.js).
@@ -65,6 +67,63 @@ pub fn snapshot_of(tools: &JsValue) -> Result<Rc<core::ToolRegistrySnapshot>, Ag
         }
     }
     Ok(registry.snapshot())
+}
+
+/// `{ callId, name, arguments?, tool? }`: a host's tool call (`execution.callTool`, `controller.callToolInTurn`);
+/// `tool` is a tool definition (as `registerTool` takes), registered into a snapshot of its own.
+pub fn host_call(call: &JsValue) -> Result<HostToolCall, AgentError> {
+    let bad = || {
+        AgentError::new(
+            ErrorCode::InvalidInput,
+            "callTool expects { callId: non-empty string, name: string, arguments?: object, tool? }",
+        )
+    };
+    if !call.is_object() {
+        return Err(bad());
+    }
+    options::check_keys(
+        call,
+        &["callId", "name", "arguments", "tool"],
+        "callTool",
+        ErrorCode::InvalidInput,
+    )?;
+    let text = |key| {
+        get(call, key)
+            .as_string()
+            .filter(|t| !t.is_empty())
+            .ok_or_else(bad)
+    };
+    let (call_id, name) = (text("callId")?, text("name")?);
+    let arguments = get(call, "arguments");
+    let arguments = if is_missing(&arguments) {
+        serde_json::Map::new()
+    } else {
+        match js::try_to_json(&arguments).and_then(|t| serde_json::from_str(&t).ok()) {
+            Some(Value::Object(arguments)) => arguments,
+            _ => return Err(bad()),
+        }
+    };
+    let tool = get(call, "tool");
+    let tool = if is_missing(&tool) {
+        None
+    } else {
+        snapshot_of(&Array::of1(&tool))?.get(&name).cloned()
+    };
+    Ok(HostToolCall {
+        call_id,
+        name,
+        arguments,
+        tool,
+    })
+}
+
+/// A host's tool call as a promise of its frozen ToolCallResult (rejects with the `AgentError`).
+pub fn tool_call_promise(
+    call: LocalBoxFuture<'static, Result<ToolCallResult, AgentError>>,
+) -> Promise {
+    js::quiet(&future_to_promise(async move {
+        call.await.map(|r| frozen(&r)).map_err(|e| to_js(&e))
+    }))
 }
 
 const INPUT_KEYS: [&str; 6] = [
@@ -184,6 +243,7 @@ const SETTLED: u32 = 2;
 const PENDING_INTERRUPT: u32 = 3;
 const CANCEL: u32 = 4;
 const RESPOND: u32 = 5;
+const CALL_TOOL: u32 = 6;
 
 #[wasm_bindgen(js_class = AgentExecution)]
 impl JsExecution {
@@ -193,7 +253,8 @@ impl JsExecution {
     /// (outcome `cancelled`, aborts the signal; whether this call decided the outcome) and
     /// `respond({ interruptId, value })` with `value` true/false, "approve"/"reject" or `{ approved, reason? }`
     /// for a confirmation, `{ action, content? }` for an elicitation (throws `AgentError` on a wrong id, a second
-    /// answer or nothing pending).
+    /// answer or nothing pending), `callTool({ callId, name, arguments, tool? })` (a host's tool call in this
+    /// execution, `core::AgentExecution::call_tool`: a promise of its ToolCallResult).
     #[wasm_bindgen(js_name = __call)]
     pub fn call(&self, op: u32, a: JsValue) -> Result<JsValue, JsValue> {
         Ok(match op {
@@ -216,13 +277,17 @@ impl JsExecution {
                     .map_err(|e| to_js(&e))?;
                 JsValue::UNDEFINED
             }
+            CALL_TOOL => match host_call(&a) {
+                Ok(call) => tool_call_promise(self.inner.call_tool(call)).into(),
+                Err(e) => return Err(to_js(&e)),
+            },
             _ => JsValue::UNDEFINED,
         })
     }
 }
 
 /// `{ interruptId, value }`: the id and the value as JSON (read for the pending kind by the core).
-fn parse_response(response: &JsValue) -> Result<(String, Value), AgentError> {
+pub fn parse_response(response: &JsValue) -> Result<(String, Value), AgentError> {
     let bad = || {
         AgentError::new(
             ErrorCode::InvalidInput,

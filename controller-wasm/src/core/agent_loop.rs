@@ -1,5 +1,6 @@
 //! The agent loop: model call → seal → precheck → stable message → tools (with confirmation) → model call …
-//! until a stop reason ends it. Every await is followed by a gate check, so once the gate is closed the loop
+//! until a stop reason ends it. Before each model call and before it ends, the loop runs the tool calls the host
+//! queued meanwhile (`AgentExecution::call_tool`) as one-call batches outside the messages. Every await is followed by a gate check, so once the gate is closed the loop
 //! neither starts a tool nor publishes anything; the driver drops it at its next poll anyway.
 
 use std::rc::Rc;
@@ -23,7 +24,7 @@ use super::intercept::{
 use super::interrupt::InterruptResponse;
 use super::options::RuntimeParts;
 use super::outcome::Outcome;
-use super::precheck::{precheck, Budget, CheckedCall};
+use super::precheck::{precheck, tool_budget, Budget, CheckedCall};
 use super::request::CallRequest;
 use super::state::{gate_closed, ExecShared};
 use super::tool_result::{validate_tool_result, ToolCallResult, REJECTED_PREFIX};
@@ -37,8 +38,13 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
         message_count,
     })?;
     let limits = sh.runtime.options.limits;
+    let mut finished = None;
     loop {
         sh.check_open()?;
+        run_host_calls(&sh).await?;
+        if let Some(outcome) = finished {
+            return Ok(outcome);
+        }
         let model_call = {
             let mut progress = sh.progress.borrow_mut();
             if progress.model_calls >= limits.max_model_calls {
@@ -92,13 +98,16 @@ pub(crate) async fn run(sh: Rc<ExecShared>) -> Result<Outcome, AgentError> {
             output_characters,
         })?;
         match stop_reason {
-            StopReason::ToolUse => run_batch(&sh, calls).await?,
+            StopReason::ToolUse => {
+                run_batch(&sh, calls, false).await?;
+            }
             StopReason::PauseTurn => {}
-            StopReason::MaxTokens => return Ok(Outcome::MaxTokens),
+            // The host's calls queued meanwhile still run (above) before the loop ends.
+            StopReason::MaxTokens => finished = Some(Outcome::MaxTokens),
             StopReason::EndTurn
             | StopReason::StopSequence
             | StopReason::Refusal
-            | StopReason::Other => return Ok(Outcome::Completed),
+            | StopReason::Other => finished = Some(Outcome::Completed),
         }
     }
 }
@@ -265,10 +274,38 @@ fn refused_arguments(
         .then(|| invalid_arguments_text(&call.tool.spec.name, &listed, total, max_characters)))
 }
 
+/// Runs the host's queued calls, oldest first (and those queued while one runs), each as a one-call `host`
+/// batch after the `maxToolCalls` check. A call's error (over the limit, a tool that throws) answers that call
+/// and leaves the execution running; a hook's fails the execution, as everywhere.
+async fn run_host_calls(sh: &Rc<ExecShared>) -> Result<(), AgentError> {
+    while let Some((call, reply)) = sh.take_host_call() {
+        let used = sh.progress.borrow().tool_calls;
+        let answer = match tool_budget(1, used, &sh.runtime.options.limits) {
+            Ok(()) => run_batch(sh, vec![call], true)
+                .await
+                .and_then(|result| result.ok_or_else(gate_closed)),
+            Err(error) => Err(error),
+        };
+        sh.check_open()?;
+        match answer {
+            Err(error) if error.code == ErrorCode::HookFailed => return Err(error),
+            answer => {
+                let _ = reply.send(answer);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs one prechecked batch in call order, then makes the tool message stable. Every call's arguments are
 /// checked first: a call that does not match its tool's schema is neither confirmed nor run, and answered with
-/// the runtime's `[invalid arguments]` error result so that the model can correct it.
-async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), AgentError> {
+/// the runtime's `[invalid arguments]` error result so that the model can correct it. A `host` batch (one call
+/// of `AgentExecution::call_tool`) publishes nothing and makes no message: its result is returned.
+async fn run_batch(
+    sh: &Rc<ExecShared>,
+    calls: Vec<CheckedCall>,
+    host: bool,
+) -> Result<Option<ToolCallResult>, AgentError> {
     sh.progress.borrow_mut().tool_calls += calls.len() as u64;
     let max_characters = sh.runtime.options.limits.max_tool_result_characters;
     let refusals = calls
@@ -306,12 +343,14 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
             run_tool(sh, &call).await?
         };
         sh.check_open()?;
-        sh.progress.borrow_mut().published.push(result.clone());
-        sh.emit(&ExecutionEvent::ToolResult {
-            call_id: &result.tool_call_id,
-            content: &result.content,
-            is_error: result.is_error,
-        });
+        if !host {
+            sh.progress.borrow_mut().published.push(result.clone());
+            sh.emit(&ExecutionEvent::ToolResult {
+                call_id: &result.tool_call_id,
+                content: &result.content,
+                is_error: result.is_error,
+            });
+        }
         sh.hook_with(|| HookEvent::ToolCallCompleted {
             call_id: call.call_id.clone(),
             tool: call.tool.spec.name.clone(),
@@ -320,6 +359,9 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
             rejected,
             invalid_arguments,
         })?;
+        if host {
+            return Ok(Some(result));
+        }
         blocks.push(Block::ToolResult {
             call_id: result.tool_call_id,
             content: result.content,
@@ -340,7 +382,7 @@ async fn run_batch(sh: &Rc<ExecShared>, calls: Vec<CheckedCall>) -> Result<(), A
         progress.published.clear();
     }
     sh.emit(&ExecutionEvent::MessageCompleted(&message));
-    Ok(())
+    Ok(None)
 }
 
 /// The error result the model sees when the user rejects a call, cut to `max` characters: a person can always

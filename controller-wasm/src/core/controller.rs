@@ -27,7 +27,7 @@ use super::controller_state::{
 use super::elicitation::ElicitationResponse;
 use super::error::{AgentError, ErrorCode};
 use super::events::ExecutionEvent;
-use super::execution::{AgentExecution, ExecutionInput};
+use super::execution::{AgentExecution, ExecutionInput, HostToolCall};
 use super::host::{ConversationStore, ToolHandler};
 use super::interrupt::InterruptResponse;
 use super::json::to_text;
@@ -36,6 +36,7 @@ use super::options::RuntimeOptions;
 use super::outcome::Outcome;
 use super::registry::{ToolRegistry, ToolSpec};
 use super::runtime::DefaultAgentRuntime;
+use super::tool_result::ToolCallResult;
 
 /// Controller construction options.
 #[derive(Clone, Default)]
@@ -446,6 +447,39 @@ impl Controller {
     pub fn abort(&self) -> bool {
         let execution = self.inner.execution.borrow().clone();
         execution.map(|e| e.cancel()).unwrap_or(false)
+    }
+
+    /// Adds the host's tool call (an MCP App's) to the running turn's execution
+    /// ([`AgentExecution::call_tool`]: the turn's snapshot, confirmation, limits and cancellation; never part of
+    /// the messages). Its confirmation is the state's `pending_confirmation` (its `call_id` is the host's, in no
+    /// message). `AGENT_INVALID_INPUT` when no turn runs.
+    pub fn call_tool_in_turn(
+        &self,
+        call: HostToolCall,
+    ) -> LocalBoxFuture<'static, Result<ToolCallResult, AgentError>> {
+        match &*self.inner.execution.borrow() {
+            Some(execution) => execution.call_tool(call),
+            None => ready(Err(AgentError::new(
+                ErrorCode::InvalidInput,
+                "no turn is running",
+            ))),
+        }
+    }
+
+    /// Answers the running turn's pending interrupt `interrupt_id` with the host's JSON value, as
+    /// [`AgentExecution::respond_json`] (its shapes and errors); `AGENT_NO_PENDING_INTERRUPT` when no turn runs.
+    pub fn respond_json(
+        &self,
+        interrupt_id: &str,
+        value: &serde_json::Value,
+    ) -> Result<(), AgentError> {
+        match &*self.inner.execution.borrow() {
+            Some(execution) => execution.respond_json(interrupt_id, value),
+            None => Err(AgentError::new(
+                ErrorCode::NoPendingInterrupt,
+                "no turn is running",
+            )),
+        }
     }
 
     /// Approves the pending confirmation.

@@ -1,21 +1,39 @@
 //! One execution's public face: the [`ExecutionInput`] it starts from and the [`AgentExecution`] handle
-//! (cancel / respond / result). The handle reads and closes the execution's shared state (the terminal gate,
+//! (cancel / respond / result / a host's tool call). The handle reads and closes the execution's shared state (the terminal gate,
 //! the interrupt slot, the progress), which lives one layer below in `state`.
 
 use std::rc::Rc;
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use patchbridge_protocol::{ConversationContext, Message, ModelState};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::abort::AbortSignal;
-use super::closing::close_dangling_calls;
+use super::closing::{close_dangling_calls, not_run_text};
 use super::elicitation::{Elicitation, ElicitationResponse};
 use super::error::AgentError;
 use super::interrupt::{Interrupt, InterruptKind, InterruptResponse};
 use super::outcome::ExecutionResult;
-use super::registry::ToolRegistrySnapshot;
+use super::precheck::{failed, CheckedCall};
+use super::registry::{RegisteredTool, ToolRegistrySnapshot};
 use super::state::{Answer, ExecShared, Terminal};
+use super::tool_result::ToolCallResult;
+
+/// A tool call the host adds to a running execution ([`AgentExecution::call_tool`]): an MCP App's call from
+/// its view. It is not the model's: it never enters the messages.
+#[derive(Debug, Clone)]
+pub struct HostToolCall {
+    /// Its id, unique in the conversation (the package's app calls use `app_` and 24 hex digits): the id its
+    /// confirmation's interrupt and the hook events carry.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, checked against the tool's `inputSchema` before any confirmation.
+    pub arguments: Map<String, Value>,
+    /// The tool to run when the turn's snapshot has none named `name` (a tool meant for apps only, never shown
+    /// to the model), registered like any tool (the same schema compiler and policy); the snapshot's wins.
+    pub tool: Option<RegisteredTool>,
+}
 
 /// What one execution starts from.
 #[derive(Debug, Clone)]
@@ -93,6 +111,53 @@ impl AgentExecution {
             InterruptKind::Elicitation => elicitation.map(Answer::Elicitation),
             InterruptKind::ToolConfirmation => confirmation.map(Answer::Confirmation),
         })
+    }
+
+    /// Adds the host's tool call to this execution. The loop takes it at its next safe point (before a model
+    /// call, or before it finishes), then treats it as the model's calls: the arguments checked against the
+    /// tool's schema (an `[invalid arguments]` result, not run), confirmation through this execution's interrupt
+    /// slot unless the tool is read-only (a rejection's `[rejected]` result), `maxToolCalls` (over it: the limit
+    /// error, not run), tool interceptors and hooks, the deadline and cancellation. Its result resolves the
+    /// future and nothing else: no event and no message carries it. When the execution ends first (cancelled,
+    /// failed, timed out) it resolves with the `[not run]` result. Fails at once with `AGENT_TOOL_PRECHECK_FAILED`
+    /// (no such tool), `AGENT_INVALID_INPUT` (an id already used) or `AGENT_BUSY` (the execution settled); an
+    /// error of the call itself (a tool that throws, an invalid result) fails the call, not the execution.
+    pub fn call_tool(
+        &self,
+        call: HostToolCall,
+    ) -> LocalBoxFuture<'static, Result<ToolCallResult, AgentError>> {
+        let shared = self.shared.clone();
+        let (call_id, name) = (call.call_id, call.name);
+        let queued = match shared.tools.get(&name).cloned().or(call.tool) {
+            Some(tool) if tool.spec.name == name => shared.queue_host_call(CheckedCall {
+                call_id: call_id.clone(),
+                input: Rc::new(call.arguments),
+                tool,
+            }),
+            _ => Err(failed(
+                "known-tool",
+                format!("call {call_id:?} names tool {name:?}, which is neither in this turn's snapshot nor given"),
+                Some(&call_id),
+            )),
+        };
+        async move {
+            match queued?.await {
+                Ok(answer) => answer,
+                // The gate closed before the call had its answer.
+                Err(_) => Ok(ToolCallResult {
+                    content: not_run_text(
+                        &name,
+                        match shared.terminal() {
+                            Some(Terminal::Failed(error)) => error.code.as_str(),
+                            _ => "cancelled",
+                        },
+                    ),
+                    tool_call_id: call_id,
+                    is_error: true,
+                }),
+            }
+        }
+        .boxed_local()
     }
 
     /// The pending interrupt, if any.

@@ -95,7 +95,7 @@ pub use elicitation::{
 };
 pub use error::{AgentError, ErrorCode, LimitName};
 pub use events::{ExecutionEvent, Observer};
-pub use execution::{AgentExecution, ExecutionInput, ResultFuture};
+pub use execution::{AgentExecution, ExecutionInput, HostToolCall, ResultFuture};
 pub use hooks::{AgentHook, HookContext, HookEvent, HookFailure, OnHookError};
 pub use host::{
     ConversationStore, EventStream, HostRegex, Model, Platform, RegexEngine, ToolContext,

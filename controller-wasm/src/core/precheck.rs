@@ -38,13 +38,35 @@ pub struct Budget {
     pub tool_calls: u64,
 }
 
-fn failed(check: &str, message: String, call_id: Option<&str>) -> AgentError {
+pub(crate) fn failed(check: &str, message: String, call_id: Option<&str>) -> AgentError {
     AgentError::new(ErrorCode::ToolPrecheckFailed, message).with_details(
         Object::new()
             .put("check", check)
             .put("callId", call_id)
             .done(),
     )
+}
+
+/// `maxToolCalls` for `requested` more calls when `used` were accepted: the model's batches and the host's calls
+/// (`AgentExecution::call_tool`) meet the same limit error.
+pub(crate) fn tool_budget(requested: usize, used: u64, limits: &Limits) -> Result<(), AgentError> {
+    if used.saturating_add(requested as u64) > limits.max_tool_calls {
+        return Err(AgentError::limit_exceeded(
+            LimitName::MaxToolCalls,
+            format!(
+                "{requested} more tool call(s) would exceed maxToolCalls ({}); {used} already accepted",
+                limits.max_tool_calls
+            ),
+        )
+        .with_details(
+            Object::new()
+                .put("check", "budget")
+                .put("requested", requested)
+                .put("used", used)
+                .done(),
+        ));
+    }
+    Ok(())
 }
 
 /// Prechecks the message's tool calls and, on success, returns the stable message and the routed calls
@@ -121,20 +143,7 @@ pub fn precheck(
         }
     }
     if call_count > 0 {
-        let wanted = budget.tool_calls.saturating_add(call_count as u64);
-        if wanted > limits.max_tool_calls {
-            return Err(AgentError::limit_exceeded(
-                LimitName::MaxToolCalls,
-                format!("{call_count} more tool call(s) would exceed maxToolCalls ({}); {} already accepted", limits.max_tool_calls, budget.tool_calls),
-            )
-            .with_details(
-                Object::new()
-                    .put("check", "budget")
-                    .put("requested", call_count)
-                    .put("used", budget.tool_calls)
-                    .done(),
-            ));
-        }
+        tool_budget(call_count, budget.tool_calls, limits)?;
         if budget.model_calls >= limits.max_model_calls {
             return Err(AgentError::limit_exceeded(
                 LimitName::MaxModelCalls,

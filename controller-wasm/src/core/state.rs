@@ -1,5 +1,6 @@
 //! The state shared by one execution's handle, loop and driver: the terminal gate, the interrupt slot, the
-//! stable progress, and the two publication paths (observer events and hook events).
+//! stable progress, the host's queued tool calls, and the two publication paths (observer events and hook
+//! events).
 //!
 //! Rule: nothing is published unless the gate is open, except the single terminal hook event, which is
 //! published exactly once right after the gate closed. No `RefCell` borrow is held while host code runs
@@ -11,7 +12,7 @@ use std::task::Waker;
 
 use futures::channel::oneshot;
 use patchbridge_protocol::write::Object;
-use patchbridge_protocol::{Message, ModelState, ToolDefinition, Usage};
+use patchbridge_protocol::{Block, Message, ModelState, ToolDefinition, Usage};
 
 use super::abort::AbortSignal;
 use super::closing::close_dangling_calls;
@@ -22,6 +23,7 @@ use super::hooks::{HookContext, HookEvent, HookFailure};
 use super::interrupt::{Interrupt, InterruptKind, InterruptResponse};
 use super::options::RuntimeParts;
 use super::outcome::{ExecutionResult, Outcome};
+use super::precheck::CheckedCall;
 use super::registry::ToolRegistrySnapshot;
 use super::tool_result::ToolCallResult;
 
@@ -103,7 +105,13 @@ pub(crate) struct ExecShared {
     interrupt: RefCell<InterruptSlot>,
     observer: RefCell<Option<Observer>>,
     hook_sequence: Cell<u64>,
+    /// The host's tool calls waiting for the loop's next safe point (`AgentExecution::call_tool`); dropped when
+    /// the gate closes, which answers each as not run.
+    host_calls: RefCell<Vec<(CheckedCall, HostReply)>>,
 }
+
+/// Where a host's tool call gets its answer.
+pub(crate) type HostReply = oneshot::Sender<Result<ToolCallResult, AgentError>>;
 
 /// The internal "the gate closed under us" error. Never reaches a caller: once the gate is closed its own
 /// terminal decides the result.
@@ -143,6 +151,7 @@ impl ExecShared {
             interrupt: RefCell::new(InterruptSlot::default()),
             observer: RefCell::new(Some(observer)),
             hook_sequence: Cell::new(0),
+            host_calls: RefCell::default(),
         }
     }
 
@@ -177,6 +186,8 @@ impl ExecShared {
         }
         let consumed = self.interrupt.borrow_mut().pending.take();
         drop(consumed);
+        let queued = std::mem::take(&mut *self.host_calls.borrow_mut());
+        drop(queued);
         if !finished {
             self.signal.abort();
         }
@@ -339,6 +350,48 @@ impl ExecShared {
                 }
             }
         }
+    }
+
+    // ---- the host's tool calls ----
+
+    /// Queues a host's call for the loop. `AGENT_BUSY` once the gate is closed (the call never starts);
+    /// `AGENT_INVALID_INPUT` for an id the conversation or the queue already uses.
+    pub(crate) fn queue_host_call(
+        &self,
+        call: CheckedCall,
+    ) -> Result<oneshot::Receiver<Result<ToolCallResult, AgentError>>, AgentError> {
+        if self.is_closed() {
+            return Err(
+                AgentError::new(ErrorCode::Busy, "the execution has settled")
+                    .with_details(Object::new().put("reason", "settled").done()),
+            );
+        }
+        let id = call.call_id.as_str();
+        let used = self
+            .host_calls
+            .borrow()
+            .iter()
+            .any(|(c, _)| c.call_id == id)
+            || self.progress.borrow().messages.iter().any(|m| {
+                m.blocks
+                    .iter()
+                    .any(|b| matches!(b, Block::ToolCall { call_id, .. } if call_id == id))
+            });
+        if used {
+            return Err(AgentError::new(
+                ErrorCode::InvalidInput,
+                format!("call id {id:?} is already used in this execution"),
+            ));
+        }
+        let (reply, receiver) = oneshot::channel();
+        self.host_calls.borrow_mut().push((call, reply));
+        Ok(receiver)
+    }
+
+    /// The oldest queued call.
+    pub(crate) fn take_host_call(&self) -> Option<(CheckedCall, HostReply)> {
+        let mut queue = self.host_calls.borrow_mut();
+        (!queue.is_empty()).then(|| queue.remove(0))
     }
 
     // ---- interrupts ----

@@ -13,8 +13,8 @@
 // text as one text block (no `structuredContent`).
 //
 // What the app asks goes through the runtime's rules: `tools/call` → `callToolFromApp` (validation, the
-// confirmation shown in the card, limits; during a turn the runtime answers busy and the app gets an error
-// result saying so); `ui/message` → its text is put in the composer, never sent; `ui/open-link` → asked in the
+// confirmation shown in the card, limits; during a turn inside that turn, its confirmation still in the card;
+// when the runtime answers busy (another app call, a conversation loading) the app gets an error result saying so); `ui/message` → its text is put in the composer, never sent; `ui/open-link` → asked in the
 // card first, http(s) only. Anything else is "method not found".
 //
 // Failure stays in the card: an app that does not initialise within INIT_TIMEOUT_MS (a script that throws never
@@ -53,7 +53,7 @@ const STRINGS = {
     run: () => 'Run', dontRun: () => "Don't run",
     linkAsk: (url) => `The view asks to open ${url}`,
     open: () => 'Open', cancel: () => 'Cancel',
-    busy: () => 'The agent is in the middle of a turn; the view can run a tool once it ends.',
+    busy: () => 'The agent is busy; the view can run a tool once it is free.',
     label: (tool) => `View of ${tool}`,
   },
   zh: {
@@ -63,7 +63,7 @@ const STRINGS = {
     run: () => '运行', dontRun: () => '不运行',
     linkAsk: (url) => `视图请求打开 ${url}`,
     open: () => '打开', cancel: () => '取消',
-    busy: () => '智能体正在进行一轮对话，结束后视图才能运行工具。',
+    busy: () => '智能体正忙，空闲后视图才能运行工具。',
     label: (tool) => `${tool} 的视图`,
   },
 };
