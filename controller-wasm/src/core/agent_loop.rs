@@ -1,7 +1,8 @@
 //! The agent loop: model call → seal → precheck → stable message → tools (with confirmation) → model call …
 //! until a stop reason ends it. Before each model call and before it ends, the loop runs the tool calls the host
-//! queued meanwhile (`AgentExecution::call_tool`) as one-call batches outside the messages. Every await is followed by a gate check, so once the gate is closed the loop
-//! neither starts a tool nor publishes anything; the driver drops it at its next poll anyway.
+//! queued meanwhile (`AgentExecution::call_tool`) as one-call batches outside the messages. Every await is
+//! followed by a gate check, so once the gate is closed the loop neither starts a tool nor publishes anything;
+//! the driver drops it at its next poll anyway.
 
 use std::rc::Rc;
 
