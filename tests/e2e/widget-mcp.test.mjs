@@ -127,6 +127,8 @@ describe('<patchbridge-agent> with MCP servers', () => {
   test('an MCP tool\'s card names its server, live and after a reload (read from the stored call alone)', async () => {
     const user = `mcp-reload-${Date.now()}`;
     const { page } = await open([{ name: 'docs', url: server.url, readOnly: ['count'] }], user);
+    // A turn sent while a server is still listing waits for it with the status still idle: wait for the listing.
+    await waitInPage(page, () => document.querySelector('patchbridge-agent').shadowRoot.querySelector('[part~=mcp-servers] li[data-status=ready]') != null);
     env.upstream.script(toolCallTurn([{ id: 'call_w_count', name: 'mcp__docs__count', arguments: {} }]), textTurn('Three.'));
     await sendInWidget(page, 'count them');
     await waitIdle(page);

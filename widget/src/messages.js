@@ -82,6 +82,8 @@ export class MessageLog {
     this.draft = null;
     /** @type {Map<string, Card>} callId -> card record */
     this.cards = new Map();
+    /** @type {Readonly<Record<string, { progress: number, total?: number, message?: string }>>} the last MCP progress */
+    this.progress = {};
     /** @type {HTMLElement[]} user messages typed before the runtime was ready */
     this.queued = [];
     this.emptyEl = h('p', { className: 'empty', part: 'empty' }, t('empty'));
@@ -368,6 +370,7 @@ export class MessageLog {
       argsDetails, resultDetails);
     const card = { el, name, statusEl, argsPre, argsDetails, resultPre, resultDetails, complete, result: null, status: null, input: undefined, viewStale: true };
     this.cards.set(callId, card);
+    this.bar(callId, card);
     return card;
   }
 
@@ -378,20 +381,30 @@ export class MessageLog {
    * @param {Readonly<Record<string, { progress: number, total?: number, message?: string }>>} progress
    */
   renderProgress(progress) {
-    for (const [callId, card] of this.cards) {
-      const entry = Object.prototype.hasOwnProperty.call(progress, callId) ? progress[callId] : undefined;
-      if (!entry) { card.progressEl?.remove(); card.progressEl = undefined; continue; }
-      if (!card.progressEl) {
-        card.progressEl = h('progress', { part: 'tool-progress', max: 1 });
-        card.el.querySelector('.head')?.after(card.progressEl);
-      }
-      const bar = /** @type {HTMLProgressElement} */ (card.progressEl);
-      const total = typeof entry.total === 'number' && entry.total > 0 ? entry.total : null;
-      if (total === null) bar.removeAttribute('value');
-      else { bar.max = total; bar.value = Math.min(entry.progress, total); }
-      bar.setAttribute('aria-label', entry.message ? String(entry.message) : this.t('toolProgress'));
-      bar.title = entry.message ? String(entry.message) : '';
+    this.progress = progress;
+    for (const [callId, card] of this.cards) this.bar(callId, card);
+  }
+
+  /**
+   * One card's bar from the last progress seen: also called when a card is made, since a server may report
+   * progress before the card of its call is rendered.
+   * @param {string} callId
+   * @param {Card} card
+   */
+  bar(callId, card) {
+    const progress = this.progress;
+    const entry = Object.prototype.hasOwnProperty.call(progress, callId) ? progress[callId] : undefined;
+    if (!entry) { card.progressEl?.remove(); card.progressEl = undefined; return; }
+    if (!card.progressEl) {
+      card.progressEl = h('progress', { part: 'tool-progress', max: 1 });
+      card.el.querySelector('.head')?.after(card.progressEl);
     }
+    const bar = /** @type {HTMLProgressElement} */ (card.progressEl);
+    const total = typeof entry.total === 'number' && entry.total > 0 ? entry.total : null;
+    if (total === null) bar.removeAttribute('value');
+    else { bar.max = total; bar.value = Math.min(entry.progress, total); }
+    bar.setAttribute('aria-label', entry.message ? String(entry.message) : this.t('toolProgress'));
+    bar.title = entry.message ? String(entry.message) : '';
   }
 
   /**
