@@ -16,7 +16,8 @@
 //! - [`sandbox`]: the MCP Apps sandbox origin, a second listener serving only the sandbox proxy page.
 //! - [`conversations`]: `{base}/conversations` handlers; [`store`]: the SQL layer (SQLite / PostgreSQL).
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus; [`telemetry`]: OpenTelemetry traces over OTLP.
-//! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`fdlimit`]: descriptors.
+//! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`workers`]: the per-core threads
+//!   it hands connections to; [`fdlimit`]: descriptors.
 //! - [`logging`]: escaped, bounded log output and request-id validation.
 //! - [`static_files`]: the `/npm/` and `/examples/` trees, confined to their directories; [`embedded_site`]: the
 //!   same trees compiled into the binary for `patchbridge-relay demo`.
@@ -48,6 +49,7 @@ pub mod state;
 pub mod static_files;
 pub mod store;
 pub mod telemetry;
+pub mod workers;
 pub mod write_timeout;
 
 use axum::http::{header, HeaderValue, Method};

@@ -15,6 +15,7 @@ use patchbridge_relay::config::{RelayConfig, Validated};
 use patchbridge_relay::embedded_site::{self, EmbeddedSite};
 use patchbridge_relay::serve::{serve, Ended, ServeOptions};
 use patchbridge_relay::store::Store;
+use patchbridge_relay::workers::Workers;
 use patchbridge_relay::{fdlimit, router, AppState};
 
 /// jemalloc, not the system allocator: glibc's malloc kept the memory of finished streams in its arenas, so the
@@ -207,6 +208,18 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return config_error(&format!("tokio runtime: {e}")),
     };
+    // The threads that serve connections (`server.workers`); stopped when `run` returns, after the store has
+    // closed, so tasks a call started run through the shutdown.
+    let grace = std::time::Duration::from_millis(validated.limits.shutdown_grace_ms);
+    let workers = match Workers::start(validated.workers, grace) {
+        Ok(w) => w,
+        Err(e) => {
+            return config_error(&format!(
+                "server.workers: cannot start the worker threads: {e}"
+            ))
+        }
+    };
+    let workers = &workers;
     runtime.block_on(async move {
         let store = match Store::connect(&validated.database).await {
             Ok(s) => s,
@@ -271,7 +284,7 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
             tracing::warn!("bench-only build (bench-spending-off): spending limits count nothing and refuse nothing");
             println!("patchbridge-relay: bench-only build, spending limits are OFF");
         }
-        tracing::info!(%addr, "listening");
+        tracing::info!(%addr, workers = workers.len(), "listening");
         // A machine-readable line for scripts and tests that bind port 0.
         println!("patchbridge-relay listening on http://{addr}");
         // Stops the sandbox listener when the API's shutdown starts (the sender is dropped then).
@@ -284,7 +297,8 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
             tracing::info!(addr = %sandbox_addr, "MCP Apps sandbox listening");
             println!("patchbridge-relay sandbox listening on http://{sandbox_addr}");
             let mut stopped = sandbox_stopped;
-            tokio::spawn(serve(listener, app, options, async move {
+            // The sandbox serves one small page per app: it stays on this runtime.
+            tokio::spawn(serve(listener, app, options, None, async move {
                 let _ = stopped.changed().await;
             }))
         });
@@ -293,7 +307,7 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         }
         let telemetry = state.telemetry().clone();
         let spending = state.spending().clone();
-        let ended = serve(listener, router(state), options, async move {
+        let ended = serve(listener, router(state), options, Some(workers), async move {
             shutdown_signal(term).await;
             drop(stop_sandbox);
         })

@@ -10,6 +10,9 @@
 //! - a client write timeout ([`WriteTimeout`]): a client that stops reading loses its connection;
 //! - graceful shutdown bounded by `limits.shutdownGraceMs`: after it, remaining connections are closed.
 //!
+//! Given [`Workers`], each accepted connection is served on the least-loaded worker's runtime (the socket
+//! moves to that runtime's reactor); without, on the runtime that runs the loop.
+//!
 //! Every request gets the peer address as `ConnectInfo<SocketAddr>` (the trusted-proxy identity needs it).
 //! The request-body timeout lives where bodies are read ([`crate::extract`]).
 
@@ -29,6 +32,7 @@ use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use crate::config::LimitsConfig;
+use crate::workers::Workers;
 use crate::write_timeout::WriteTimeout;
 
 /// Connection-level bounds, from `limits`.
@@ -68,11 +72,13 @@ const MAX_H2_STREAMS: u32 = 100;
 /// Pause after a failed `accept` (EMFILE and friends): retrying at once would spin on the same error.
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(100);
 
-/// Serves `app` on `listener` until `shutdown` completes, then drains within the grace period.
+/// Serves `app` on `listener` until `shutdown` completes, then drains within the grace period. Connections
+/// run on `workers` when given (see the module header).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     options: ServeOptions,
+    workers: Option<&Workers>,
     shutdown: impl Future<Output = ()>,
 ) -> Ended {
     let builder = Arc::new(connection_builder(&options));
@@ -126,7 +132,7 @@ pub async fn serve(
         let watcher = graceful.watcher();
         let first_byte_wait = options.header_read_timeout;
         let write_timeout = options.client_write_timeout;
-        connections.spawn(async move {
+        let serve_one = move |tcp: tokio::net::TcpStream| async move {
             // Choosing HTTP/1 or HTTP/2 waits for the first bytes with no timeout of its own, and hyper's
             // header-read timer starts only after that: a connection that never sends a byte would be held
             // for ever. It gets the header-read timeout to send its first byte.
@@ -144,7 +150,33 @@ pub async fn serve(
                 tracing::debug!(peer = %peer, error = %e, "connection ended with an error");
             }
             drop(permit);
-        });
+        };
+        match workers {
+            None => {
+                connections.spawn(serve_one(tcp));
+            }
+            Some(workers) => {
+                // The socket leaves this runtime's reactor and joins the worker's (inside the worker).
+                let tcp = match tcp.into_std() {
+                    Ok(tcp) => tcp,
+                    Err(e) => {
+                        tracing::warn!(peer = %peer, error = %e, "cannot hand an accepted socket to a worker");
+                        continue;
+                    }
+                };
+                let (worker, load) = workers.pick();
+                connections.spawn_on(
+                    async move {
+                        let _load = load;
+                        match tokio::net::TcpStream::from_std(tcp) {
+                            Ok(tcp) => serve_one(tcp).await,
+                            Err(e) => tracing::warn!(peer = %peer, error = %e, "a worker cannot take a socket"),
+                        }
+                    },
+                    &worker,
+                );
+            }
+        }
     }
     drop(listener);
     let open = connections.len();
@@ -213,4 +245,110 @@ pub fn peer_of(extensions: &axum::http::Extensions) -> Option<SocketAddr> {
     extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| *addr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::routing::get;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    /// One `GET /worker` on a keep-alive connection; the body is the worker that served it.
+    async fn which_worker(tcp: &mut TcpStream) -> String {
+        tcp.write_all(b"GET /worker HTTP/1.1\r\nhost: relay\r\n\r\n")
+            .await
+            .unwrap();
+        let mut buf = Vec::new();
+        loop {
+            let mut chunk = [0u8; 512];
+            let n = tcp.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "the connection closed early");
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf).to_string();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length: "))
+                    .expect("a content-length")
+                    .parse()
+                    .unwrap();
+                if body.len() >= length {
+                    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+                    return body.to_string();
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn each_connection_stays_on_the_least_loaded_worker_and_shutdown_drains() {
+        let workers = Workers::start(2, Duration::from_secs(1)).unwrap();
+        let app = Router::new().route(
+            "/worker",
+            get(|| async { format!("{:?}", crate::workers::current()) }),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let options = ServeOptions::from_limits(&LimitsConfig::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = serve(listener, app, options, Some(&workers), async {
+            let _ = stopped.await;
+        });
+        let client = async {
+            let mut first = TcpStream::connect(addr).await.unwrap();
+            let a = which_worker(&mut first).await;
+            // `first` stays open, so worker 0 has one connection and the next one goes to worker 1.
+            let mut second = TcpStream::connect(addr).await.unwrap();
+            let b = which_worker(&mut second).await;
+            let a2 = which_worker(&mut first).await;
+            let b2 = which_worker(&mut second).await;
+            let counted = workers.open_connections();
+            drop((first, second));
+            stop.send(()).unwrap();
+            (a, b, a2, b2, counted)
+        };
+        let (ended, (a, b, a2, b2, counted)) = tokio::join!(server, client);
+        assert_eq!((a.as_str(), b.as_str()), ("Some(0)", "Some(1)"));
+        assert_eq!(
+            (a2, b2),
+            (a, b),
+            "a keep-alive connection stays on its worker"
+        );
+        assert_eq!(counted, vec![1, 1]);
+        assert_eq!(ended, Ended::Drained);
+        // The connection tasks end on their workers just after the drain; then their counts are released.
+        for _ in 0..100 {
+            if workers.open_connections() == vec![0, 0] {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(workers.open_connections(), vec![0, 0]);
+    }
+
+    #[tokio::test]
+    async fn without_workers_connections_run_on_the_callers_runtime() {
+        let app = Router::new().route(
+            "/worker",
+            get(|| async { format!("{:?}", crate::workers::current()) }),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let options = ServeOptions::from_limits(&LimitsConfig::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = serve(listener, app, options, None, async {
+            let _ = stopped.await;
+        });
+        let client = async {
+            let mut tcp = TcpStream::connect(addr).await.unwrap();
+            let served = which_worker(&mut tcp).await;
+            drop(tcp);
+            stop.send(()).unwrap();
+            served
+        };
+        let (ended, served) = tokio::join!(server, client);
+        assert_eq!(served, "None");
+        assert_eq!(ended, Ended::Drained);
+    }
 }

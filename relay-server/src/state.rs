@@ -70,7 +70,8 @@ impl AppState {
         // Never follows redirects: a 3xx is an upstream rejection (see `model/client.rs`).
         let http =
             UpstreamClient::from_env(Duration::from_millis(config.limits.connect_timeout_ms))
-                .map_err(StateError::HttpClient)?;
+                .map_err(StateError::HttpClient)?
+                .with_pools(config.workers);
         let metrics = Metrics::new();
         let identity = config
             .identity

@@ -13,15 +13,26 @@ use axum::http::StatusCode;
 use common::identity::*;
 use common::*;
 use patchbridge_relay::serve::{serve, ServeOptions};
+use patchbridge_relay::workers::Workers;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Serves `r` through the relay's own accept loop on 127.0.0.1:0.
+/// Serves `r` through the relay's own accept loop on 127.0.0.1:0, its connections on two workers as the binary
+/// serves them (`server.workers`; the workers live as long as the test process).
 async fn serve_with(r: &Relay, options: ServeOptions) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let app = r.app.clone();
-    tokio::spawn(serve(listener, app, options, std::future::pending()));
+    let workers: &'static Workers = Box::leak(Box::new(
+        Workers::start(2, Duration::from_secs(1)).expect("worker threads"),
+    ));
+    tokio::spawn(serve(
+        listener,
+        app,
+        options,
+        Some(workers),
+        std::future::pending(),
+    ));
     addr
 }
 

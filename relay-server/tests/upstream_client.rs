@@ -1,6 +1,6 @@
 //! The upstream HTTP client over real sockets: the proxy rules (a forwarding proxy for plain HTTP, a `CONNECT`
 //! tunnel for HTTPS, `NO_PROXY` bypass), TLS with HTTP/2 by ALPN (directly and through a tunnel), and the fixed
-//! cap on a response head. The plain peers are raw TCP listeners, so the test sees exactly the bytes the client
+//! cap on a response head, and one connection pool per worker. The plain peers are raw TCP listeners, so the test sees exactly the bytes the client
 //! wrote; the TLS upstream is hyper's server behind rustls, with a test CA (`tests/fixtures/tls/`).
 
 use std::sync::Arc;
@@ -326,4 +326,66 @@ async fn https_through_a_connect_tunnel_reaches_the_upstream_with_its_own_name()
         requests.recv().await.unwrap(),
         (Version::HTTP_2, "/v1/responses".to_owned())
     );
+}
+
+/// A plain HTTP/1.1 upstream that keeps connections alive and answers every request `ok`; counts the
+/// connections it accepted.
+async fn keep_alive_upstream() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = accepted.clone();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(|_req| async {
+                    Ok::<_, std::convert::Infallible>(Response::new(Full::new(Bytes::from_static(
+                        b"ok",
+                    ))))
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    (port, accepted)
+}
+
+#[tokio::test]
+async fn each_worker_calls_through_its_own_connection_pool() {
+    use patchbridge_relay::workers::Workers;
+    let (port, accepted) = keep_alive_upstream().await;
+    let client = client(Matcher::builder().build()).with_pools(2);
+    assert_eq!(client.pool_count(), 2);
+    let workers = Workers::start(2, Duration::from_secs(1)).unwrap();
+    let (first, _a) = workers.pick();
+    let (second, _b) = workers.pick();
+    let call_on = |worker: &tokio::runtime::Handle| {
+        let client = client.clone();
+        let uri = format!("http://127.0.0.1:{port}/v1/chat/completions");
+        worker.spawn(async move {
+            let response = client.send(post(&uri)).await.unwrap();
+            response.into_body().collect().await.unwrap().to_bytes()
+        })
+    };
+    assert_eq!(call_on(&first).await.unwrap(), "ok");
+    assert_eq!(call_on(&first).await.unwrap(), "ok");
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "calls on one worker reuse its pooled connection"
+    );
+    assert_eq!(call_on(&second).await.unwrap(), "ok");
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the other worker opens a connection in its own pool, not the first worker's idle one"
+    );
+    assert_eq!(call_on(&first).await.unwrap(), "ok");
+    assert_eq!(call_on(&second).await.unwrap(), "ok");
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2);
 }

@@ -53,6 +53,9 @@ pub struct RelayConfig {
     pub demo: bool,
 }
 
+/// The most `server.workers` takes (a thread each).
+pub const MAX_WORKERS: u32 = 1024;
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ServerConfig {
@@ -65,6 +68,9 @@ pub struct ServerConfig {
     pub npm_dir: Option<PathBuf>,
     /// Serve the example pages at `/examples/` (off when absent). Relative to the config file's folder.
     pub examples_dir: Option<PathBuf>,
+    /// Threads serving connections, each with its own single-threaded runtime (`crate::workers`); absent: one
+    /// per CPU the process may use.
+    pub workers: Option<u32>,
 }
 
 impl Default for ServerConfig {
@@ -75,6 +81,7 @@ impl Default for ServerConfig {
             allowed_origins: Vec::new(),
             npm_dir: None,
             examples_dir: None,
+            workers: None,
         }
     }
 }
@@ -436,6 +443,14 @@ impl RelayConfig {
         }
         if let Some(v) = get("PATCHBRIDGE_EXAMPLES_DIR") {
             self.server.examples_dir = Some(v.into());
+        }
+        if let Some(v) = get("PATCHBRIDGE_WORKERS") {
+            self.server.workers = Some(v.trim().parse().map_err(|_| {
+                err(
+                    "server.workers (PATCHBRIDGE_WORKERS)",
+                    format!("must be a whole number from 1 to {MAX_WORKERS}"),
+                )
+            })?);
         }
         if let Some(v) = get("PATCHBRIDGE_DEMO") {
             self.demo = match v.as_str() {

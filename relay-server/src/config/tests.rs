@@ -450,3 +450,30 @@ fn capabilities_inputs_resolve_with_the_images_alias_and_refuse_contradictions()
     let e = parse(model(json!({ "inputs": ["text", "audio"] }))).unwrap_err();
     assert!(e.path.starts_with("models[0].capabilities"), "{e}");
 }
+
+#[test]
+fn workers_default_to_the_cpus_and_are_bounded() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(validate(json!({ "demo": true })).unwrap().workers, cpus);
+    let three = validate(json!({ "demo": true, "server": { "workers": 3 } })).unwrap();
+    assert_eq!(three.workers, 3);
+    for refused in [json!(0), json!(1025)] {
+        let e = validate(json!({ "demo": true, "server": { "workers": refused } })).unwrap_err();
+        assert_eq!(e.path, "server.workers");
+    }
+    assert_eq!(
+        parse(json!({ "server": { "workers": -1 } }))
+            .unwrap_err()
+            .path,
+        "server.workers"
+    );
+    let mut config = parse(json!({ "demo": true })).unwrap();
+    config
+        .apply_env(|n| (n == "PATCHBRIDGE_WORKERS").then(|| "5".to_owned()))
+        .unwrap();
+    assert_eq!(config.validate().unwrap().workers, 5);
+    let e = config
+        .apply_env(|n| (n == "PATCHBRIDGE_WORKERS").then(|| "many".to_owned()))
+        .unwrap_err();
+    assert_eq!(e.path, "server.workers (PATCHBRIDGE_WORKERS)");
+}

@@ -48,6 +48,8 @@ pub struct Validated {
     pub allowed_origins: Vec<String>,
     pub npm_dir: Option<PathBuf>,
     pub examples_dir: Option<PathBuf>,
+    /// `server.workers`, resolved (absent: the CPUs the process may use).
+    pub workers: usize,
     pub identity: Option<ValidatedIdentity>,
     pub database: DatabaseConfig,
     pub limits: LimitsConfig,
@@ -88,6 +90,16 @@ impl RelayConfig {
                     .map_err(|m| err(format!("server.allowedOrigins[{i}]"), m))?,
             );
         }
+        let workers = match self.server.workers {
+            Some(n) if (1..=super::MAX_WORKERS).contains(&n) => n as usize,
+            Some(_) => {
+                return Err(err(
+                    "server.workers",
+                    format!("must be from 1 to {}", super::MAX_WORKERS),
+                ))
+            }
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
         for (field, dir) in [
             ("server.npmDir", &self.server.npm_dir),
             ("server.examplesDir", &self.server.examples_dir),
@@ -414,6 +426,7 @@ impl RelayConfig {
             allowed_origins,
             npm_dir: self.server.npm_dir.clone(),
             examples_dir: self.server.examples_dir.clone(),
+            workers,
             identity,
             database: db.clone(),
             limits: *l,

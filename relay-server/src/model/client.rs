@@ -6,6 +6,10 @@
 //! read buffer grows on a burst of chunks and never shrinks again. Here it is [`READ_BUFFER_BYTES`] for good.
 //! Redirects are never followed (hyper's client has no redirect logic): a 3xx is an upstream rejection, so the
 //! body and the API key never travel anywhere but the configured base URL.
+//!
+//! One connection pool per worker ([`crate::workers`], [`UpstreamClient::with_pools`]): a pooled connection is
+//! driven by a task on the worker that opened it, so a call made on another worker would wake that worker at
+//! every chunk. A call uses its own worker's pool (the first pool off the workers).
 
 use std::future::Future;
 use std::io;
@@ -46,10 +50,13 @@ const POOL_IDLE: Duration = Duration::from_secs(90);
 /// TCP keepalive probes on upstream connections, so a silently dead peer is noticed during a long stream.
 const TCP_KEEPALIVE: Duration = Duration::from_secs(15);
 
-/// The pooled upstream client. Cheap to clone (the pool is shared).
+type Pool = Client<HttpsConnector<ProxyConnector>, Full<Bytes>>;
+
+/// The pooled upstream client. Cheap to clone (the pools are shared).
 #[derive(Clone)]
 pub struct UpstreamClient {
-    client: Client<HttpsConnector<ProxyConnector>, Full<Bytes>>,
+    pools: Arc<[Pool]>,
+    connector: HttpsConnector<ProxyConnector>,
     proxies: Arc<Matcher>,
 }
 
@@ -98,12 +105,28 @@ impl UpstreamClient {
                 tcp,
                 proxies: proxies.clone(),
             });
-        let client = Client::builder(TokioExecutor::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(POOL_IDLE)
-            .http1_read_buf_exact_size(READ_BUFFER_BYTES)
-            .build(connector);
-        Ok(UpstreamClient { client, proxies })
+        Ok(UpstreamClient {
+            pools: Arc::from([pool(connector.clone())]),
+            connector,
+            proxies,
+        })
+    }
+
+    /// The same client with `count` connection pools (at least one), one per worker: a call on worker `i`
+    /// uses pool `i`.
+    pub fn with_pools(self, count: usize) -> Self {
+        let pools: Vec<Pool> = (0..count.max(1))
+            .map(|_| pool(self.connector.clone()))
+            .collect();
+        UpstreamClient {
+            pools: Arc::from(pools),
+            ..self
+        }
+    }
+
+    /// How many connection pools the client has.
+    pub fn pool_count(&self) -> usize {
+        self.pools.len()
     }
 
     /// Sends one request; resolves with the response head. A plain-HTTP request that goes through a proxy
@@ -124,8 +147,17 @@ impl UpstreamClient {
                 request.headers_mut().insert(PROXY_AUTHORIZATION, auth);
             }
         }
-        self.client.request(request).await
+        let pool = crate::workers::current().unwrap_or(0) % self.pools.len();
+        self.pools[pool].request(request).await
     }
+}
+
+fn pool(connector: HttpsConnector<ProxyConnector>) -> Pool {
+    Client::builder(TokioExecutor::new())
+        .pool_timer(TokioTimer::new())
+        .pool_idle_timeout(POOL_IDLE)
+        .http1_read_buf_exact_size(READ_BUFFER_BYTES)
+        .build(connector)
 }
 
 /// Every cause of an error, outermost first, joined by `": "` (hyper's own text is only "client error (Connect)").
