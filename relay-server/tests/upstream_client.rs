@@ -1,7 +1,7 @@
 //! The upstream HTTP client over real sockets: the proxy rules (a forwarding proxy for plain HTTP, a `CONNECT`
-//! tunnel for HTTPS, `NO_PROXY` bypass), TLS with HTTP/2 by ALPN (directly and through a tunnel), and the fixed
-//! cap on a response head, and one connection pool per worker. The plain peers are raw TCP listeners, so the test sees exactly the bytes the client
-//! wrote; the TLS upstream is hyper's server behind rustls, with a test CA (`tests/fixtures/tls/`).
+//! tunnel for HTTPS, `NO_PROXY` bypass), TLS with HTTP/2 by ALPN (directly and through a tunnel), the fixed
+//! cap on a response head, and one connection pool per worker. The plain peers are raw TCP listeners, so the
+//! test sees exactly the bytes the client wrote; the TLS upstream is hyper's server behind rustls, with a test CA (`tests/fixtures/tls/`).
 
 use std::sync::Arc;
 use std::time::Duration;

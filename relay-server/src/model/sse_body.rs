@@ -5,9 +5,16 @@
 //! poll (all that one upstream chunk produced, often several) are written into one buffer and leave as one
 //! frame, as soon as the event stream has nothing more ready: never later than `Sse` would send them.
 //!
-//! A ready batch leaves at once, never held back for one more scheduler turn to gather the next chunk: on an
-//! idle machine the other worker thread would pick the self-wake up at once and a single stream would pay
-//! for the extra polls (the figures are in `relay-server/bench/README.md`).
+//! On a relay worker (`crate::workers`: one thread, one run queue, the upstream connection's task on the
+//! same thread) a batch that has events but whose stream has nothing more ready is held for one scheduler
+//! turn: the body wakes itself and returns `Pending`, so the upstream connection task moves its next
+//! buffered chunk in (hyper's client body holds one chunk at a time). It gathers while the turns bring more,
+//! at most [`MAX_GATHER_TURNS`] turns or [`MAX_BATCH_BYTES`]; [`MAX_IDLE_TURNS`] turns in a row that bring
+//! nothing send the batch: a burst of chunks leaves in one write, a paced stream's chunk waits two turns
+//! (microseconds: the other tasks ready on the thread run in them). The first
+//! batch (the `message-start`) is never held. Off the workers (a host's multi-threaded runtime) another
+//! thread would pick the self-wake up at once and gather nothing, so a ready batch leaves at once there (the
+//! figures of both are in `relay-server/bench/README.md`).
 //!
 //! The wire format is `docs/protocol.md` §3: `event: <type>\ndata: <json>\n\n` per event, and a `:` comment
 //! every [`KEEP_ALIVE`] while nothing else is sent.
@@ -33,6 +40,14 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// A batch is sent at this size even if more events are ready, so a fast upstream cannot make the relay
 /// hold a large buffer (or the browser wait) while it keeps producing.
 const MAX_BATCH_BYTES: usize = 16 * 1024;
+
+/// The most scheduler turns one batch is held for on a worker.
+const MAX_GATHER_TURNS: u8 = 64;
+
+/// Turns in a row without a new event after which a held batch is sent. Two, not one: hyper's client
+/// connection task moves the next buffered chunk in on every second turn of the body (measured with the bench's
+/// upstream; one idle turn gathered nothing).
+const MAX_IDLE_TURNS: u8 = 2;
 
 /// Bytes reserved before encoding an event: a text delta's event is ~100-200 bytes.
 const EVENT_RESERVE: usize = 256;
@@ -68,6 +83,16 @@ pub struct SseBody<S> {
     buf: BytesMut,
     keep_alive: Pin<Box<Sleep>>,
     done: bool,
+    /// Hold non-empty batches for more events while each scheduler turn brings some (on a worker).
+    gather: bool,
+    /// A batch has been sent (the first one is never held).
+    sent: bool,
+    /// Turns the current batch has been held for.
+    turns: u8,
+    /// Events encoded since the body last woke itself.
+    fresh: bool,
+    /// Turns in a row the current batch has been held for without a new event.
+    idle_turns: u8,
 }
 
 impl<S: Stream<Item = StreamEvent> + Unpin> SseBody<S> {
@@ -77,11 +102,26 @@ impl<S: Stream<Item = StreamEvent> + Unpin> SseBody<S> {
             buf: BytesMut::new(),
             keep_alive: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
             done: false,
+            gather: crate::workers::current().is_some(),
+            sent: false,
+            turns: 0,
+            fresh: false,
+            idle_turns: 0,
         }
+    }
+
+    /// The same body, holding batches for more events (`true`) or never (`false`) wherever it runs.
+    pub fn gathering(mut self, gather: bool) -> Self {
+        self.gather = gather;
+        self
     }
 
     fn take_batch(&mut self) -> Bytes {
         self.keep_alive.as_mut().reset(Instant::now() + KEEP_ALIVE);
+        self.sent = true;
+        self.turns = 0;
+        self.fresh = false;
+        self.idle_turns = 0;
         self.buf.split().freeze()
     }
 }
@@ -114,6 +154,7 @@ impl<S: Stream<Item = StreamEvent> + Unpin> Stream for SseBody<S> {
             match this.events.poll_next_unpin(cx) {
                 Poll::Ready(Some(event)) => {
                     encode_event(&mut this.buf, &event);
+                    this.fresh = true;
                     if this.buf.len() >= MAX_BATCH_BYTES {
                         return Poll::Ready(Some(Ok(this.take_batch())));
                     }
@@ -126,6 +167,20 @@ impl<S: Stream<Item = StreamEvent> + Unpin> Stream for SseBody<S> {
                     return Poll::Ready(Some(Ok(this.take_batch())));
                 }
                 Poll::Pending if !this.buf.is_empty() => {
+                    if this.fresh {
+                        this.idle_turns = 0;
+                    }
+                    if this.gather
+                        && this.sent
+                        && this.idle_turns < MAX_IDLE_TURNS
+                        && this.turns < MAX_GATHER_TURNS
+                    {
+                        this.turns += 1;
+                        this.idle_turns += 1;
+                        this.fresh = false;
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
                     return Poll::Ready(Some(Ok(this.take_batch())));
                 }
                 Poll::Pending => {
@@ -224,5 +279,72 @@ mod tests {
         let frame = body.next().await.unwrap().unwrap();
         assert_eq!(&frame[..], b":\n\n");
         assert_eq!(started.elapsed(), KEEP_ALIVE * 2);
+    }
+
+    /// Events through a one-slot channel fed by another task of the same runtime, as hyper's client body
+    /// delivers upstream chunks: the producer can move the next one in only when the body has taken the last.
+    fn one_slot_stream(
+        events: Vec<StreamEvent>,
+        pause: Option<Duration>,
+    ) -> impl Stream<Item = StreamEvent> + Unpin {
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        tokio::spawn(async move {
+            for event in events {
+                if tx.send(event).await.is_err() {
+                    return;
+                }
+                if let Some(pause) = pause {
+                    tokio::time::sleep(pause).await;
+                }
+            }
+        });
+        Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|event| (event, rx))
+        }))
+    }
+
+    fn count_events(frame: &Bytes) -> usize {
+        std::str::from_utf8(frame)
+            .unwrap()
+            .matches("event: ")
+            .count()
+    }
+
+    #[tokio::test]
+    async fn on_one_thread_a_burst_after_the_first_batch_leaves_in_one_frame() {
+        let events: Vec<StreamEvent> = (0..20).map(|i| delta(&i.to_string())).collect();
+        let frames: Vec<Bytes> = SseBody::new(one_slot_stream(events.clone(), None))
+            .gathering(true)
+            .map(|frame| frame.unwrap())
+            .collect()
+            .await;
+        let counts: Vec<usize> = frames.iter().map(count_events).collect();
+        assert_eq!(counts.iter().sum::<usize>(), 20);
+        assert_eq!(counts[0], 1, "the first batch is never held: {counts:?}");
+        assert!(frames.len() <= 3, "the burst was gathered: {counts:?}");
+        // Not gathering, the same burst leaves one event per frame.
+        let frames = SseBody::new(one_slot_stream(events, None))
+            .gathering(false)
+            .collect::<Vec<_>>()
+            .await;
+        assert_eq!(frames.len(), 20);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_paced_stream_is_not_held_for_its_next_event() {
+        let events: Vec<StreamEvent> = (0..5).map(|i| delta(&i.to_string())).collect();
+        let pause = Duration::from_millis(10);
+        let mut body = SseBody::new(one_slot_stream(events, Some(pause))).gathering(true);
+        let started = Instant::now();
+        for i in 0..5u32 {
+            let frame = body.next().await.unwrap().unwrap();
+            assert_eq!(count_events(&frame), 1);
+            assert_eq!(
+                started.elapsed(),
+                pause * i,
+                "event {i} left when it arrived, not with the next one"
+            );
+        }
+        assert!(body.next().await.is_none());
     }
 }
