@@ -3,18 +3,17 @@
 //!
 //! Why not `axum::response::Sse`: it builds a `BytesMut` and a body frame per event. Here the events of one
 //! poll (all that one upstream chunk produced, often several) are written into one buffer and leave as one
-//! frame, as soon as the event stream has nothing more ready: never later than `Sse` would send them.
+//! frame as soon as the event stream has nothing more ready.
 //!
-//! On a relay worker (`crate::workers`: one thread, one run queue, the upstream connection's task on the
-//! same thread) a batch that has events but whose stream has nothing more ready is held for one scheduler
-//! turn: the body wakes itself and returns `Pending`, so the upstream connection task moves its next
-//! buffered chunk in (hyper's client body holds one chunk at a time). It gathers while the turns bring more,
-//! at most [`MAX_GATHER_TURNS`] turns or [`MAX_BATCH_BYTES`]; [`MAX_IDLE_TURNS`] turns in a row that bring
-//! nothing send the batch: a burst of chunks leaves in one write, a paced stream's chunk waits two turns
-//! (microseconds: the other tasks ready on the thread run in them). The first
-//! batch (the `message-start`) is never held. Off the workers (a host's multi-threaded runtime) another
-//! thread would pick the self-wake up at once and gather nothing, so a ready batch leaves at once there (the
-//! figures of both are in `relay-server/bench/README.md`).
+//! On a relay worker (`crate::workers`: one thread, one run queue, the upstream connection's task on the same
+//! thread) a batch is held a few scheduler turns longer: the body wakes itself and returns `Pending`, so the
+//! upstream connection task moves its next buffered chunk in (hyper's client body holds one chunk at a time).
+//! It gathers until [`MAX_IDLE_TURNS`] turns in a row bring nothing, at most [`MAX_GATHER_TURNS`] turns or
+//! [`MAX_BATCH_BYTES`]: a burst of chunks leaves in a few writes instead of one per chunk, and a paced
+//! stream's chunk waits two turns (microseconds; the other tasks ready on the thread run in them). The first
+//! batch (the `message-start`) is never held. Off the workers (a host's multi-threaded runtime) another thread
+//! would pick the self-wake up at once and gather nothing, so a ready batch leaves at once there. Figures:
+//! `relay-server/bench/README.md`, "Per-core workers".
 //!
 //! The wire format is `docs/protocol.md` §3: `event: <type>\ndata: <json>\n\n` per event, and a `:` comment
 //! every [`KEEP_ALIVE`] while nothing else is sent.
