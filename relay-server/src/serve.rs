@@ -281,18 +281,27 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn each_connection_stays_on_the_least_loaded_worker_and_shutdown_drains() {
-        let workers = Workers::start(2, Duration::from_secs(1)).unwrap();
+    /// A listener on a free port and an app whose `GET /worker` answers the worker that served it.
+    async fn worker_app() -> (TcpListener, SocketAddr, Router) {
         let app = Router::new().route(
             "/worker",
             get(|| async { format!("{:?}", crate::workers::current()) }),
         );
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let options = ServeOptions::from_limits(&LimitsConfig::default());
+        (listener, addr, app)
+    }
+
+    fn options() -> ServeOptions {
+        ServeOptions::from_limits(&LimitsConfig::default())
+    }
+
+    #[tokio::test]
+    async fn each_connection_stays_on_the_least_loaded_worker_and_shutdown_drains() {
+        let workers = Workers::start(2, Duration::from_secs(1)).unwrap();
+        let (listener, addr, app) = worker_app().await;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = serve(listener, app, options, Some(&workers), async {
+        let server = serve(listener, app, options(), Some(&workers), async {
             let _ = stopped.await;
         });
         let client = async {
@@ -329,15 +338,9 @@ mod tests {
 
     #[tokio::test]
     async fn without_workers_connections_run_on_the_callers_runtime() {
-        let app = Router::new().route(
-            "/worker",
-            get(|| async { format!("{:?}", crate::workers::current()) }),
-        );
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let options = ServeOptions::from_limits(&LimitsConfig::default());
+        let (listener, addr, app) = worker_app().await;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = serve(listener, app, options, None, async {
+        let server = serve(listener, app, options(), None, async {
             let _ = stopped.await;
         });
         let client = async {
