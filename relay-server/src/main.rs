@@ -210,8 +210,8 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
     };
     // The threads that serve connections (`server.workers`); stopped when `run` returns, after the store has
     // closed, so tasks a call started run through the shutdown.
-    let grace = std::time::Duration::from_millis(validated.limits.shutdown_grace_ms);
-    let workers = match Workers::start(validated.workers, grace) {
+    let options = ServeOptions::from_limits(&validated.limits);
+    let workers = match Workers::start(validated.workers, options.shutdown_grace) {
         Ok(w) => w,
         Err(e) => {
             return config_error(&format!(
@@ -228,7 +228,6 @@ fn run(validated: Validated, demo_setup: Option<DemoSetup>) -> ExitCode {
         let bind = validated.bind;
         let sandbox = validated.sandbox.clone();
         let demo = validated.demo_active;
-        let options = ServeOptions::from_limits(&validated.limits);
         let state = match AppState::new(validated, store.clone()) {
             Ok(s) => s,
             Err(e) => return config_error(&e.to_string()),

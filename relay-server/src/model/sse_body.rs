@@ -88,8 +88,6 @@ pub struct SseBody<S> {
     sent: bool,
     /// Turns the current batch has been held for.
     turns: u8,
-    /// Events encoded since the body last woke itself.
-    fresh: bool,
     /// Turns in a row the current batch has been held for without a new event.
     idle_turns: u8,
 }
@@ -104,7 +102,6 @@ impl<S: Stream<Item = StreamEvent> + Unpin> SseBody<S> {
             gather: crate::workers::current().is_some(),
             sent: false,
             turns: 0,
-            fresh: false,
             idle_turns: 0,
         }
     }
@@ -119,7 +116,6 @@ impl<S: Stream<Item = StreamEvent> + Unpin> SseBody<S> {
         self.keep_alive.as_mut().reset(Instant::now() + KEEP_ALIVE);
         self.sent = true;
         self.turns = 0;
-        self.fresh = false;
         self.idle_turns = 0;
         self.buf.split().freeze()
     }
@@ -153,7 +149,7 @@ impl<S: Stream<Item = StreamEvent> + Unpin> Stream for SseBody<S> {
             match this.events.poll_next_unpin(cx) {
                 Poll::Ready(Some(event)) => {
                     encode_event(&mut this.buf, &event);
-                    this.fresh = true;
+                    this.idle_turns = 0;
                     if this.buf.len() >= MAX_BATCH_BYTES {
                         return Poll::Ready(Some(Ok(this.take_batch())));
                     }
@@ -166,9 +162,6 @@ impl<S: Stream<Item = StreamEvent> + Unpin> Stream for SseBody<S> {
                     return Poll::Ready(Some(Ok(this.take_batch())));
                 }
                 Poll::Pending if !this.buf.is_empty() => {
-                    if this.fresh {
-                        this.idle_turns = 0;
-                    }
                     if this.gather
                         && this.sent
                         && this.idle_turns < MAX_IDLE_TURNS
@@ -176,7 +169,6 @@ impl<S: Stream<Item = StreamEvent> + Unpin> Stream for SseBody<S> {
                     {
                         this.turns += 1;
                         this.idle_turns += 1;
-                        this.fresh = false;
                         cx.waker().wake_by_ref();
                         return Poll::Pending;
                     }
