@@ -18,7 +18,8 @@
 //! - [`ops`], [`metrics`]: health, readiness, Prometheus; [`telemetry`]: OpenTelemetry traces over OTLP.
 //! - [`serve`]: the accept loop (timeouts, connection limit, bounded shutdown); [`workers`]: the per-core threads
 //!   it hands connections to; [`fdlimit`]: descriptors.
-//! - [`logging`]: escaped, bounded log output and request-id validation.
+//! - [`logging`]: escaped, bounded log output and request-id validation; [`request_span`]: the span each
+//!   request's handler runs in.
 //! - [`static_files`]: the `/npm/` and `/examples/` trees, confined to their directories; [`embedded_site`]: the
 //!   same trees compiled into the binary for `patchbridge-relay demo`.
 //! - [`cli`]: the binary's `demo` and `healthcheck` commands.
@@ -42,6 +43,7 @@ pub mod mcp_proxy;
 pub mod metrics;
 pub mod model;
 pub mod ops;
+pub mod request_span;
 pub mod sandbox;
 pub mod serve;
 pub mod spending;
@@ -60,7 +62,6 @@ use tower::ServiceBuilder;
 use tower_http::cors::{AllowHeaders, AllowOrigin, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
 
 pub use error::RelayError;
 pub use identity::{IdentityResolver, ResolveFuture, UserId};
@@ -160,16 +161,6 @@ pub fn router(state: AppState) -> Router {
         ))
         .with_state(state.clone());
 
-    let trace = TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
-        let id = request
-            .headers()
-            .get(&REQUEST_ID)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        // The path is bounded here too: JSON log lines repeat span fields on every event of the request.
-        let path = logging::escape(request.uri().path());
-        tracing::info_span!("request", method = %request.method(), path = %path, request_id = %id)
-    });
     let cors = (!state.inner.allowed_origins.is_empty()).then(|| {
         let origins: Vec<HeaderValue> = state
             .inner
@@ -218,7 +209,7 @@ pub fn router(state: AppState) -> Router {
             logging::drop_unacceptable_request_id,
         ))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
-        .layer(trace)
+        .layer(request_span::RequestSpanLayer)
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .service(app);
     Router::new().fallback_service(every_answer)

@@ -145,10 +145,25 @@ pub async fn drop_unacceptable_request_id(mut request: Request) -> Request {
     request
 }
 
+/// A log writer that keeps what it is given, for tests of log output (`with_writer(move || log.clone())`).
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub(crate) struct CapturedLog(pub(crate) std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+#[cfg(test)]
+impl std::io::Write for CapturedLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
 
     #[test]
     fn newlines_and_controls_are_escaped() {
@@ -167,23 +182,10 @@ mod tests {
         assert!(out.ends_with(&format!("…[{} more bytes]", 60_000 - MAX_FIELD_CHARS)));
     }
 
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Buffer {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     /// A request text carrying a forged log line stays inside the one line of the event that logs it.
     #[test]
     fn request_text_cannot_forge_a_log_line_in_the_human_format() {
-        let buffer = Buffer::default();
+        let buffer = CapturedLog::default();
         let writer = buffer.clone();
         let subscriber = tracing_subscriber::fmt()
             .with_writer(move || writer.clone())

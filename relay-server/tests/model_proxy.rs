@@ -319,8 +319,8 @@ async fn the_disconnect_log_line_names_the_request() {
     assert!(started.contains("req-disconnect-1"), "{started}");
 }
 
-/// A call that ends normally writes its last line inside the request's span already; entering it again for
-/// that line does not repeat the span.
+/// The response body streams outside the request's span (`request_span`); the line a call that ends normally
+/// writes enters the span once, so the request id appears once.
 #[tokio::test]
 async fn the_finished_log_line_names_the_request_once() {
     let (logs, _default) = CapturedLogs::start(tracing::Level::INFO);
@@ -342,6 +342,30 @@ async fn the_finished_log_line_names_the_request_once() {
     );
     let line = logs.line_with("model call finished").unwrap();
     assert_eq!(line.matches("req-finished-2").count(), 1, "{line}");
+}
+
+/// A failure in the middle of the stream (here the upstream goes idle after its first event) is logged from the
+/// response body, outside the handler: the line still names the request.
+#[tokio::test]
+async fn a_mid_stream_failure_log_line_names_the_request() {
+    let (logs, _default) = CapturedLogs::start(tracing::Level::INFO);
+    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
+    let (_fake, r, _db) = relay_with_upstream(
+        vec![Reply::Stall { prefix: first }],
+        json!({ "limits": { "idleTimeoutMs": 300 } }),
+    )
+    .await;
+    let addr = r.serve().await;
+    let response = browser_call(&reqwest::Client::new(), addr)
+        .header("x-request-id", "req-midstream-3")
+        .send()
+        .await
+        .unwrap();
+    let body = response.text().await.unwrap();
+    assert!(body.contains("UPSTREAM_TIMEOUT"), "{body}");
+    let line = logs.line_with("request failed").expect("a failure line");
+    assert!(line.contains("UPSTREAM_TIMEOUT"), "{line}");
+    assert_eq!(line.matches("req-midstream-3").count(), 1, "{line}");
 }
 
 /// Regression pin for "browser disconnect must cancel upstream at once": the fake upstream keeps its stream

@@ -188,6 +188,8 @@ pub async fn forward(
     let max_bytes = limits.max_response_bytes;
     let ends_at = tokio::time::Instant::now() + limits.max_exchange;
     let server_name = server.name.clone();
+    // The body is polled outside the request's span (`request_span`); its lines enter it to carry the request id.
+    let span = tracing::Span::current();
     let stream = async_stream::stream! {
         // Held until the answer ends or the browser goes away (the stream is dropped).
         let _permit = permit;
@@ -197,18 +199,18 @@ pub async fn forward(
             let wait = idle.min(ends_at.saturating_duration_since(tokio::time::Instant::now()));
             match tokio::time::timeout(wait, incoming.frame()).await {
                 Err(_) if tokio::time::Instant::now() >= ends_at => {
-                    tracing::info!(server = %server_name, "mcp exchange open past mcp.maxExchangeMs; answer ended");
+                    span.in_scope(|| tracing::info!(server = %server_name, "mcp exchange open past mcp.maxExchangeMs; answer ended"));
                     yield Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "mcp exchange too long"));
                     break;
                 }
                 Err(_) => {
-                    tracing::info!(server = %server_name, "mcp upstream idle; answer cut");
+                    span.in_scope(|| tracing::info!(server = %server_name, "mcp upstream idle; answer cut"));
                     yield Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "mcp upstream idle"));
                     break;
                 }
                 Ok(None) => break,
                 Ok(Some(Err(e))) => {
-                    tracing::info!(server = %server_name, error = %describe(&e), "mcp upstream body failed");
+                    span.in_scope(|| tracing::info!(server = %server_name, error = %describe(&e), "mcp upstream body failed"));
                     yield Err(std::io::Error::other(e));
                     break;
                 }
@@ -216,7 +218,7 @@ pub async fn forward(
                     if let Ok(data) = frame.into_data() {
                         sent = sent.saturating_add(data.len() as u64);
                         if sent > max_bytes {
-                            tracing::info!(server = %server_name, "mcp answer larger than mcp.maxResponseBytes; answer cut");
+                            span.in_scope(|| tracing::info!(server = %server_name, "mcp answer larger than mcp.maxResponseBytes; answer cut"));
                             yield Err(std::io::Error::other("mcp answer too large"));
                             break;
                         }

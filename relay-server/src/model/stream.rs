@@ -226,8 +226,8 @@ struct StreamGuard {
     outcome: &'static str,
     started: Instant,
     events: u64,
-    /// The request's span. When the browser goes away, hyper drops the body outside of it, so the last line is
-    /// written inside it explicitly (it carries the request id).
+    /// The request's span. The body is polled (and dropped, when the browser goes away) outside of it
+    /// (`request_span`), so the lines the stream writes enter it explicitly: they carry the request id.
     span: tracing::Span,
 }
 
@@ -286,12 +286,12 @@ pub fn relay(
                         }
                         let began = Instant::now();
                         if let Err(e) = decoder.feed(&message.event, &message.data, &mut out) {
-                            failure = Some(adapter_error_redacted(e, &secrets));
+                            failure = Some(guard.span.in_scope(|| adapter_error_redacted(e, &secrets)));
                         }
                         metrics.chunk_processing.observe(began.elapsed().as_secs_f64());
                     }
                     if framed.is_err() && failure.is_none() && !decoder.is_complete() {
-                        tracing::warn!("upstream SSE is not valid UTF-8");
+                        guard.span.in_scope(|| tracing::warn!("upstream SSE is not valid UTF-8"));
                         failure = Some(RelayError::from(RelayErrorCode::UpstreamProtocolError));
                     }
                 }
@@ -305,7 +305,7 @@ pub fn relay(
                 }
                 None => {
                     if let Err(e) = decoder.finish(&mut out) {
-                        failure = Some(adapter_error_redacted(e, &secrets));
+                        failure = Some(guard.span.in_scope(|| adapter_error_redacted(e, &secrets)));
                     }
                 }
             }
@@ -330,7 +330,7 @@ pub fn relay(
         }
         match failure {
             Some(error) => {
-                error.log();
+                guard.span.in_scope(|| error.log());
                 guard.outcome = "error";
                 yield Err(error);
             }
