@@ -545,3 +545,18 @@ pub fn error_code(body: &str) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// A recorded Chat Completions text answer (`fixtures/openai-chat/recorded/173417d55340.sse`).
+pub fn text_stream() -> String {
+    read_fixture("openai-chat/recorded/173417d55340.sse")
+}
+
+/// `POST /api/model` over a real socket, as alice's browser on the relay's own origin.
+pub fn browser_call(client: &reqwest::Client, addr: SocketAddr) -> reqwest::RequestBuilder {
+    client
+        .post(format!("http://{addr}/api/model"))
+        .header("content-type", "application/json")
+        .header("origin", format!("http://{addr}"))
+        .header("x-patchbridge-user", "alice")
+        .body(first_turn_request("chat").to_string())
+}
