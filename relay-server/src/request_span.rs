@@ -5,7 +5,7 @@
 //! times per chunk, and entering the span at each poll (as tower-http's `TraceLayer` does) cost 3.3 % of the
 //! relay's instructions for a 20-chunk call (`relay-server/bench/README.md`, "Request span"). The few lines a
 //! body writes while it streams take the span from the handler and enter it explicitly (`model::stream`,
-//! `mcp_proxy`); `tests/model_proxy.rs` pins that they name the request.
+//! `mcp_proxy`); `tests/log_lines.rs` pins that they name the request.
 
 use std::task::{Context, Poll};
 
