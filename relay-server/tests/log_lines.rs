@@ -67,12 +67,7 @@ async fn line_with(needles: &[&str]) -> String {
 #[tokio::test]
 async fn the_disconnect_log_line_names_the_request() {
     logged();
-    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
-    let (_fake, r, _db) = relay_with_upstream(
-        vec![Reply::Stall { prefix: first }],
-        json!({ "limits": { "idleTimeoutMs": 600000 } }),
-    )
-    .await;
+    let (_fake, r, _db) = relay_stalling_after_first_event(600000).await;
     let addr = r.serve().await;
     let client = reqwest::Client::new();
     let mut response = browser_call(&client, addr)
@@ -109,12 +104,7 @@ async fn the_finished_log_line_names_the_request_once() {
 #[tokio::test]
 async fn a_mid_stream_failure_log_line_names_the_request() {
     logged();
-    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
-    let (_fake, r, _db) = relay_with_upstream(
-        vec![Reply::Stall { prefix: first }],
-        json!({ "limits": { "idleTimeoutMs": 300 } }),
-    )
-    .await;
+    let (_fake, r, _db) = relay_stalling_after_first_event(300).await;
     let addr = r.serve().await;
     let response = browser_call(&reqwest::Client::new(), addr)
         .header("x-request-id", "req-midstream-3")

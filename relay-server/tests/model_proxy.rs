@@ -166,12 +166,7 @@ async fn too_many_events_are_cut_at_the_bound() {
 
 #[tokio::test]
 async fn idle_upstream_times_out_with_an_error_event() {
-    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
-    let (fake, r, _db) = relay_with_upstream(
-        vec![Reply::Stall { prefix: first }],
-        json!({ "limits": { "idleTimeoutMs": 300 } }),
-    )
-    .await;
+    let (fake, r, _db) = relay_stalling_after_first_event(300).await;
     let (status, text) = post_model(&r, first_turn_request("chat")).await;
     assert_eq!(status, StatusCode::OK);
     let events = events_of(&text);
@@ -230,12 +225,7 @@ async fn no_response_headers_is_a_first_byte_timeout() {
 /// open forever; when the browser drops the connection the relay must drop the upstream request.
 #[tokio::test]
 async fn browser_disconnect_cancels_the_upstream_request() {
-    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
-    let (fake, r, _db) = relay_with_upstream(
-        vec![Reply::Stall { prefix: first }],
-        json!({ "limits": { "idleTimeoutMs": 600000 } }),
-    )
-    .await;
+    let (fake, r, _db) = relay_stalling_after_first_event(600000).await;
     let addr = r.serve().await;
     let client = reqwest::Client::new();
     let mut response = browser_call(&client, addr).send().await.unwrap();

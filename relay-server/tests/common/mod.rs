@@ -560,3 +560,16 @@ pub fn browser_call(client: &reqwest::Client, addr: SocketAddr) -> reqwest::Requ
         .header("x-patchbridge-user", "alice")
         .body(first_turn_request("chat").to_string())
 }
+
+/// A relay whose upstream sends the first event of [`text_stream`] and then nothing (until the client goes
+/// away), with `limits.idleTimeoutMs` set to `idle_timeout_ms`.
+pub async fn relay_stalling_after_first_event(
+    idle_timeout_ms: u64,
+) -> (FakeUpstream, Relay, TestDb) {
+    let first = text_stream().split("\n\n").next().unwrap().to_owned() + "\n\n";
+    relay_with_upstream(
+        vec![Reply::Stall { prefix: first }],
+        json!({ "limits": { "idleTimeoutMs": idle_timeout_ms } }),
+    )
+    .await
+}
